@@ -1,0 +1,84 @@
+// HTTP to the control plane's agent API with the agent's bearer token; every response validated by the contracts.
+import type { z } from "zod";
+import { claimedJobSchema, type ProfileCellReport } from "../../../../src/contracts/agent-jobs";
+import {
+  AGENT_API_PREFIX, desiredStateSchema, heartbeatResponseSchema, registerResponseSchema,
+  type DesiredState, type HeartbeatRequest, type RegisterRequest, type RegisterResponse,
+} from "../../../../src/contracts/agent-protocol";
+
+export class ControlPlaneError extends Error {
+  constructor(readonly status: number, message: string) { super(message); this.name = "ControlPlaneError"; }
+  /** Refusals that retrying will not fix (bad token, wrong protocol, token bound to another host). */
+  get fatal(): boolean { return this.status === 400 || this.status === 401 || this.status === 403 || this.status === 409; }
+}
+
+export class ControlPlaneClient {
+  constructor(readonly baseUrl: string, public token: string) {}
+
+  private async call<T>(method: string, path: string, schema: z.ZodType<T> | undefined, body?: unknown, signal?: AbortSignal): Promise<{ status: number; data?: T }> {
+    const response = await fetch(`${this.baseUrl.replace(/\/$/, "")}${AGENT_API_PREFIX}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+      signal,
+    });
+    if (response.status === 204) return { status: 204 };
+    const text = await response.text();
+    let json: unknown;
+    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    if (!response.ok) {
+      const error = (json as { error?: string | { message?: string } } | undefined)?.error;
+      const message = typeof error === "string" ? error : error?.message ?? text.slice(0, 200);
+      throw new ControlPlaneError(response.status, `${method} ${path}: ${response.status} ${message}`);
+    }
+    return { status: response.status, data: schema ? schema.parse(json) : (json as T) };
+  }
+
+  async register(request: RegisterRequest): Promise<RegisterResponse> {
+    return (await this.call("POST", "/register", registerResponseSchema, request)).data!;
+  }
+
+  async heartbeat(request: HeartbeatRequest): Promise<void> {
+    await this.call("POST", "/heartbeat", heartbeatResponseSchema, request);
+  }
+
+  /** Long-poll: resolves with a newer desired state, or undefined when the hold expired without one. */
+  async desired(after: number, signal?: AbortSignal): Promise<DesiredState | undefined> {
+    const result = await this.call("GET", `/desired?after=${after}`, desiredStateSchema, undefined, signal);
+    return result.data;
+  }
+
+  /** Job kinds this agent runs, narrowed once to those an older control plane knows (it refuses unknown kinds). */
+  private jobKinds = ["profile", "load_test", "profile_probe"];
+
+  /** Long-poll: the next job claimed for this agent, or null when none came within the hold. `kinds` tells the
+   *  control plane which jobs this agent runs (an older agent, asking without it, gets profiling jobs only). */
+  async nextJob(signal?: AbortSignal) {
+    try {
+      return (await this.call("GET", `/jobs/next?kinds=${this.jobKinds.join(",")}`, claimedJobSchema, undefined, signal)).data!.job;
+    } catch (error) {
+      const known = error instanceof ControlPlaneError && error.status === 400 ? /unknown job kind .*; known: (.+)$/.exec(error.message)?.[1] : undefined;
+      const narrowed = known ? this.jobKinds.filter((k) => known.split(/,\s*/).includes(k)) : [];
+      if (narrowed.length === 0 || narrowed.length === this.jobKinds.length) throw error;
+      this.jobKinds = narrowed;
+      return null; // the loop polls again at once, with the kinds the control plane knows
+    }
+  }
+
+  async postCells(jobId: string, cells: ProfileCellReport[]): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/cells`, undefined, { cells });
+  }
+
+  /** A load test's report (the job is then done); 409 when the job was cancelled meanwhile. */
+  async postLoadTestResult(jobId: string, report: unknown, generationAtEnd: number | undefined): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/result`, undefined, { report, ...(generationAtEnd !== undefined ? { generationAtEnd } : {}) });
+  }
+
+  async finishJob(jobId: string, outcome: "done" | "failed", error?: string): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/finish`, undefined, { outcome, ...(error ? { error: error.slice(0, 2000) } : {}) });
+  }
+
+  artifact(sha256: string): Promise<Response> {
+    return fetch(`${this.baseUrl.replace(/\/$/, "")}${AGENT_API_PREFIX}/artifacts/${sha256}`, { headers: { authorization: `Bearer ${this.token}` } });
+  }
+}

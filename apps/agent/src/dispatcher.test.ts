@@ -1,0 +1,147 @@
+// The dispatcher against hand-written fake instances that record what they were given and answer with a
+// function of their input (out = 10·in + instance id·1000 would hide mix-ups; we use out = in + 0.5 per row).
+import { describe, expect, it } from "vitest";
+import { Dispatcher, DispatchError, type DispatchTarget } from "./dispatcher";
+import { typedView, type WireTensor } from "./tensor-types";
+
+class FakeInstance implements DispatchTarget {
+  state = "ready";
+  calls: number[][] = []; // the first column of each row it received
+  constructor(readonly spec: { id: number; batch: number }, private delayMs = 1, private failing = false) {}
+  async run(inputs: WireTensor[]) {
+    const x = typedView(inputs[0]!) as Float32Array;
+    const rows = inputs[0]!.shape[0]!;
+    const width = inputs[0]!.shape[1]!;
+    this.calls.push(Array.from({ length: rows }, (_, r) => x[r * width]!));
+    await new Promise((r) => setTimeout(r, this.delayMs));
+    if (this.failing) throw new Error("boom");
+    const out = new Float32Array(rows);
+    for (let r = 0; r < rows; r++) out[r] = x[r * width]! + 0.5;
+    return { outputs: [{ name: "y", datatype: "FP32" as const, shape: [rows, 1], buffer: out.buffer }], computeMs: this.delayMs };
+  }
+}
+
+/** rows × width tensor whose row r starts with first + r. */
+function tensor(first: number, rows: number, width = 2, name = "x"): WireTensor {
+  const data = new Float32Array(rows * width);
+  for (let r = 0; r < rows; r++) data[r * width] = first + r;
+  return { name, datatype: "FP32", shape: [rows, width], buffer: data.buffer };
+}
+
+const firstColumn = (t: WireTensor) => Array.from(typedView(t) as Float32Array);
+
+describe("dispatcher", () => {
+  it("returns each request exactly its own rows when requests share a batch", async () => {
+    const instances = [new FakeInstance({ id: 0, batch: 4 }), new FakeInstance({ id: 1, batch: 4 })];
+    const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 20, maxQueueRows: 100, instances: () => instances });
+    // 1 + 3 + 4 = 8 rows: one full batch, dispatched without waiting for the timeout.
+    const [a, b, c] = await Promise.all([d.infer([tensor(100, 1)]), d.infer([tensor(200, 3)]), d.infer([tensor(300, 4)])]);
+    expect(firstColumn(a.outputs[0]!)).toEqual([100.5]);
+    expect(firstColumn(b.outputs[0]!)).toEqual([200.5, 201.5, 202.5]);
+    expect(firstColumn(c.outputs[0]!)).toEqual([300.5, 301.5, 302.5, 303.5]);
+    expect(a.timing.batchRows).toBe(8);
+    // Split by b, largest first: instance 0 took rows 0–3 (100, 200, 201, 202), instance 1 rows 4–7.
+    expect(instances[0]!.calls).toEqual([[100, 200, 201, 202]]);
+    expect(instances[1]!.calls).toEqual([[300, 301, 302, 303]]);
+  });
+
+  it("fills instances in descending b when a batch times out short", async () => {
+    const small = new FakeInstance({ id: 0, batch: 2 });
+    const large = new FakeInstance({ id: 1, batch: 6 });
+    const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 5, maxQueueRows: 100, instances: () => [small, large] });
+    const result = await d.infer([tensor(0, 7)]);
+    // 7 rows: the b = 6 instance takes 6, the b = 2 instance the last one.
+    expect(large.calls).toEqual([[0, 1, 2, 3, 4, 5]]);
+    expect(small.calls).toEqual([[6]]);
+    expect(firstColumn(result.outputs[0]!)).toEqual([0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5]);
+  });
+
+  it("never splits one request's rows across two batches", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 8 }, 5);
+    const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });
+    const first = d.infer([tensor(0, 1)]); // dispatched at once (timeout 0)
+    // While it runs, 6 + 5 rows queue up: 6 fit the next batch; the 5 wait for the one after.
+    const second = d.infer([tensor(10, 6)]);
+    const third = d.infer([tensor(20, 5)]);
+    await Promise.all([first, second, third]);
+    expect(instance.calls).toEqual([[0], [10, 11, 12, 13, 14, 15], [20, 21, 22, 23, 24]]);
+  });
+
+  it("runs a request larger than B alone, in waves of B", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 4 });
+    const d = new Dispatcher({ batchSize: 4, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });
+    const result = await d.infer([tensor(0, 10)]);
+    expect(instance.calls).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]);
+    expect(firstColumn(result.outputs[0]!)).toHaveLength(10);
+    expect(result.timing.batchRows).toBe(10);
+  });
+
+  it("batches only requests whose non-batch dimensions match", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 8 }, 5);
+    const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });
+    const blocker = d.infer([tensor(0, 1)]);
+    const wide = d.infer([tensor(10, 2, 3)]);
+    const narrow = d.infer([tensor(20, 2, 2)]);
+    const wide2 = d.infer([tensor(30, 2, 3)]);
+    await Promise.all([blocker, wide, narrow, wide2]);
+    // After the blocker: the head (width 3) batches with the other width-3 request; width 2 goes alone.
+    expect(instance.calls).toEqual([[0], [10, 11, 30, 31], [20, 21]]);
+  });
+
+  it("waits for the batch timeout, then dispatches a partial batch, and accounts formation vs busy wait", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 8 });
+    const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 30, maxQueueRows: 100, instances: () => [instance] });
+    const result = await d.infer([tensor(0, 1)]);
+    expect(result.timing.formationMs).toBeGreaterThanOrEqual(29);
+    expect(result.timing.busyWaitMs).toBe(0);
+  });
+
+  it("counts the wait behind a running batch as busy wait, not formation", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 1 }, 40);
+    const d = new Dispatcher({ batchSize: 1, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });
+    const [, second] = await Promise.all([d.infer([tensor(0, 1)]), d.infer([tensor(1, 1)])]);
+    expect(second.timing.busyWaitMs).toBeGreaterThanOrEqual(30);
+    expect(second.timing.formationMs).toBeLessThan(second.timing.busyWaitMs);
+  });
+
+  it("rejects beyond the queue bound with 503 and Retry-After", () => {
+    const d = new Dispatcher({ batchSize: 4, batchTimeoutMs: 0, maxQueueRows: 5, instances: () => [new FakeInstance({ id: 0, batch: 4 })] });
+    try { void d.infer([tensor(0, 6)]); expect.unreachable(); } catch (error) {
+      expect(error).toBeInstanceOf(DispatchError);
+      expect((error as DispatchError).status).toBe(503);
+      expect((error as DispatchError).retryAfterS).toBeGreaterThan(0);
+      expect((error as Error).message).toMatch(/queue full/);
+    }
+  });
+
+  it("fails only the batch whose instance threw", async () => {
+    const bad = new FakeInstance({ id: 0, batch: 2 }, 1, true);
+    const good = new FakeInstance({ id: 0, batch: 2 });
+    let current: DispatchTarget[] = [bad];
+    const d = new Dispatcher({ batchSize: 2, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => current });
+    await expect(d.infer([tensor(0, 2)])).rejects.toMatchObject({ status: 503 });
+    current = [good];
+    const ok = await d.infer([tensor(5, 2)]);
+    expect(firstColumn(ok.outputs[0]!)).toEqual([5.5, 6.5]);
+  });
+
+  it("rejects a request whose deadline the work ahead cannot meet", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 1 }, 30);
+    const d = new Dispatcher({ batchSize: 1, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });
+    await d.infer([tensor(0, 1)]); // one batch of ≈30 ms teaches the dispatcher its service bound
+    const running = d.infer([tensor(1, 1)]);
+    const queued = [d.infer([tensor(2, 1)]), d.infer([tensor(3, 1)])];
+    // ≈ 30 ms running + 2 × 30 ms queued + 30 ms own service ≫ 10 ms.
+    expect(() => d.infer([tensor(4, 1)], { deadlineMs: 10 })).toThrow(/deadline 10 ms cannot be met/);
+    await Promise.all([running, ...queued]);
+  });
+
+  it("drains: queued work finishes before drain resolves", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 1 }, 10);
+    const d = new Dispatcher({ batchSize: 1, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });
+    const all = [0, 1, 2].map((i) => d.infer([tensor(i, 1)]));
+    await d.drain(5_000);
+    expect(instance.calls).toHaveLength(3);
+    await expect(Promise.all(all)).resolves.toHaveLength(3);
+  });
+});

@@ -1,0 +1,61 @@
+// The agent's one validated view of its environment (its own runtime, so its own module).
+import { z } from "zod";
+
+const bool = (d: boolean) => z.enum(["true", "false", "1", "0"]).default(d ? "true" : "false").transform((v) => v === "true" || v === "1");
+
+export const agentEnvSchema = z.object({
+  AGENT_HOST: z.string().min(1).default("127.0.0.1"),
+  AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  /** Rows queued per model beyond which requests are rejected with 503 + Retry-After. */
+  AGENT_MAX_QUEUE: z.coerce.number().int().min(1).default(4096),
+  AGENT_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  /** When set, inference requires `Authorization: Bearer <token>`. */
+  AGENT_INFER_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  AGENT_WARMUP_ITERATIONS: z.coerce.number().int().min(0).max(1000).optional(),
+  /** How long SIGTERM waits for queued requests to finish. */
+  AGENT_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Connections that wait (paused, nothing read) while the serving process (re)starts; beyond this many: 503. */
+  AGENT_HELD_CONNECTIONS_MAX: z.coerce.number().int().min(0).default(1024),
+  /** How long such a connection waits before it is answered 503 + Retry-After instead. */
+  AGENT_HELD_CONNECTIONS_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Backoff of instance re-creation after a crash (doubling up to 10 s). */
+  AGENT_INSTANCE_RESTART_BACKOFF_MS: z.coerce.number().int().min(1).default(200),
+  /** ORT pool threads spin after each run by default (fast, but a core stays busy ~40 ms). */
+  AGENT_ORT_ALLOW_SPINNING: bool(true),
+  /** Test and chaos hook: honour `parameters.packrat_fault` on infer requests. Never enable in production. */
+  AGENT_FAULT_INJECTION: bool(false),
+  // Batch-size estimator (Packrat §3.8): the authors' parameters by default.
+  ESTIMATOR_SAMPLE_INTERVAL_MS: z.coerce.number().positive().default(5),
+  ESTIMATOR_DECISION_INTERVAL_MS: z.coerce.number().positive().default(1000),
+  ESTIMATOR_MIN_DWELL_MS: z.coerce.number().min(0).default(30_000),
+  ESTIMATOR_ALPHA: z.coerce.number().gt(0).max(1).default(0.1),
+  ESTIMATOR_RING_SIZE: z.coerce.number().int().min(1).default(10),
+  /** Attached mode: the control plane's URL and this agent's token (or an enrollment token). */
+  PACKRAT_CONTROL_PLANE_URL: z.string().url().optional(),
+  AGENT_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Where clients reach this agent, as shown on the dashboard (default http://<AGENT_HOST>:<AGENT_PORT>). */
+  AGENT_PUBLIC_URL: z.string().url().optional(),
+  /** The host name the agent registers as (default: the OS's). An agent token binds to it, so a Kubernetes DaemonSet
+   *  sets the node's name: a replaced pod has a new pod name but the same node, and keeps its token. */
+  AGENT_HOST_NAME: z.string().min(1).max(255).optional(),
+  AGENT_CACHE_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 ** 3),
+  RECONNECT_BACKOFF_MIN_MS: z.coerce.number().int().positive().default(500),
+  RECONNECT_BACKOFF_MAX_MS: z.coerce.number().int().positive().default(2_000),
+  AGENT_STATE_DIR: z.string().min(1).default(".data/agent"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type AgentEnv = z.infer<typeof agentEnvSchema>;
+
+export class AgentEnvError extends Error {}
+
+export function loadAgentEnv(source: Record<string, string | undefined> = process.env): AgentEnv {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = agentEnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    throw new AgentEnvError(`invalid environment variable ${name}: ${issue.message}`);
+  }
+  return parsed.data;
+}

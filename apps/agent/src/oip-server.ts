@@ -1,0 +1,226 @@
+// The agent's HTTP face: the Open Inference Protocol (KServe v2) REST API, Prometheus /metrics and /agent/status.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { timingSafeEqual } from "node:crypto";
+import { DispatchError } from "./dispatcher";
+import { BodyIncompleteError, BodyTooLargeError, readBody } from "./http-body";
+import type { AgentMetrics } from "./metrics";
+import { encodeInferResponse, OipError, parseInferRequest } from "./oip-codec";
+import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
+import type { ServedModel } from "./served-model";
+
+export interface OipServerOptions {
+  models: () => Map<string, ServedModel>;
+  metrics: AgentMetrics;
+  maxBodyBytes: number;
+  inferToken?: string;
+  faultInjection: boolean;
+  /** False while starting or draining: readiness is 503 and inference refused. */
+  accepting: () => boolean;
+  status: () => unknown;
+  version: string;
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  // The connection may be gone already (a client that hung up mid-upload): nothing to answer.
+  if (response.headersSent || response.socket?.destroyed || response.socket?.writableEnded) return;
+  const payload = Buffer.from(JSON.stringify(body));
+  response.writeHead(status, { "content-type": "application/json", "content-length": payload.length, ...headers });
+  response.end(payload);
+}
+
+const error = (response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => send(response, status, { error: message }, headers);
+
+/**
+ * 413 with a lingering close. Node destroys a Connection: close socket right after the response, and closing with
+ * the client's unread upload in the buffer sends a reset that can destroy the 413 before the client reads it
+ * (fuzz: a 32 MiB upload to a 16 MiB limit saw a reset instead of the answer). So the answer goes straight onto
+ * the socket, then FIN, then the rest of the upload is read and dropped (never buffered) for at most LINGER_MS.
+ */
+function refuseBody(request: IncomingMessage, response: ServerResponse, message: string): void {
+  const socket = request.socket;
+  if (response.headersSent || socket.destroyed || !socket.writable) return;
+  socket.end(rawErrorResponse(413, message));
+  request.resume();
+  socket.setTimeout(LINGER_MS, () => socket.destroy());
+}
+
+/**
+ * Infer bodies are JSON, or JSON + binary tensors (the binary extension). Also accepted: text/plain and
+ * form-urlencoded, which fetch and `curl -d` put on a JSON string by default. Anything else, a charset other
+ * than UTF-8, or a Content-Encoding is refused with 415 before the body is read.
+ */
+const INFER_MEDIA_TYPES = new Set(["application/json", "application/octet-stream", "text/plain", "application/x-www-form-urlencoded"]);
+
+export function inferContentProblem(headers: IncomingHttpHeaders): string | undefined {
+  const encoding = headers["content-encoding"]?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") return `Content-Encoding ${encoding} is not supported: send the body uncompressed`;
+  const type = headers["content-type"]?.trim();
+  if (!type) return undefined;
+  const [media = "", ...parameters] = type.split(";").map((p) => p.trim().toLowerCase());
+  if (!INFER_MEDIA_TYPES.has(media)) return `Content-Type ${media} is not supported: send application/json, or application/octet-stream with Inference-Header-Content-Length`;
+  const charset = parameters.find((p) => p.startsWith("charset="))?.slice("charset=".length).replace(/"/g, "");
+  if (charset && !["utf-8", "utf8", "us-ascii"].includes(charset)) return `charset ${charset} is not supported: send UTF-8`;
+  return undefined;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const presented = header?.startsWith("Bearer ") ? Buffer.from(header.slice(7)) : Buffer.alloc(0);
+  const expected = Buffer.from(token);
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+export function createOipServer(options: OipServerOptions): Server {
+  const { metrics } = options;
+
+  async function infer(request: IncomingMessage, response: ServerResponse, model: ServedModel): Promise<void> {
+    const started = performance.now();
+    const name = model.metadata.name;
+    let rows = 0;
+    const finish = (status: number) => {
+      if (status >= 500 || status === 429) model.intervalStats.rejected(rows);
+      metrics.requests.inc({ model: name, status: String(status) });
+      if (rows) metrics.rows.inc({ model: name, status: String(status) }, rows);
+      metrics.totalSeconds.observe({ model: name }, (performance.now() - started) / 1000);
+    };
+    if (options.inferToken && !tokenMatches(request.headers.authorization, options.inferToken)) {
+      finish(401);
+      return error(response, 401, "inference needs a bearer token (Authorization: Bearer …)", { "www-authenticate": "Bearer" });
+    }
+    if (!options.accepting() || model.state !== "ready") {
+      finish(503);
+      return error(response, 503, model.state === "failed" ? `model ${name} failed: ${model.failureReason}` : `model ${name} is not ready`, { "retry-after": "1" });
+    }
+    const contentProblem = inferContentProblem(request.headers);
+    if (contentProblem) { finish(415); return error(response, 415, contentProblem); }
+    try {
+      const body = await readBody(request, options.maxBodyBytes);
+      const headerLength = request.headers["inference-header-content-length"];
+      const parseStart = performance.now();
+      const parsed = parseInferRequest(body, Array.isArray(headerLength) ? headerLength[0] : headerLength, model.metadata);
+      const deserializeMs = performance.now() - parseStart;
+      rows = parsed.inputs[0]!.shape[0]!;
+      const result = await model.dispatcher.infer(parsed.inputs, {
+        deadlineMs: parsed.deadlineMs,
+        elapsedMs: performance.now() - started,
+        fault: options.faultInjection ? parsed.fault : undefined,
+      });
+      const t = result.timing;
+      metrics.formationSeconds.observe({ model: name }, t.formationMs / 1000);
+      metrics.busyWaitSeconds.observe({ model: name }, t.busyWaitMs / 1000);
+      metrics.queueSeconds.observe({ model: name }, (t.formationMs + t.busyWaitMs) / 1000);
+      const encodeStart = performance.now();
+      const computedBy = result.version && result.version !== model.metadata.version ? { ...model.metadata, version: result.version } : model.metadata;
+      const { body: out, headerLength: outHeader } = encodeInferResponse(computedBy, parsed, result.outputs);
+      const serializeMs = performance.now() - encodeStart;
+      response.writeHead(200, {
+        "content-type": outHeader === undefined ? "application/json" : "application/octet-stream",
+        "content-length": out.length,
+        ...(outHeader === undefined ? {} : { "inference-header-content-length": String(outHeader) }),
+        // Where the time went, for clients and the load generator (Server-Timing, in ms).
+        "server-timing": `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`,
+      });
+      response.end(out);
+      finish(200);
+      model.intervalStats.completed(rows, {
+        deserialize: deserializeMs, formation: t.formationMs, busy: t.busyWaitMs, queue: t.formationMs + t.busyWaitMs, compute: t.computeMs,
+        system: t.formationMs + t.busyWaitMs + t.computeMs, serialize: serializeMs, total: performance.now() - started,
+      });
+    } catch (caught) {
+      if (caught instanceof BodyTooLargeError) { finish(413); return refuseBody(request, response, caught.message); }
+      if (caught instanceof BodyIncompleteError) { finish(400); return error(response, 400, caught.message); }
+      if (caught instanceof OipError) { finish(caught.status); return error(response, caught.status, caught.message); }
+      if (caught instanceof DispatchError) {
+        finish(caught.status);
+        return error(response, caught.status, caught.message, caught.retryAfterS ? { "retry-after": String(caught.retryAfterS) } : {});
+      }
+      finish(500);
+      return error(response, 500, `internal error: ${(caught as Error).message}`);
+    }
+  }
+
+  function metadataOf(model: ServedModel) {
+    const m = model.metadata;
+    return {
+      name: m.name, versions: [m.version], platform: "onnx_onnxv1",
+      inputs: m.inputs.map(({ name, datatype, shape }) => ({ name, datatype, shape })),
+      outputs: m.outputs.map(({ name, datatype, shape }) => ({ name, datatype, shape })),
+    };
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let url: URL;
+    try { url = new URL(request.url ?? "/", "http://agent"); } catch {
+      return error(response, 400, "the request target is not a valid URL");
+    }
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const method = request.method ?? "GET";
+    const models = options.models();
+
+    if (method === "GET" && path === "/v2") return send(response, 200, { name: "packrat-agent", version: options.version, extensions: ["binary_tensor_data", "model_repository"] });
+    if (method === "GET" && path === "/v2/health/live") return send(response, 200, { live: true });
+    if (method === "GET" && path === "/v2/health/ready") {
+      const ready = options.accepting() && models.size > 0 && [...models.values()].every((m) => m.state === "ready");
+      return send(response, ready ? 200 : 503, { ready });
+    }
+    if (method === "POST" && path === "/v2/repository/index") {
+      await readBody(request, 64 * 1024).catch(() => Buffer.alloc(0));
+      return send(response, 200, [...models.values()].map((m) => ({
+        name: m.metadata.name, version: m.metadata.version,
+        state: m.state === "ready" ? "READY" : "UNAVAILABLE",
+        reason: m.state === "ready" ? "" : m.failureReason ?? m.state,
+      })));
+    }
+    if (method === "GET" && path === "/metrics") {
+      for (const m of models.values()) metrics.queueDepth.set({ model: m.metadata.name }, m.dispatcher.queueDepthRows);
+      const text = await metrics.registry.metrics();
+      response.writeHead(200, { "content-type": metrics.registry.contentType });
+      response.end(text);
+      return;
+    }
+    if (method === "GET" && path === "/agent/status") return send(response, 200, options.status());
+
+    const match = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?(\/ready|\/infer)?$/.exec(path);
+    if (match) {
+      let name: string;
+      try { name = decodeURIComponent(match[1]!); } catch {
+        return error(response, 400, "the model name in the path is not valid percent-encoded UTF-8");
+      }
+      const model = models.get(name);
+      if (!model) return error(response, 404, `unknown model "${name}"; this agent serves ${[...models.keys()].join(", ") || "no models"}`);
+      if (match[2] !== undefined && match[2] !== model.metadata.version) return error(response, 404, `model ${name} has no version "${match[2]}" here (serving ${model.metadata.version})`);
+      if (match[3] === "/infer") {
+        if (method !== "POST") return error(response, 405, "infer takes POST", { allow: "POST" });
+        return infer(request, response, model);
+      }
+      if (method !== "GET") return error(response, 405, `${method} is not allowed here`, { allow: "GET" });
+      if (match[3] === "/ready") {
+        const ready = options.accepting() && model.state === "ready";
+        return send(response, ready ? 200 : 503, { name, ready });
+      }
+      return send(response, 200, metadataOf(model));
+    }
+    return error(response, 404, `no route for ${method} ${path}`);
+  }
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((caught: Error) => {
+      if (!response.headersSent) error(response, 500, `internal error: ${caught.message}`);
+      else response.destroy();
+    });
+  });
+  // Malformed HTTP (bad framing, oversized headers, an upload cut off) gets the API's JSON error too, instead of
+  // Node's bare status line. Only when nothing was written on the connection yet; otherwise just close it.
+  const answered = new WeakSet<Socket>();
+  server.on("clientError", (caught: NodeJS.ErrnoException, socket: Socket) => {
+    // The parser reports the error again for each later chunk; the answer is already on its way.
+    if (answered.has(socket)) return;
+    if (caught.code === "ECONNRESET" || !socket.writable || socket.bytesWritten > 0) { socket.destroy(); return; }
+    answered.add(socket);
+    const status = caught.code === "HPE_HEADER_OVERFLOW" ? 431 : caught.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    // end(), not destroy(), then a lingering close (as in refuseBody): a reset could destroy the answer.
+    socket.end(rawErrorResponse(status, `malformed HTTP request: ${caught.message}`));
+    socket.setTimeout(LINGER_MS, () => socket.destroy());
+  });
+  return server;
+}

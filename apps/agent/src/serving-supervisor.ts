@@ -1,0 +1,247 @@
+// Keeps the serving process alive: forks it, restarts it when it dies (counting restarts and the gap until the new
+// one is ready), and on shutdown asks it to drain before exiting. It also owns the agent's listening socket for the
+// agent's whole life: each accepted connection is handed, unread, to the ready serving process over IPC; while none
+// is ready (starting, restarting) connections wait here (held-connections.ts), so a restart is a wait, not a refusal.
+import { fork, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { fileURLToPath } from "node:url";
+import { loadAgentEnv, type AgentEnv } from "./env";
+import { HeldConnections } from "./held-connections";
+import { answerAndClose } from "./raw-http-response";
+import type { ServingToSupervisor, SupervisorToServing } from "./serving-process";
+import { tsExecArgv } from "./ts-exec-argv";
+
+export interface SupervisorOptions {
+  configPath: string;
+  env: Record<string, string | undefined>;
+  log: (level: string, msg: string, extra?: Record<string, unknown>) => void;
+  /** Give up when the serving process fails to start this many times in a row. */
+  maxConsecutiveStartFailures?: number;
+}
+
+/** Hand-overs written or queued to the serving process at once (each takes ~0.3 ms; 64 is ~20 ms of them). */
+const MAX_IN_TRANSIT = 64;
+
+export class ServingSupervisor {
+  private child?: ChildProcess;
+  /** The current serving process said it is ready: connections go to it. */
+  private ready = false;
+  private stopping = false;
+  private gaveUp = false;
+  private server?: Server;
+  private readonly held: HeldConnections;
+  /** Sockets handed to the current serving process whose hand-over was not written yet (or is queued behind one). */
+  private inTransit = new Set<Socket>();
+  restarts = 0;
+  private consecutiveFailures = 0;
+  private diedAt?: number;
+  private heldAtDeath = 0;
+  lastRestartGapMs?: number;
+  /** Connections that waited during the last restart. */
+  lastRestartHeldConnections?: number;
+  /** The port the agent listens on (known once listening; AGENT_PORT=0 picks a free one, kept across restarts). */
+  port?: number;
+  onReady?: () => void;
+  onGiveUp?: (reason: string) => void;
+  onApplied?: (result: Extract<ServingToSupervisor, { kind: "applied" }>) => void;
+  private collectWaiters = new Map<number, (report: Extract<ServingToSupervisor, { kind: "report" }>) => void>();
+  private nextCollectId = 0;
+
+  /** The agent's variables, validated once: the listener's address and the held queue's bounds. */
+  private readonly env: AgentEnv;
+
+  constructor(private options: SupervisorOptions) {
+    const env = (this.env = loadAgentEnv(options.env));
+    this.held = new HeldConnections({
+      max: env.AGENT_HELD_CONNECTIONS_MAX,
+      timeoutMs: env.AGENT_HELD_CONNECTIONS_TIMEOUT_MS,
+      reason: () => (this.stopping || this.gaveUp ? "the agent is shutting down" : "the serving process is starting or restarting; retry"),
+    });
+  }
+
+  get servingPid(): number | undefined { return this.child?.pid; }
+  /** Whether a serving process takes connections now. */
+  get serving(): boolean { return this.ready; }
+  get heldConnections(): { waiting: number; held: number; shed: number } { return { waiting: this.held.size, held: this.held.held, shed: this.held.shed }; }
+
+  /** Listens on AGENT_HOST:AGENT_PORT, then starts the serving process. */
+  start(): void {
+    const env = this.env;
+    // pauseOnConnect: nothing is read here, so the serving process gets each connection's bytes untouched.
+    // noDelay: http.createServer sets it on the connections it accepts itself; the serving process only receives
+    // these, so Nagle is turned off here (else a response's last segment may wait for an ACK, up to 40 ms).
+    const server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.accept(socket));
+    this.server = server;
+    let listening = false;
+    server.on("error", (error: NodeJS.ErrnoException) => {
+      if (listening) { this.options.log("warn", "accepting a connection failed", { error: error.message }); return; }
+      this.options.log("error", "cannot listen", { host: env.AGENT_HOST, port: env.AGENT_PORT, error: error.message });
+      this.giveUp(`cannot listen on ${env.AGENT_HOST}:${env.AGENT_PORT}: ${error.message}`);
+    });
+    server.listen(env.AGENT_PORT, env.AGENT_HOST, () => {
+      listening = true;
+      this.port = (server.address() as AddressInfo).port;
+      this.options.log("info", "listening", { host: env.AGENT_HOST, port: this.port });
+      this.spawn();
+    });
+  }
+
+  private accept(socket: Socket): void {
+    socket.on("error", () => {}); // a client that resets while its connection waits here is nobody's error
+    this.route(socket);
+  }
+
+  /**
+   * keepOpen: this process keeps its copy of the socket until the hand-over is written; a socket whose hand-over
+   * was still queued (Node sends one handle at a time, each after the previous one's acknowledgement) when the
+   * process exited is still here, unread, and waits for the next serving process. The one being written at the
+   * moment of death may be lost (Node reports such a write as done): at most one connection per death.
+   */
+  private handOver(child: ChildProcess, socket: Socket): void {
+    const inTransit = this.inTransit;
+    inTransit.add(socket);
+    const message: SupervisorToServing = { kind: "connection" };
+    child.send(message, socket, { keepOpen: true }, (error) => {
+      if (!inTransit.delete(socket)) return; // already taken back when the process exited
+      if (!error) {
+        socket.destroy(); // the serving process has it (this closes only our descriptor)
+        this.handOverWaiting();
+        return;
+      }
+      // A failed write means the process is going: stop handing it more, keep this one for the next.
+      if (this.child === child) this.ready = false;
+      this.route(socket, true);
+    });
+  }
+
+  /**
+   * Hand-overs queue inside Node, beyond the held queue's bounds; past MAX_IN_TRANSIT (a serving process slow to
+   * acknowledge, a flood of new connections) a connection waits in the held queue instead, bounded and timed.
+   */
+  private route(socket: Socket, front = false): void {
+    if (this.ready && this.child?.connected && this.inTransit.size < MAX_IN_TRANSIT) this.handOver(this.child, socket);
+    else if (this.stopping || this.gaveUp) answerAndClose(socket, 503, "the agent is shutting down", { "retry-after": "1" });
+    else this.held.hold(socket, front);
+  }
+
+  /** After a hand-over completes, the next waiting connection goes (oldest first). */
+  private handOverWaiting(): void {
+    while (this.ready && this.child?.connected && this.inTransit.size < MAX_IN_TRANSIT) {
+      const socket = this.held.takeOne();
+      if (!socket) return;
+      this.handOver(this.child, socket);
+    }
+  }
+
+  private spawn(): void {
+    const script = fileURLToPath(new URL("./serving-process.ts", import.meta.url));
+    const child = fork(script, [this.options.configPath], {
+      execArgv: tsExecArgv(),
+      env: this.options.env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    this.child = child;
+    this.inTransit = new Set();
+    const inTransit = this.inTransit;
+    child.on("message", (message: ServingToSupervisor) => {
+      if (message.kind === "ready") {
+        this.consecutiveFailures = 0;
+        if (this.diedAt !== undefined) {
+          this.lastRestartGapMs = performance.now() - this.diedAt;
+          this.lastRestartHeldConnections = this.held.held - this.heldAtDeath;
+          this.options.log("info", "serving process back", {
+            restarts: this.restarts, gapMs: Math.round(this.lastRestartGapMs),
+            heldConnections: this.lastRestartHeldConnections, waiting: this.held.size, shedConnections: this.held.shed,
+          });
+          this.diedAt = undefined;
+        }
+        const stats: SupervisorToServing = {
+          kind: "restart-stats", restarts: this.restarts, lastRestartGapMs: this.lastRestartGapMs,
+          lastRestartHeldConnections: this.lastRestartHeldConnections, heldConnections: this.held.held, shedConnections: this.held.shed,
+        };
+        child.send(stats);
+        this.ready = true;
+        this.handOverWaiting();
+        this.onReady?.();
+      } else if (message.kind === "report") {
+        this.collectWaiters.get(message.requestId)?.(message);
+        this.collectWaiters.delete(message.requestId);
+      } else if (message.kind === "applied") {
+        this.onApplied?.(message);
+      } else if (message.kind === "failed") {
+        this.consecutiveFailures++;
+      }
+    });
+    child.on("exit", (code, signal) => {
+      if (this.child === child) this.ready = false;
+      // Hand-overs not written yet never reached it: they wait for the next process (or are answered, when stopping).
+      const untaken = [...inTransit];
+      inTransit.clear();
+      for (const socket of untaken.reverse()) this.route(socket, true);
+      if (this.stopping) return;
+      if (this.diedAt === undefined) { this.diedAt = performance.now(); this.heldAtDeath = this.held.held; }
+      const limit = this.options.maxConsecutiveStartFailures ?? 3;
+      if (this.consecutiveFailures >= limit) {
+        this.options.log("error", "serving process keeps failing to start; giving up", { failures: this.consecutiveFailures });
+        this.giveUp(`serving process failed to start ${this.consecutiveFailures} times`);
+        return;
+      }
+      this.restarts++;
+      this.options.log("warn", "serving process died; restarting", { code, signal, restarts: this.restarts, waiting: this.held.size });
+      setTimeout(() => { if (!this.stopping) this.spawn(); }, Math.min(2000, 100 * 2 ** this.consecutiveFailures));
+    });
+  }
+
+  /** No serving process will come: stop listening (so clients are refused again) and answer those waiting. */
+  private giveUp(reason: string): void {
+    this.gaveUp = true;
+    this.closeListener();
+    this.onGiveUp?.(reason);
+  }
+
+  private closeListener(): void {
+    this.server?.close();
+    this.held.shedAll();
+  }
+
+  /** Hands a new serving configuration (a new generation) to the running serving process. */
+  apply(config: unknown): boolean {
+    if (!this.child?.connected) return false;
+    const message: SupervisorToServing = { kind: "apply", config };
+    this.child.send(message);
+    return true;
+  }
+
+  /** The serving process's per-model report since the last one (undefined if it is not running or too slow). */
+  collect(timeoutMs: number): Promise<Extract<ServingToSupervisor, { kind: "report" }> | undefined> {
+    if (!this.child?.connected) return Promise.resolve(undefined);
+    const requestId = ++this.nextCollectId;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.collectWaiters.delete(requestId); resolve(undefined); }, timeoutMs);
+      this.collectWaiters.set(requestId, (report) => { clearTimeout(timer); resolve(report); });
+      const message: SupervisorToServing = { kind: "collect", requestId };
+      this.child!.send(message);
+    });
+  }
+
+  get running(): boolean { return !!this.child?.connected; }
+
+  /**
+   * SIGTERM to the serving process (it drains), then wait for it. The listener stays open while it drains, so new
+   * connections still reach it and are told 503 "not ready" (what a load balancer should see); it closes once the
+   * process is gone.
+   */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    if (!this.ready) this.held.shedAll(); // nothing will serve those waiting
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => { child.kill("SIGKILL"); resolve(); }, timeoutMs);
+        child.once("exit", () => { clearTimeout(timer); resolve(); });
+        child.kill("SIGTERM");
+      });
+    }
+    this.closeListener();
+  }
+}

@@ -1,0 +1,214 @@
+// The agent data plane against the minimal way to serve the same model (bench/agent-baseline-server.ts: one Node
+// process calling session.run on its main thread), same model, same ORT thread count, same run, interleaved:
+// tiny CNN b=1 and ResNet-50 b=1 with t=1 (the other core stays free for the client and the agent's HTTP thread),
+// binary and JSON tensors, closed loop at concurrency 1 through the load generator's OIP client. Where the added
+// time goes comes from the agent's Server-Timing header (formation, busy, compute = dispatch → result, including
+// the hand-off to the instance thread), the baseline's (compute = session.run alone) and the client's clock.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startAgent, type RunningAgent } from "../apps/agent/src/test-agent-process";
+import { runClosedLoop } from "../apps/loadgen/src/closed-loop";
+import { encodeInferRequest, type EncodedRequest } from "../apps/loadgen/src/oip-body";
+import { OipClient } from "../apps/loadgen/src/oip-client";
+import { generateInputs } from "../apps/loadgen/src/oip-inputs";
+import { Prng } from "../src/core/stats/prng";
+import { zooEntry } from "../src/modelzoo/registry";
+import type { Benchmark, BenchFigure, BenchTable } from "./types";
+
+type Format = "binary" | "json";
+type Target = "agent" | "baseline";
+
+interface Sample { totalUs: number; ttfbUs: number; server: Record<string, number> }
+
+interface ModelCase {
+  name: "tiny-cnn" | "resnet50";
+  title: string;
+  shape: number[];
+  rounds: number;
+  perRound: Record<Format, number>;
+  /** Requests per server before switching to the other. */
+  block: number;
+  warmup: number;
+}
+
+const THREADS = 1;
+
+async function startBaseline(modelPath: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", resolve("bench/agent-baseline-server.ts"), modelPath, String(THREADS)], { stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stderr!.on("data", (d) => { log += d; });
+  const port = await new Promise<number>((done, fail) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      const match = /listening (\d+)/.exec(d.toString());
+      if (match) done(Number(match[1]));
+    });
+    child.once("exit", (code) => fail(new Error(`baseline server exited (${code}): ${log}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`, child,
+    stop: () => new Promise((done) => { if (child.exitCode !== null) return done(); child.once("exit", () => done()); child.kill("SIGTERM"); }),
+  };
+}
+
+/** n requests back to back (closed loop, concurrency 1); every one must succeed. */
+async function measure(client: OipClient, body: EncodedRequest, n: number): Promise<Sample[]> {
+  const run = await runClosedLoop({ concurrency: 1, send: () => client.send(body), durationMs: 3_600_000, maxRequests: n, warmupMs: 0, keepRecords: true });
+  const failed = run.records!.filter((r) => r.outcome !== "ok");
+  if (failed.length) throw new Error(`${failed.length} of ${n} requests failed: ${run.errorSamples.join("; ")}`);
+  return run.records!.map((r) => ({ totalUs: (r.doneMs! - r.sentMs!) * 1000, ttfbUs: (r.headersMs! - r.sentMs!) * 1000, server: r.serverTiming ?? {} }));
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+const sortedOf = (xs: number[]) => [...xs].sort((a, b) => a - b);
+
+/** A statistic of one or two samples with a 95% percentile-bootstrap interval (seeded, 200 resamples). */
+function bootstrap(a: number[], b: number[] | undefined, stat: (a: number[], b?: number[]) => number, seed: number): { value: number; low: number; high: number } {
+  const random = new Prng(seed);
+  const resample = (xs: number[]) => sortedOf(Array.from({ length: xs.length }, () => xs[random.int(xs.length)]!));
+  const values: number[] = [];
+  for (let i = 0; i < 200; i++) values.push(stat(resample(a), b && resample(b)));
+  const sorted = sortedOf(values);
+  return { value: stat(sortedOf(a), b && sortedOf(b)), low: quantile(sorted, 0.025), high: quantile(sorted, 0.975) };
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+function figure(label: string, est: { value: number; low: number; high: number }, unit: string, samples?: number): BenchFigure {
+  const r = unit === "×" ? round3 : round1;
+  return { label, value: r(est.value), unit, spread: { kind: "ci95", low: r(est.low), high: r(est.high) }, ...(samples ? { samples } : {}) };
+}
+
+async function runCase(model: ModelCase, quick: boolean, dir: string, seed: number) {
+  const bytes = model.name === "tiny-cnn" ? zooEntry("tiny-cnn").build() : zooEntry("resnet50").build();
+  const modelPath = join(dir, `${model.name}.onnx`);
+  writeFileSync(modelPath, bytes);
+  let agent: RunningAgent | undefined;
+  let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
+  const clients: OipClient[] = [];
+  try {
+    agent = await startAgent({ modelBytes: bytes, name: model.name, plan: { instances: [{ count: 1, threads: THREADS, batch: 1 }], batchTimeoutMs: 0 } });
+    baseline = await startBaseline(modelPath);
+    const status = await (await fetch(`${agent.url}/agent/status`)).json() as { models: Array<{ affinityOk: boolean; instances: Array<{ cpus: number[] }> }> };
+    const client = (url: string) => { const c = new OipClient({ url: new URL(url), model: model.name, timeoutMs: 60_000, maxSockets: 1 }); clients.push(c); return c; };
+    const targets: Record<Target, OipClient> = { agent: client(agent.url), baseline: client(baseline.url) };
+    const inputs = generateInputs([{ name: "input", datatype: "FP32", shape: [-1, ...model.shape.slice(1)] }], { batch: 1, seed });
+    const bodies: Record<Format, EncodedRequest> = { binary: encodeInferRequest(inputs, { binary: true }), json: encodeInferRequest(inputs, { binary: false }) };
+    const samples: Record<Format, Record<Target, Sample[]>> = { binary: { agent: [], baseline: [] }, json: { agent: [], baseline: [] } };
+    const perRound: Array<{ round: number; format: Format; agentP50: number; baselineP50: number }> = [];
+    for (const format of ["binary", "json"] as const) for (const target of ["agent", "baseline"] as const) await measure(targets[target], bodies[format], model.warmup);
+    for (let round = 0; round < model.rounds; round++) {
+      for (const format of ["binary", "json"] as const) {
+        // Blocks of `block` requests alternate between the servers (who goes first alternates too), so both see
+        // the same moment of a noisy machine: for ResNet-50 a block is one request.
+        const got: Record<Target, Sample[]> = { agent: [], baseline: [] };
+        const blocks = Math.ceil(model.perRound[format] / model.block);
+        for (let j = 0; j < blocks; j++) {
+          const order: Target[] = (round + j) % 2 === 0 ? ["agent", "baseline"] : ["baseline", "agent"];
+          for (const target of order) got[target].push(...await measure(targets[target], bodies[format], model.block));
+        }
+        for (const target of ["agent", "baseline"] as const) samples[format][target].push(...got[target]);
+        const p50 = (xs: Sample[]) => quantile(sortedOf(xs.map((s) => s.totalUs)), 0.5);
+        perRound.push({ round, format, agentP50: p50(got.agent), baselineP50: p50(got.baseline) });
+      }
+      process.stdout.write(`  ${model.name}: round ${round + 1}/${model.rounds}\r`);
+    }
+    process.stdout.write("\n");
+    return { samples, perRound, cpus: status.models[0]?.instances[0]?.cpus ?? [], affinityOk: status.models[0]?.affinityOk ?? false, quick };
+  } finally {
+    for (const c of clients) c.close();
+    await agent?.stop();
+    await baseline?.stop();
+  }
+}
+
+function analyse(model: ModelCase, result: Awaited<ReturnType<typeof runCase>>, seed: number) {
+  const figures: BenchFigure[] = [];
+  const tables: BenchTable[] = [];
+  const totals = (format: Format, target: Target) => result.samples[format][target].map((s) => s.totalUs);
+  const p = (q: number) => (xs: number[]) => quantile(xs, q);
+  for (const format of ["binary", "json"] as const) {
+    const a = totals(format, "agent");
+    const b = totals(format, "baseline");
+    const tag = `${model.title} b=1 t=${THREADS}, ${format}`;
+    for (const [q, name] of [[0.5, "p50"], [0.99, "p99"]] as const) {
+      figures.push(figure(`${name} latency, baseline (session.run server), ${tag}`, bootstrap(b, undefined, p(q), seed + 1), "µs", b.length));
+      figures.push(figure(`${name} latency, agent, ${tag}`, bootstrap(a, undefined, p(q), seed + 2), "µs", a.length));
+      figures.push(figure(`${name} added by the agent, ${tag}`, bootstrap(a, b, (x, y) => quantile(x, q) - quantile(y!, q), seed + 3), "µs"));
+      figures.push(figure(`${name} agent / baseline, ${tag}`, bootstrap(a, b, (x, y) => quantile(x, q) / quantile(y!, q), seed + 4), "×"));
+    }
+    // Where the time goes, per part: medians and p99s of each part over the requests (they do not add up exactly).
+    const agentSamples = result.samples[format].agent;
+    const baseSamples = result.samples[format].baseline;
+    const serverUs = (s: Sample, names: string[]) => names.reduce((sum, n) => sum + (s.server[n] ?? 0), 0) * 1000;
+    const parts: Array<[string, ((s: Sample) => number) | undefined, ((s: Sample) => number) | undefined]> = [
+      ["total (client: send → last byte)", (s) => s.totalUs, (s) => s.totalUs],
+      ["HTTP + parse/encode (total − server-timed work)", (s) => s.totalUs - serverUs(s, ["compute"]), (s) => s.totalUs - serverUs(s, ["formation", "busy", "compute"])],
+      ["  of which the response body after its headers (client)", (s) => s.totalUs - s.ttfbUs, (s) => s.totalUs - s.ttfbUs],
+      ["dispatch: batch formation + busy wait (agent)", undefined, (s) => serverUs(s, ["formation", "busy"])],
+      ["compute as the server times it (agent: dispatch → result incl. thread hand-off; baseline: session.run)", (s) => serverUs(s, ["compute"]), (s) => serverUs(s, ["compute"])],
+    ];
+    const at = (xs: Sample[], f: ((s: Sample) => number) | undefined, q: number) => (f ? quantile(sortedOf(xs.map(f)), q) : 0);
+    const rows: Array<Array<string | number>> = parts.map(([label, base, agentPart]) => {
+      const [b50, a50, b99, a99] = [at(baseSamples, base, 0.5), at(agentSamples, agentPart, 0.5), at(baseSamples, base, 0.99), at(agentSamples, agentPart, 0.99)];
+      return [label, round1(b50), round1(a50), round1(a50 - b50), round1(b99), round1(a99), round1(a99 - b99)];
+    });
+    const handOff50 = at(agentSamples, parts[4]![2], 0.5) - at(baseSamples, parts[4]![1], 0.5);
+    const handOff99 = at(agentSamples, parts[4]![2], 0.99) - at(baseSamples, parts[4]![1], 0.99);
+    rows.push(["≈ transfer + thread hand-off (agent compute − baseline session.run)", 0, round1(handOff50), round1(handOff50), 0, round1(handOff99), round1(handOff99)]);
+    tables.push({ title: `Where the time goes: ${tag} (µs)`, columns: ["part", "baseline p50", "agent p50", "added p50", "baseline p99", "agent p99", "added p99"], rows });
+  }
+  // JSON vs binary on each server.
+  for (const target of ["agent", "baseline"] as const) {
+    figures.push(figure(`p50 JSON / binary, ${target}, ${model.title}`, bootstrap(totals("json", target), totals("binary", target), (x, y) => quantile(x, 0.5) / quantile(y!, 0.5), seed + 5), "×"));
+  }
+  tables.push({
+    title: `${model.title}: p50 per interleaved round (µs), agent vs baseline`,
+    columns: ["round", "format", "agent p50", "baseline p50", "ratio"],
+    rows: result.perRound.map((r) => [String(r.round + 1), r.format, round1(r.agentP50), round1(r.baselineP50), round3(r.agentP50 / r.baselineP50)]),
+  });
+  return { figures, tables };
+}
+
+const bench: Benchmark = {
+  name: "agent",
+  description: "Agent data plane (OIP v2 over HTTP → dispatcher → pinned ORT worker thread) vs a minimal session.run HTTP server, same model and threads, interleaved",
+  async run({ quick }) {
+    const cases: ModelCase[] = [
+      { name: "tiny-cnn", title: "tiny CNN", shape: [1, 3, 32, 32], rounds: quick ? 4 : 20, perRound: { binary: quick ? 150 : 500, json: quick ? 150 : 500 }, block: 50, warmup: 300 },
+      { name: "resnet50", title: "ResNet-50", shape: [1, 3, 224, 224], rounds: quick ? 2 : 10, perRound: { binary: quick ? 6 : 40, json: quick ? 2 : 10 }, block: 1, warmup: 3 },
+    ];
+    const dir = mkdtempSync(join(tmpdir(), "packrat-bench-agent-"));
+    const loadBefore = loadavg();
+    const figures: BenchFigure[] = [];
+    const tables: BenchTable[] = [];
+    const notes: string[] = [];
+    try {
+      for (const [i, model] of cases.entries()) {
+        const result = await runCase(model, quick, dir, 100 + i);
+        const analysed = analyse(model, result, 1000 * (i + 1));
+        figures.push(...analysed.figures);
+        tables.push(...analysed.tables);
+        notes.push(`${model.title}: agent plan ⟨1 instance × ${THREADS} thread, b=1⟩, batch timeout 0, instance pinned to CPU ${result.cpus.join(",")} (affinity verified: ${result.affinityOk}); ${model.rounds} rounds of ${model.perRound.binary} binary + ${model.perRound.json} JSON requests per server, alternating between the servers every ${model.block} request${model.block > 1 ? "s" : ""}, after ${model.warmup} warm-up requests each.`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const loadAfter = loadavg();
+    const pick = (label: string) => figures.find((f) => f.label === label);
+    const tinyAdded = pick(`p50 added by the agent, tiny CNN b=1 t=${THREADS}, binary`);
+    const resnetRatio = pick(`p50 agent / baseline, ResNet-50 b=1 t=${THREADS}, binary`);
+    notes.unshift(
+      `Goals (issue #10): tiny CNN b=1 binary, ≤ 300 µs added at p50 — measured ${tinyAdded?.value} µs (${tinyAdded && tinyAdded.value <= 300 ? "met" : "NOT met"}); ResNet-50 b=1 t=1 binary, ≤ 1.05× at p50 — measured ${resnetRatio?.value}× (${resnetRatio && resnetRatio.value <= 1.05 ? "met" : "NOT met"}).`,
+      "Baseline: bench/agent-baseline-server.ts, one Node process, one ORT session (intra-op threads = 1, inter-op 1, sequential, all graph optimisations, like an agent instance), session.run on the main thread, not pinned; it speaks the same OIP JSON/binary subset, so the same client drives both. Client: the load generator's OIP client (keep-alive, one socket), closed loop, concurrency 1, in this process.",
+      `Noise: a 2-core machine shared with other engineers' test runs (load average ${loadBefore.map((l) => l.toFixed(2)).join("/")} before, ${loadAfter.map((l) => l.toFixed(2)).join("/")} after); agent and baseline alternate in small blocks (50 tiny-CNN requests ≈ 20 ms, or every single ResNet-50 request) and who goes first alternates, so both see the same noise. Spreads are 95% bootstrap intervals (200 resamples) of the pooled samples; the per-round table shows the round-to-round spread.`,
+      "Tails: the agent's instance thread is pinned to one CPU (as issue #10 requires) while the baseline's is not; on this oversubscribed host a pinned thread waits for its CPU whenever another process holds it, so expect the agent's p99 to be dominated by the dispatch → result part (see the p99 columns), which a dedicated serving host would not show. The p99 figures here measure the machine as much as the agent.",
+      "Breakdown: the agent's Server-Timing gives formation + busy (dispatcher waits) and compute (dispatch → result, which includes slicing, posting the tensor to the instance thread, session.run there, and posting it back); the baseline's compute is session.run alone, so agent compute − baseline compute estimates the thread hand-off. HTTP + parse/encode is the client's total minus the server-timed part (socket, body read, OIP parse and validation, response encoding, metrics).",
+    );
+    return { figures, tables, notes };
+  },
+};
+
+export default bench;

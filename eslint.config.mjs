@@ -1,0 +1,36 @@
+import nextVitals from "eslint-config-next/core-web-vitals";
+import nextTs from "eslint-config-next/typescript";
+
+// src/core is the pure centre (DESIGN.md): algorithms take data and return data.
+const impureModules = [
+  "fs", "node:fs", "fs/promises", "node:fs/promises", "child_process", "node:child_process", "net", "node:net",
+  "http", "node:http", "https", "node:https", "worker_threads", "node:worker_threads", "os", "node:os",
+  "pg", "onnxruntime-node", "react", "react-dom", "server-only",
+];
+const impurePatterns = ["next", "next/*", "@prisma/*", "@/server/*", "@/app/*", "@/components/*", "@/contracts/*"];
+
+const config = [
+  ...nextVitals,
+  ...nextTs,
+  {
+    ignores: [".next/**", "node_modules/**", ".data/**", "src/generated/**", "bench/results/**", "next-env.d.ts",
+      "playwright-report/**", "test-results/**", "apps/*/dist/**"],
+  },
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        paths: impureModules.map((name) => ({ name, message: "src/core is pure: no I/O, React, Prisma or ONNX Runtime." })),
+        patterns: [{ group: impurePatterns, message: "src/core imports nothing of ours outside itself, and no frameworks." }],
+      }],
+      "no-restricted-properties": ["error", { object: "process", property: "env", message: "src/core never reads the environment." }],
+      "no-restricted-globals": ["error", { name: "fetch", message: "src/core does no I/O." }],
+    },
+  },
+];
+export default config;

@@ -1,0 +1,57 @@
+// E2E in a real Chromium against a production build started the README way (`npm start`), on its own fresh
+// embedded database under the system temp dir.
+import { defineConfig } from "@playwright/test";
+import { chmodSync, existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const port = Number(process.env.E2E_PORT ?? 3100);
+function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "packrat-e2e-"));
+  chmodSync(dir, 0o755); // the embedded database runs as user postgres and must traverse it
+  return dir;
+}
+const dataDir = process.env.E2E_DATA_DIR ?? newDataDir();
+process.env.E2E_DATA_DIR = dataDir; // workers re-evaluate this file: keep one data dir per run
+
+const systemChromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((path) => existsSync(path));
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "e2e/.artifacts",
+  // Records the run's secrets for the CI scan before the web server stops.
+  globalTeardown: "./e2e/global-teardown.ts",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [["list"], ["json"]] : [["list"]],
+  use: {
+    baseURL: `http://localhost:${port}`,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      // Debian's Chromium; Playwright's own browser only where none is installed.
+      executablePath: systemChromium,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+  webServer: {
+    command: "npm start",
+    url: `http://localhost:${port}/api/health`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+    env: {
+      PORT: String(port),
+      DATABASE_URL: "",
+      PACKRAT_DATA_DIR: join(dataDir, "data"),
+      PACKRAT_EMBEDDED_PG_PORT: String(Number(process.env.E2E_PG_PORT ?? 54339)),
+      PACKRAT_LOCAL_AGENT_PORT: String(Number(process.env.E2E_AGENT_PORT ?? 8100)),
+      PACKRAT_PUBLIC_URL: `http://localhost:${port}`,
+    },
+  },
+});

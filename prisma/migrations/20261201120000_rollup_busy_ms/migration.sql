@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "metrics_rollup" ADD COLUMN     "busyMs" DOUBLE PRECISION NOT NULL DEFAULT 0;
+

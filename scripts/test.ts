@@ -1,0 +1,66 @@
+// `npm test`: typecheck, lint, unit, integration, e2e — in that order, each timed. Ends with one line
+// "N passed, N failed" that totals every runner from its JSON report (a skipped test counts as failed).
+// `npm test -- unit integration` runs only the named stages.
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+interface Stage { name: string; command: string[]; report?: "vitest" | "playwright"; env?: Record<string, string> }
+
+const reportDir = mkdtempSync(join(tmpdir(), "packrat-test-reports-"));
+chmodSync(reportDir, 0o755); // the embedded database of the e2e server runs as user postgres under it
+// Every secret a test mints is appended here (test/secrets-list.ts); .ci/run sets its own list and scans the
+// CI log, server logs and client bundles for them afterwards (scripts/scan-secrets.ts). Run alone, the list
+// goes with the reports.
+process.env.PACKRAT_SECRETS_LIST ||= join(reportDir, "secrets.list");
+const stages: Stage[] = [
+  { name: "typecheck", command: ["npx", "tsc", "--noEmit", "-p", "tsconfig.json"] },
+  { name: "lint", command: ["npx", "eslint", "--max-warnings=0", "."] },
+  { name: "unit", command: ["npx", "vitest", "run", "--project", "unit", "--reporter=default", "--reporter=json", `--outputFile.json=${join(reportDir, "unit.json")}`], report: "vitest" },
+  { name: "integration", command: ["npx", "vitest", "run", "--project", "integration", "--reporter=default", "--reporter=json", `--outputFile.json=${join(reportDir, "integration.json")}`], report: "vitest" },
+  // The e2e server's embedded database lives under reportDir, removed below once the server has stopped.
+  { name: "e2e", command: ["npx", "playwright", "test"], report: "playwright", env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(reportDir, "e2e.json"), E2E_DATA_DIR: join(reportDir, "e2e-data") } },
+];
+
+const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const selected = only.length ? stages.filter((s) => only.includes(s.name)) : stages;
+for (const name of only) if (!stages.some((s) => s.name === name)) { console.error(`unknown stage "${name}"; stages: ${stages.map((s) => s.name).join(", ")}`); process.exit(2); }
+
+let passed = 0;
+let failed = 0;
+const summary: string[] = [];
+
+function countReport(stage: Stage): { passed: number; failed: number } | undefined {
+  const file = join(reportDir, `${stage.name}.json`);
+  if (!stage.report || !existsSync(file)) return undefined;
+  const json = JSON.parse(readFileSync(file, "utf8"));
+  if (stage.report === "vitest") {
+    // A file that fails to load runs no test; it still counts as one failure.
+    const brokenFiles = (json.testResults ?? []).filter((r: { status: string; assertionResults?: unknown[] }) => r.status === "failed" && !r.assertionResults?.length).length;
+    return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0) + brokenFiles };
+  }
+  const s = json.stats ?? {};
+  // Errors outside tests (the web server never came up, a spec that fails to load) count as failures too.
+  return { passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0) + (s.skipped ?? 0) + (json.errors?.length ?? 0) };
+}
+
+let anyFailed = false;
+for (const stage of selected) {
+  console.log(`\n=== ${stage.name} ===`);
+  const started = Date.now();
+  const result = spawnSync(stage.command[0]!, stage.command.slice(1), { stdio: "inherit", env: { ...process.env, ...stage.env } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const counts = countReport(stage);
+  const ok = result.status === 0;
+  if (counts) { passed += counts.passed; failed += counts.failed; }
+  else if (!stage.report) { if (ok) passed += 1; else failed += 1; } // a check stage counts as one test
+  else failed += 1; // a runner that wrote no report crashed
+  if (!ok) anyFailed = true;
+  summary.push(`${ok ? "ok  " : "FAIL"} ${stage.name.padEnd(12)} ${seconds.padStart(7)} s${counts ? `  (${counts.passed} passed, ${counts.failed} failed)` : ""}`);
+}
+
+rmSync(reportDir, { recursive: true, force: true });
+console.log(`\n=== summary ===\n${summary.join("\n")}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(anyFailed || failed > 0 ? 1 : 0);

@@ -1,0 +1,9 @@
+// POST /api/agent/v1/heartbeat — liveness, observed generations, per-deployment metrics.
+import { heartbeatRequestSchema } from "@/contracts/agent-protocol";
+import { agentRoute } from "@/server/agent-auth/agent-route";
+import { recordHeartbeat } from "@/server/services/agent-heartbeat-service";
+
+export const dynamic = "force-dynamic";
+
+export const POST = agentRoute(heartbeatRequestSchema, async ({ agent, body }) =>
+  Response.json(await recordHeartbeat(agent, body), { headers: { "cache-control": "no-store" } }));

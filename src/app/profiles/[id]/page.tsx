@@ -1,0 +1,21 @@
+import { Forbidden } from "@/components/forbidden";
+import { ProfileView } from "@/components/profiles/profile-view";
+import { requireUser } from "@/server/auth/page-guard";
+import { roleSatisfies } from "@/server/auth/roles";
+import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
+
+export const dynamic = "force-dynamic";
+
+// ML engineers read profiles; SREs too (they approve what the optimizer plans from them). Managers do not.
+export default async function ProfilePage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const user = await requireUser(`/profiles/${id}`);
+  const isMl = roleSatisfies(user.role, "ml_engineer");
+  if (!isMl && !roleSatisfies(user.role, "sre")) return <Forbidden role="ml_engineer" current={user.role} />;
+  await getQueryClient().prefetchQuery(trpc.profiles.get.queryOptions({ id }));
+  return (
+    <HydrateClient>
+      <ProfileView id={id} canDelete={isMl} />
+    </HydrateClient>
+  );
+}

@@ -1,0 +1,69 @@
+"use client";
+import { formatBytes, formatCount, formatFlops, formatMs, formatShape } from "./format";
+import type { ModelVersionData } from "./model-types";
+
+/** What one version's file is and costs: interface, parameters, FLOPs per sample, operators, load time. */
+export function ModelAnalysis({ version }: { version: ModelVersionData }) {
+  const a = version.analysis;
+  if (!a) return <p className="empty">This version has no analysis this page can read (it was registered by an older or newer control plane).</p>;
+  const s = a.summary;
+  const flops = a.flops;
+  const loadBytesPerS = a.validation.loadMs > 0 ? version.bytes / (a.validation.loadMs / 1000) : null;
+  const dims = Object.entries(version.servingDims);
+  return (
+    <div className="analysis-grid" data-testid="analysis">
+      <div className="table-wrap">
+        <table className="data kv-table" data-testid="analysis-table">
+          <tbody>
+            <tr><th>Parameters</th><td data-testid="analysis-parameters">{s.parameters.parameters.toLocaleString("en-US")}{s.parameters.parameters >= 10_000 && <span className="muted"> ({formatCount(s.parameters.parameters)})</span>}</td></tr>
+            <tr><th>Weight bytes</th><td>{formatBytes(s.parameters.weightBytes)} <span className="muted">in {s.parameters.initializers} initializers</span></td></tr>
+            <tr>
+              <th>FLOPs per sample</th>
+              <td data-testid="analysis-flops">
+                {flops.status === "counted"
+                  ? <>{formatFlops(flops.perSample.total)} <span className="muted">({flops.perSample.total.toLocaleString("en-US")}, batch 1)</span></>
+                  : <span className="form-field-error" title={flops.message}>not counted: {flops.message}</span>}
+              </td>
+            </tr>
+            <tr><th>File</th><td>{formatBytes(version.bytes)} <span className="mono muted" title={version.sha256}>sha256 {version.sha256.slice(0, 12)}…</span></td></tr>
+            <tr><th>Weights</th><td>{version.syntheticWeights ? <span className="badge synthetic">synthetic weights</span> : <span className="muted">as uploaded</span>}</td></tr>
+            <tr><th>ONNX</th><td>IR {s.irVersion}, opset {s.defaultOpset ?? "—"}{s.opsets.filter((o) => o.domain !== "").map((o) => `, ${o.domain} ${o.version}`).join("")} · {s.nodes} nodes</td></tr>
+            <tr><th>Producer</th><td>{s.producer.name || "—"}{s.producer.version ? ` ${s.producer.version}` : ""}</td></tr>
+            <tr><th>Session load (ORT)</th><td>{formatMs(a.validation.loadMs)}{loadBytesPerS !== null && <span className="muted"> · {formatBytes(Math.round(loadBytesPerS))}/s</span>}</td></tr>
+            <tr><th>Peak RSS of one run</th><td>{flops.status === "counted" && flops.peakRssBytes !== null ? formatBytes(flops.peakRssBytes) : "—"}</td></tr>
+            <tr><th>Serving dimensions</th><td>{dims.length ? dims.map(([k, v]) => `${k} = ${v}`).join(", ") : <span className="muted">none to fix (only the batch is dynamic)</span>}</td></tr>
+          </tbody>
+        </table>
+      </div>
+      <div>
+        <div className="table-wrap" style={{ marginBottom: 14 }}>
+          <table className="data" data-testid="analysis-io">
+            <thead><tr><th>Tensor</th><th>Name</th><th>Type</th><th>Shape</th></tr></thead>
+            <tbody>
+              {s.inputs.map((t) => <tr key={`in-${t.name}`}><td className="muted">input</td><td className="mono">{t.name}</td><td>{t.dataType}</td><td className="mono">{formatShape(t.shape)}</td></tr>)}
+              {s.outputs.map((t) => <tr key={`out-${t.name}`}><td className="muted">output</td><td className="mono">{t.name}</td><td>{t.dataType}</td><td className="mono">{formatShape(t.shape)}</td></tr>)}
+            </tbody>
+          </table>
+        </div>
+        <div className="table-wrap">
+          <table className="data" data-testid="analysis-operators">
+            <thead><tr><th>Operator</th><th className="num">Nodes</th><th className="num">FLOPs / sample</th></tr></thead>
+            <tbody>
+              {s.operators.slice(0, 8).map((o) => {
+                const counted = flops.status === "counted" ? flops.perSample.byOperator.find((b) => b.opType === o.opType) : undefined;
+                return (
+                  <tr key={`${o.domain}:${o.opType}`}>
+                    <td className="mono">{o.domain ? `${o.domain}:` : ""}{o.opType}</td>
+                    <td className="num">{o.nodes}</td>
+                    <td className="num">{counted ? formatFlops(counted.flops) : <span className="muted">—</span>}</td>
+                  </tr>
+                );
+              })}
+              {s.operators.length > 8 && <tr><td colSpan={3} className="muted">and {s.operators.length - 8} more operator types</td></tr>}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+// A copyable Open Inference Protocol (KServe v2) request for a model: a one-line Node script that writes a request
+// of zeros at batch 1 (the body of a 3×224×224 image is too long to paste), then curl to an agent serving it.
+
+export interface OipInput {
+  name: string;
+  dataType: string;
+  /** Batch-1 shape: the batch is 1, other dynamic dimensions at their serving values. */
+  shape: number[];
+}
+
+const OIP_DATATYPES: Record<string, string> = {
+  float32: "FP32", float64: "FP64", float16: "FP16", bfloat16: "BF16", int8: "INT8", int16: "INT16", int32: "INT32", int64: "INT64",
+  uint8: "UINT8", uint16: "UINT16", uint32: "UINT32", uint64: "UINT64", bool: "BOOL", string: "BYTES",
+};
+
+export function oipDatatype(dataType: string): string {
+  return OIP_DATATYPES[dataType] ?? dataType.toUpperCase();
+}
+
+/** Batch-1 shapes from the file's declared shapes: the first dynamic dimension is the batch, others from `dims`. */
+export function batchOneInputs(
+  inputs: ReadonlyArray<{ name: string; dataType: string; shape: ReadonlyArray<number | string | null> | null }>, dims: Record<string, number>,
+): OipInput[] {
+  return inputs.map((input) => ({
+    name: input.name,
+    dataType: input.dataType,
+    shape: (input.shape ?? [1]).map((d, axis) => (typeof d === "number" ? d : axis === 0 ? 1 : (d !== null ? dims[d] : undefined) ?? dims[`${input.name}[${axis}]`] ?? 1)),
+  }));
+}
+
+/** Inside a single-quoted shell word, a ' is written '\''. */
+const shellSingle = (text: string) => text.replace(/'/g, "'\\''");
+
+export function oipCurlExample(modelName: string, inputs: readonly OipInput[], baseUrl: string): string {
+  const tensors = inputs.map((i) => {
+    const count = i.shape.reduce((a, b) => a * b, 1);
+    const fill = i.dataType === "bool" ? "false" : i.dataType === "string" ? '""' : "0";
+    return `{name:${JSON.stringify(i.name)},shape:${JSON.stringify(i.shape)},datatype:${JSON.stringify(oipDatatype(i.dataType))},data:new Array(${count}).fill(${fill})}`;
+  });
+  const script = `process.stdout.write(JSON.stringify({inputs:[${tensors.join(",")}]}))`;
+  return [
+    `AGENT=${baseUrl}`,
+    `node -e '${shellSingle(script)}' > request.json`,
+    `curl -sS -X POST "$AGENT/v2/models/${encodeURIComponent(modelName)}/infer" \\`,
+    `  -H 'content-type: application/json' --data-binary @request.json`,
+  ].join("\n");
+}

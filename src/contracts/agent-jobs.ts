@@ -1,0 +1,136 @@
+// Jobs agents run for the control plane (profiling and load tests), claimed over the agent API:
+// GET /jobs/next (long-poll), POST /jobs/{id}/cells (profiling progress, a probe's one cell), POST /jobs/{id}/result (a load test's
+// report), POST /jobs/{id}/finish.
+import { z } from "zod";
+
+const stoppingRuleSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("adaptive"), warmup: z.number().int().min(0), minIterations: z.number().int().min(2), maxIterations: z.number().int().min(2),
+    relativeHalfWidth: z.number().positive(), confidence: z.number().gt(0).lt(1), maxCellMs: z.number().positive() }),
+  z.object({ kind: z.literal("fixed"), warmup: z.number().int().min(0), iterations: z.number().int().min(1) }),
+]);
+
+export const profileJobParamsSchema = z.object({
+  profileId: z.string(),
+  modelName: z.string(),
+  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  artifactBytes: z.number().int().positive(),
+  threads: z.array(z.number().int().min(1)).min(1),
+  batches: z.array(z.number().int().min(1)).min(1),
+  dimensions: z.record(z.string(), z.number().int().min(1)),
+  rule: stoppingRuleSchema,
+  budgetCpus: z.array(z.number().int().min(0)).min(1),
+  /** Cells already measured (a job resumed after its agent restarted). */
+  done: z.array(z.object({ threads: z.number().int(), batch: z.number().int() })),
+});
+export type ProfileJobParams = z.infer<typeof profileJobParamsSchema>;
+
+const rate = z.number().positive().max(100_000);
+
+/**
+ * What a user asks of a load test. open: a constant or Poisson rate for a duration; ramp: the rate stepping from one
+ * value to another in equal steps over the duration; search: the highest rate whose p99 stays within a limit (the
+ * load generator's step ramp then bisection; "max rate under the SLO").
+ */
+export const loadTestSpecSchema = z.discriminatedUnion("mode", [
+  z.object({
+    mode: z.literal("open"), pattern: z.enum(["constant", "poisson"]), ratePerS: rate,
+    durationS: z.number().int().min(1).max(600), binary: z.boolean(), batch: z.number().int().min(1).max(1024).default(1),
+  }),
+  z.object({
+    mode: z.literal("ramp"), arrivals: z.enum(["constant", "poisson"]), fromRatePerS: rate, toRatePerS: rate, steps: z.number().int().min(2).max(20),
+    durationS: z.number().int().min(2).max(600), binary: z.boolean(), batch: z.number().int().min(1).max(1024).default(1),
+  }),
+  z.object({
+    mode: z.literal("search"), p99LimitMs: z.number().positive().max(600_000), startRatePerS: rate, maxRatePerS: rate,
+    stepS: z.number().int().min(1).max(60), binary: z.boolean(), batch: z.number().int().min(1).max(1024).default(1),
+  }).refine((s) => s.startRatePerS <= s.maxRatePerS, { message: "the start rate must not exceed the maximum rate", path: ["startRatePerS"] }),
+]);
+export type LoadTestSpec = z.infer<typeof loadTestSpecSchema>;
+
+export const loadTestJobParamsSchema = z.object({
+  loadTestId: z.string(),
+  deploymentId: z.string(),
+  /** The name clients use (/v2/models/{name}/infer) on the agent's own port. */
+  modelName: z.string(),
+  spec: loadTestSpecSchema,
+  /** Sizes of the model's dynamic non-batch dimensions (e.g. {"sequence": 128}), for the generated inputs. */
+  dimensions: z.record(z.string(), z.number().int().min(1)),
+});
+export type LoadTestJobParams = z.infer<typeof loadTestJobParamsSchema>;
+
+/**
+ * The pre-start duration probe of the profile form (issue #14): a few iterations of one cell (t = 1, b = 1) of a
+ * model version, inside the deployment's core budget; the agent reports the cell as a profiling cell.
+ */
+export const profileProbeParamsSchema = z.object({
+  modelName: z.string(),
+  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  artifactBytes: z.number().int().positive(),
+  dimensions: z.record(z.string(), z.number().int().min(1)),
+  budgetCpus: z.array(z.number().int().min(0)).min(1),
+  threads: z.number().int().min(1),
+  batch: z.number().int().min(1),
+  warmup: z.number().int().min(0).max(10),
+  iterations: z.number().int().min(1).max(20),
+});
+export type ProfileProbeParams = z.infer<typeof profileProbeParamsSchema>;
+
+export const claimedJobSchema = z.object({
+  job: z.discriminatedUnion("kind", [
+    z.object({ id: z.string(), kind: z.literal("profile"), params: profileJobParamsSchema }),
+    z.object({ id: z.string(), kind: z.literal("load_test"), params: loadTestJobParamsSchema }),
+    z.object({ id: z.string(), kind: z.literal("profile_probe"), params: profileProbeParamsSchema }),
+  ]).nullable(),
+});
+export type ClaimedJob = NonNullable<z.infer<typeof claimedJobSchema>["job"]>;
+
+const summarySchema = z.looseObject({ count: z.number(), meanMs: z.number(), p50Ms: z.number(), p99Ms: z.number(), maxMs: z.number() });
+const runSchema = z.looseObject({
+  measured: z.looseObject({ intended: z.number(), sent: z.number(), ok: z.number(), dropped: z.number() }),
+  windowMs: z.number(), offeredPerS: z.number(), okPerS: z.number(),
+  latency: summarySchema.extend({ histogram: z.string() }),
+  timeline: z.array(z.looseObject({ second: z.number(), intended: z.number(), ok: z.number(), errors: z.number() })),
+});
+
+/**
+ * The load generator's JSON report (apps/loadgen/src/report.ts, format packrat-loadgen/1) as the agent uploads it:
+ * the parts the dashboard reads are checked, everything else is kept as it came.
+ */
+export const loadgenReportSchema = z.looseObject({
+  format: z.literal("packrat-loadgen/1"),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  target: z.string(),
+  model: z.string(),
+  mode: z.enum(["open", "closed", "search"]),
+  config: z.record(z.string(), z.unknown()),
+  open: runSchema.optional(),
+  search: z.looseObject({
+    maxRate: z.number().optional(),
+    firstFailingRate: z.number().optional(),
+    steps: z.array(z.looseObject({ rate: z.number(), p99Ms: z.number(), intended: z.number(), ok: z.number(), passed: z.boolean(), reason: z.string() })),
+  }).optional(),
+});
+export type LoadgenReportJson = z.infer<typeof loadgenReportSchema>;
+
+/** POST /jobs/{id}/result: a load test's report, with the generation the agent served when the run ended. */
+export const loadTestResultSchema = z.object({ report: loadgenReportSchema, generationAtEnd: z.number().int().min(0).optional() });
+
+export const profileCellReportSchema = z.object({
+  threads: z.number().int().min(1),
+  batch: z.number().int().min(1),
+  meanMs: z.number().nonnegative(),
+  p50Ms: z.number().nonnegative(),
+  p90Ms: z.number().nonnegative(),
+  p99Ms: z.number().nonnegative(),
+  stddevMs: z.number().nonnegative(),
+  ciHalfWidthMs: z.number().nonnegative(),
+  iterations: z.number().int().min(1),
+  stopReason: z.string().max(40),
+  peakRssBytes: z.number().int().nonnegative().nullable(),
+  histogram: z.string().max(65_536),
+});
+export type ProfileCellReport = z.infer<typeof profileCellReportSchema>;
+
+export const postCellsSchema = z.object({ cells: z.array(profileCellReportSchema).min(1).max(1024) });
+export const finishJobSchema = z.object({ outcome: z.enum(["done", "failed"]), error: z.string().max(2000).optional() });

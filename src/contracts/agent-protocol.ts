@@ -1,0 +1,132 @@
+// The agent protocol: REST under /api/agent/v1, bearer agent tokens. Agents pull; the control plane never calls an
+// agent. Both sides validate with these schemas; a change here is a protocol change (bump the version).
+import { z } from "zod";
+import { servingPlanSchema } from "./serving-plan";
+
+export const AGENT_PROTOCOL_VERSION = 1;
+export const AGENT_API_PREFIX = "/api/agent/v1";
+
+const cpuId = z.number().int().min(0).max(65_535);
+
+export const hostTopologySchema = z.object({
+  sockets: z.array(z.object({
+    id: z.number().int(),
+    nodes: z.array(z.object({
+      id: z.number().int(),
+      cores: z.array(z.object({ socket: z.number().int(), node: z.number().int(), coreId: z.number().int(), cpus: z.array(cpuId).min(1) })),
+    })),
+  })).min(1),
+});
+
+export const registerRequestSchema = z.object({
+  protocolVersion: z.number().int(),
+  agentVersion: z.string().min(1).max(64),
+  hostName: z.string().min(1).max(255),
+  /** New at every agent start: a changed boot id means the agent restarted (its running jobs are requeued). */
+  bootId: z.string().uuid(),
+  topology: hostTopologySchema,
+  /** The CPUs this agent may use (affinity mask ∩ cgroup cpuset). */
+  allowedCpus: z.array(cpuId).min(1),
+  cpuModel: z.string().max(255),
+  memoryBytes: z.number().int().positive(),
+  ortVersion: z.string().max(64),
+  /** Where clients reach this agent's inference server, as the agent sees it. */
+  inferenceUrl: z.string().url().optional(),
+});
+export type RegisterRequest = z.infer<typeof registerRequestSchema>;
+
+export const registerResponseSchema = z.object({
+  agentId: z.string(),
+  /** Only when the agent registered with an enrollment token: its own token, shown this once. */
+  agentToken: z.string().optional(),
+  heartbeatIntervalMs: z.number().int().positive(),
+  longPollHoldMs: z.number().int().positive(),
+});
+export type RegisterResponse = z.infer<typeof registerResponseSchema>;
+
+export const desiredDeploymentSchema = z.object({
+  deploymentId: z.string(),
+  modelName: z.string(),
+  /** The model version's label (e.g. "3"), reported in inference responses as model_version. */
+  version: z.string(),
+  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  artifactBytes: z.number().int().positive(),
+  /** Per-deployment generation: only increases. */
+  generation: z.number().int().min(1),
+  /** With per-instance cpulists computed by the control plane's allocator. */
+  plan: servingPlanSchema,
+  /** The model's SLO, so the agent can count requests within it. */
+  slo: z.object({ deadlineMs: z.number().positive(), quantile: z.number().gt(0).lt(1) }).optional(),
+});
+export type DesiredDeployment = z.infer<typeof desiredDeploymentSchema>;
+
+export const desiredStateSchema = z.object({
+  /** Per-agent revision: bumps whenever any deployment's desired state changes. */
+  revision: z.number().int().min(0),
+  deployments: z.array(desiredDeploymentSchema),
+});
+export type DesiredState = z.infer<typeof desiredStateSchema>;
+
+const histogram = z.string().max(65_536); // base64 of a compressed HDR histogram (src/core/stats/histogram.ts)
+
+/** How many estimator decisions one report may carry (the heartbeat stays bounded: ~120 × 0.4 kB). */
+export const ESTIMATOR_TIMELINE_MAX = 120;
+const nullableNumber = z.number().nullable();
+/** One decision of the batch-size estimator (src/core/estimator/types.ts EstimatorDecision). */
+export const estimatorDecisionSchema = z.object({
+  tMs: z.number(),
+  samples: z.number().int().min(0),
+  qHat: nullableNumber,
+  qTilde: nullableNumber,
+  estimate: nullableNumber,
+  stable: nullableNumber,
+  current: z.number().int().min(1),
+  triggers: z.object({ timeoutShare: z.number(), batchTimeouts: z.boolean(), meanQueueDelayMs: nullableNumber, queueDelay: z.boolean(), holds: z.boolean() }),
+  dwellRemainingMs: z.number().min(0),
+  proposed: z.number().int().positive().nullable(),
+  outcome: z.enum(["no-samples", "stable-equals-current", "no-trigger", "dwell", "proposed"]),
+});
+export type EstimatorDecisionReport = z.infer<typeof estimatorDecisionSchema>;
+const estimatorTimeline = z.array(estimatorDecisionSchema).max(ESTIMATOR_TIMELINE_MAX);
+
+export const deploymentReportSchema = z.object({
+  deploymentId: z.string(),
+  observedGeneration: z.number().int().min(0),
+  state: z.enum(["applying", "serving", "failed"]),
+  failureReason: z.string().max(2000).optional(),
+  /** Since the previous heartbeat. */
+  intervalMs: z.number().min(0),
+  requests: z.object({ completed: z.number().int().min(0), rejected: z.number().int().min(0), withinSlo: z.number().int().min(0) }),
+  rows: z.object({ completed: z.number().int().min(0), rejected: z.number().int().min(0) }),
+  /** Per-stage latency histograms (µs) since the previous heartbeat. */
+  histograms: z.object({
+    deserialize: histogram, queue: histogram, formation: histogram, busy: histogram, compute: histogram, system: histogram, serialize: histogram, total: histogram,
+  }).partial(),
+  /** Time the instance set spent executing batches in the interval (one batch at a time: busyMs / intervalMs = ρ). */
+  busyMs: z.number().min(0).optional(),
+  queueDepthRows: z.number().int().min(0),
+  instances: z.array(z.object({ id: z.number().int(), threads: z.number().int(), batch: z.number().int(), state: z.string(), cpus: z.array(cpuId), affinityOk: z.boolean() })),
+  affinityOk: z.boolean(),
+  estimator: z.unknown().optional(),
+  /** The estimator's decisions since the previous heartbeat (the newest ESTIMATOR_TIMELINE_MAX). */
+  estimatorTimeline: estimatorTimeline.optional(),
+  /** Set when a decision proposed a new B: the decision and the timeline up to it (the proposal's evidence). */
+  estimatorProposal: z.object({ batchSize: z.number().int().positive(), decision: z.unknown(), timeline: estimatorTimeline.optional() }).optional(),
+  lastReconfiguration: z.unknown().optional(),
+});
+export type DeploymentReport = z.infer<typeof deploymentReportSchema>;
+
+export const heartbeatRequestSchema = z.object({
+  bootId: z.string().uuid(),
+  /** The desired-state revision the agent has applied (or is applying). */
+  revision: z.number().int().min(0),
+  host: z.object({ cpuBusyFraction: z.number().min(0).max(1), memoryUsedBytes: z.number().int().min(0) }),
+  servingProcessRestarts: z.number().int().min(0),
+  deployments: z.array(deploymentReportSchema),
+});
+export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
+
+export const heartbeatResponseSchema = z.object({ ok: z.literal(true), revision: z.number().int().min(0) });
+
+/** Errors on every agent route: 4xx/5xx with this body. */
+export const agentErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });

@@ -1,0 +1,69 @@
+/**
+ * When a profile cell has been measured enough (Packrat §3.2 as a product feature). Adaptive (the default): after
+ * the warm-up, measure until the Student-t 95% confidence half-width of the mean is ≤ 2% of the mean, with at least
+ * 10 and at most 200 iterations and a 30 s cap per cell. Fixed ("paper"): exactly 10 warm-up + 100 iterations.
+ */
+import { meanConfidenceInterval } from "../stats/confidence";
+
+export type StoppingRule =
+  | { kind: "adaptive"; warmup: number; minIterations: number; maxIterations: number; relativeHalfWidth: number; confidence: number; maxCellMs: number }
+  | { kind: "fixed"; warmup: number; iterations: number };
+
+export const DEFAULT_STOPPING_RULE: StoppingRule = {
+  kind: "adaptive", warmup: 5, minIterations: 10, maxIterations: 200, relativeHalfWidth: 0.02, confidence: 0.95, maxCellMs: 30_000,
+};
+
+export const PAPER_STOPPING_RULE: StoppingRule = { kind: "fixed", warmup: 10, iterations: 100 };
+
+export type StopReason = "converged" | "max-iterations" | "time-cap" | "fixed-count";
+
+/** Whether to stop after `samplesMs` (measured iterations, warm-up excluded) taking `elapsedMs` so far. */
+export function shouldStop(rule: StoppingRule, samplesMs: readonly number[], elapsedMs: number): StopReason | null {
+  const n = samplesMs.length;
+  if (rule.kind === "fixed") return n >= rule.iterations ? "fixed-count" : null;
+  if (n >= rule.maxIterations) return "max-iterations";
+  if (elapsedMs >= rule.maxCellMs && n >= 2) return "time-cap";
+  if (n < rule.minIterations) return null;
+  const ci = meanConfidenceInterval(samplesMs, rule.confidence);
+  return ci.relativeHalfWidth !== null && ci.relativeHalfWidth <= rule.relativeHalfWidth ? "converged" : null;
+}
+
+export interface CellStatistics {
+  iterations: number;
+  meanMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  stddevMs: number;
+  ciHalfWidthMs: number;
+}
+
+/** Exact order statistics (nearest rank) and the CI of the mean, from the measured iterations. */
+export function cellStatistics(samplesMs: readonly number[], confidence = 0.95): CellStatistics {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  const ci = sorted.length >= 2 ? meanConfidenceInterval(samplesMs, confidence) : undefined;
+  const mean = sorted.reduce((s, x) => s + x, 0) / sorted.length;
+  return {
+    iterations: sorted.length, meanMs: mean, p50Ms: rank(0.5), p90Ms: rank(0.9), p99Ms: rank(0.99),
+    stddevMs: ci?.standardDeviation ?? 0, ciHalfWidthMs: ci?.halfWidth ?? 0,
+  };
+}
+
+/**
+ * A duration estimate for a grid from a short probe at (t = 1, b = 1): each cell scales by b / t (work per
+ * iteration) × the iterations the rule needs, as a range between the fewest and the most iterations it allows.
+ */
+export function estimateGridDurationMs(probeMsAtT1B1: number, threads: readonly number[], batches: readonly number[], rule: StoppingRule): { lowMs: number; highMs: number } {
+  const [minIt, maxIt] = rule.kind === "fixed" ? [rule.iterations, rule.iterations] : [rule.minIterations, rule.maxIterations];
+  let low = 0;
+  let high = 0;
+  for (const t of threads) {
+    for (const b of batches) {
+      const perIteration = (probeMsAtT1B1 * b) / t;
+      low += perIteration * (rule.warmup + minIt);
+      high += Math.min(perIteration * (rule.warmup + maxIt), rule.kind === "adaptive" ? rule.maxCellMs + perIteration * rule.warmup : Infinity);
+    }
+  }
+  return { lowMs: low, highMs: high };
+}

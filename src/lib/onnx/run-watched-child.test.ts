@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runWatchedChild, WatchedChildLimitError } from "./run-watched-child";
+
+const dir = mkdtempSync(join(tmpdir(), "watched-child-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// A child that answers at once and exits: over before the parent's first 50 ms /proc sample, and a zombie (no
+// VmHWM in its status) by the time the answer is read. Only the peak it reports itself can hold it to a limit.
+const quickChild = join(dir, "quick-child.mjs");
+writeFileSync(quickChild, `process.once("message", (m) => process.send({ echo: m, peakRssBytes: process.resourceUsage().maxRSS * 1024 }, () => process.exit(0)));\n`);
+
+// A child whose report says 1 TiB: the parent's /proc samples see tens of MiB, so only the report can trip the limit.
+const boastfulChild = join(dir, "boastful-child.mjs");
+writeFileSync(boastfulChild, `process.once("message", () => process.send({ ok: true, peakRssBytes: 2 ** 40 }, () => process.exit(0)));\n`);
+
+describe("runWatchedChild", () => {
+  it("counts the peak the child reports with its answer against the limit", async () => {
+    const outcome = await runWatchedChild(boastfulChild, {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
+    expect(outcome).toMatchObject({ kind: "killed", reason: "MEMORY_LIMIT", peakRssBytes: 2 ** 40 });
+  }, 30_000);
+
+  it("holds a child that answers within one sampling interval to the memory limit, from the peak it reports", async () => {
+    // Node alone is resident well above 16 MiB (about 40 MiB), so the answer must not count.
+    for (let i = 0; i < 3; i++) {
+      const outcome = await runWatchedChild<{ echo: unknown }>(quickChild, { n: i }, { timeoutMs: 30_000, memoryLimitBytes: 16 * 1024 ** 2 });
+      expect(outcome.kind).toBe("killed");
+      if (outcome.kind === "killed") {
+        expect(outcome.reason).toBe("MEMORY_LIMIT");
+        expect(outcome.peakRssBytes).toBeGreaterThan(16 * 1024 ** 2);
+      }
+    }
+  }, 60_000);
+
+  it("returns the answer and the child's peak when it stays under the limit", async () => {
+    const outcome = await runWatchedChild<{ echo: unknown }>(quickChild, { n: 7 }, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
+    expect(outcome.kind).toBe("answered");
+    if (outcome.kind === "answered") {
+      expect(outcome.reply.echo).toEqual({ n: 7 });
+      expect(outcome.peakRssBytes).toBeGreaterThan(1024 ** 2);
+    }
+  }, 30_000);
+
+  it("refuses a limit that is not a positive number, naming it", () => {
+    expect(() => runWatchedChild(quickChild, {}, { timeoutMs: 0, memoryLimitBytes: 1 })).toThrow(WatchedChildLimitError);
+    expect(() => runWatchedChild(quickChild, {}, { timeoutMs: 1000, memoryLimitBytes: Number.NaN })).toThrow(/memoryLimitBytes/);
+  });
+});

@@ -1,0 +1,103 @@
+// Runs a Node script in a child process that answers one IPC message, under a wall-clock limit and a resident
+// memory watchdog (sampled from /proc every 50 ms, plus the peak the child reports with its answer). A child past
+// either limit is SIGKILLed: whatever a file does to ONNX Runtime (a huge allocation, a loop), only the child pays.
+// The child's own figure matters: one that answers and exits within a sampling interval is a zombie by the time
+// the answer is read, and a zombie's /proc status has no VmHWM, so the limit would go unchecked.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { removeOrtDebugLog } from "./ort-debug-log";
+
+export interface WatchedChildLimits {
+  /** Wall-clock limit from spawn to answer, in ms. */
+  timeoutMs: number;
+  /** Resident memory limit, in bytes. */
+  memoryLimitBytes: number;
+}
+
+export type WatchedChildOutcome<T> =
+  | { kind: "answered"; reply: T; peakRssBytes: number | null; elapsedMs: number }
+  | { kind: "killed"; reason: "TIMEOUT" | "MEMORY_LIMIT"; peakRssBytes: number | null; elapsedMs: number }
+  | { kind: "crashed"; message: string; outOfMemory: boolean; elapsedMs: number };
+
+export class WatchedChildLimitError extends Error {
+  readonly code = "BAD_LIMIT";
+  constructor(readonly parameter: string, message: string) {
+    super(`${parameter}: ${message}`);
+    this.name = "WatchedChildLimitError";
+  }
+}
+
+/** A /proc/<pid>/status field in bytes; null where /proc is absent or the process is gone. */
+function statusBytes(pid: number, field: "VmRSS" | "VmHWM"): number | null {
+  try {
+    const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
+    return match?.[1] ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export function runWatchedChild<T>(script: string, request: unknown, limits: WatchedChildLimits): Promise<WatchedChildOutcome<T>> {
+  if (!Number.isFinite(limits.timeoutMs) || limits.timeoutMs <= 0) throw new WatchedChildLimitError("timeoutMs", `must be a positive number of ms, got ${limits.timeoutMs}`);
+  if (!Number.isFinite(limits.memoryLimitBytes) || limits.memoryLimitBytes <= 0) {
+    throw new WatchedChildLimitError("memoryLimitBytes", `must be a positive number of bytes, got ${limits.memoryLimitBytes}`);
+  }
+  // V8's own heap limit below the watchdog's, so a JS-side blow-up ends as "out of memory", not a kill.
+  const heapMb = Math.max(64, Math.floor(limits.memoryLimitBytes / 1024 ** 2));
+  const started = performance.now();
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, script], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
+  const pid = child.pid;
+
+  return new Promise((resolve) => {
+    let reply: { value: T } | undefined;
+    let killedFor: "TIMEOUT" | "MEMORY_LIMIT" | undefined;
+    let peak: number | null = null;
+    let stderr = "";
+    const elapsed = () => Math.round(performance.now() - started);
+
+    const kill = (why: "TIMEOUT" | "MEMORY_LIMIT") => {
+      if (killedFor === undefined && reply === undefined) {
+        killedFor = why;
+        child.kill("SIGKILL");
+      }
+    };
+    const sample = () => {
+      if (pid === undefined) return;
+      const hwm = statusBytes(pid, "VmHWM");
+      if (hwm !== null) peak = Math.max(peak ?? 0, hwm);
+      if ((hwm ?? statusBytes(pid, "VmRSS") ?? 0) > limits.memoryLimitBytes) kill("MEMORY_LIMIT");
+    };
+    const timer = setTimeout(() => kill("TIMEOUT"), limits.timeoutMs);
+    const watch = setInterval(sample, 50);
+    const finish = (outcome: WatchedChildOutcome<T>) => {
+      clearTimeout(timer);
+      clearInterval(watch);
+      resolve(outcome);
+    };
+
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => { stderr = (stderr + chunk).slice(-4000); });
+    child.on("message", (message) => {
+      sample();
+      const reported = (message as { peakRssBytes?: unknown } | null)?.peakRssBytes;
+      if (typeof reported === "number" && Number.isFinite(reported) && reported > 0) peak = Math.max(peak ?? 0, reported);
+      if (killedFor === undefined && peak !== null && peak > limits.memoryLimitBytes) {
+        killedFor = "MEMORY_LIMIT"; // past the limit, even if it got as far as answering: the answer is not used
+        child.kill("SIGKILL");
+      }
+      if (killedFor === undefined) reply = { value: message as T };
+    });
+    child.on("error", (error) => finish({ kind: "crashed", message: `could not start the child process: ${error.message}`, outOfMemory: false, elapsedMs: elapsed() }));
+    child.on("exit", (code, signal) => {
+      if (pid !== undefined) removeOrtDebugLog(pid);
+      if (killedFor !== undefined) return finish({ kind: "killed", reason: killedFor, peakRssBytes: peak, elapsedMs: elapsed() });
+      if (reply !== undefined) return finish({ kind: "answered", reply: reply.value, peakRssBytes: peak, elapsedMs: elapsed() });
+      const tail = stderr.trim().split("\n").slice(-3).join(" | ");
+      finish({
+        kind: "crashed", outOfMemory: /heap out of memory|Allocation failed|std::bad_alloc/i.test(stderr), elapsedMs: elapsed(),
+        message: `the child process ended without an answer (exit ${code ?? signal})${tail ? `: ${tail}` : ""}`,
+      });
+    });
+    child.send(request as object);
+  });
+}

@@ -1,0 +1,55 @@
+// Is this file a model an agent can serve? Decided in a child process (validate-model-child.mjs) under a time limit
+// and a resident-memory watchdog, so that a hostile or broken upload costs the child, never the control plane.
+import { projectFile } from "@/lib/project-file";
+import { runWatchedChild, type WatchedChildLimits } from "./run-watched-child";
+
+export type ModelRejectionCode =
+  | "EMPTY" | "TRUNCATED" | "NOT_ONNX" | "EXTERNAL_DATA" | "UNSUPPORTED_OPERATOR" | "ORT_REJECTED"
+  | "TOO_LARGE" | "TIMEOUT" | "MEMORY_LIMIT" | "VALIDATION_FAILED";
+
+/** Why a file is not accepted as a model; `parameter` names what was wrong (the uploaded file). */
+export class ModelRejectedError extends Error {
+  readonly parameter = "file";
+  constructor(readonly code: ModelRejectionCode, message: string, readonly operator?: string) {
+    super(message);
+    this.name = "ModelRejectedError";
+  }
+}
+
+export interface ModelValidation {
+  /** ONNX Runtime's session creation time in the child, in ms (the load part of a cold start). */
+  loadMs: number;
+  inputNames: string[];
+  outputNames: string[];
+  /** The child's peak resident memory, when /proc tells it. */
+  peakRssBytes: number | null;
+}
+
+type ChildReply =
+  | { ok: true; loadMs: number; inputNames: string[]; outputNames: string[] }
+  | { ok: false; code: ModelRejectionCode; message: string; operator?: string };
+
+let childScript: string | undefined;
+const validateChildScript = () => (childScript ??= projectFile("src/lib/onnx/validate-model-child.mjs", () => new URL("./validate-model-child.mjs", import.meta.url)));
+
+const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+
+/** Resolves with what ONNX Runtime made of the file; rejects with ModelRejectedError saying why not. */
+export async function validateOnnxFile(path: string, limits: WatchedChildLimits): Promise<ModelValidation> {
+  const outcome = await runWatchedChild<ChildReply>(validateChildScript(), { path }, limits);
+  switch (outcome.kind) {
+    case "answered": {
+      const reply = outcome.reply;
+      if (!reply.ok) throw new ModelRejectedError(reply.code, reply.message, reply.operator);
+      return { loadMs: reply.loadMs, inputNames: reply.inputNames, outputNames: reply.outputNames, peakRssBytes: outcome.peakRssBytes };
+    }
+    case "killed":
+      throw outcome.reason === "TIMEOUT"
+        ? new ModelRejectedError("TIMEOUT", `validating the model took longer than ${limits.timeoutMs} ms; it was stopped`)
+        : new ModelRejectedError("MEMORY_LIMIT", `validating the model needed more than ${mib(limits.memoryLimitBytes)} of memory; it was stopped`);
+    case "crashed":
+      throw outcome.outOfMemory
+        ? new ModelRejectedError("MEMORY_LIMIT", `validating the model needed more than ${mib(limits.memoryLimitBytes)} of memory`)
+        : new ModelRejectedError("VALIDATION_FAILED", `validation failed: ${outcome.message}`);
+  }
+}

@@ -1,0 +1,59 @@
+// The shape of every agent API route: verify the agent token, validate the JSON body against its contract, call
+// one service, map domain errors to statuses once. Errors: `{"error": {"code", "message"}}`.
+import type { z } from "zod";
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
+import { DomainError } from "@/server/errors/domain-errors";
+import { httpStatusFor } from "@/server/errors/error-mapping";
+import { log } from "@/server/log";
+import type { AgentIdentity } from "@/server/services/agent-tokens-service";
+import { verifyAgentBearer } from "./verify-agent-bearer";
+
+export interface AgentRouteContext<T> { agent: AgentIdentity; requestId: string; body: T; request: Request }
+
+export function agentError(status: number, code: string, message: string, requestId?: string): Response {
+  return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store", ...(requestId ? { "x-request-id": requestId } : {}) } });
+}
+
+export async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+  let json: unknown;
+  try { json = await request.json(); } catch {
+    return { ok: false, response: agentError(400, "BAD_REQUEST", "the body is not valid JSON") };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, response: agentError(400, "BAD_REQUEST", `${issue.path.join(".") || "body"}: ${issue.message}`) };
+  }
+  return { ok: true, value: parsed.data };
+}
+
+export function mapErrorToResponse(error: unknown, requestId: string): Response {
+  if (error instanceof DomainError) return agentError(httpStatusFor[error.code], error.code, error.message, requestId);
+  if (isDatabaseUnavailable(error)) {
+    // The agent retries with backoff; one line, no stack: an outage is not a bug.
+    log.warn("agent API: database unavailable", { requestId, message: (error as Error).message });
+    const response = agentError(503, "UNAVAILABLE", DATABASE_UNAVAILABLE_MESSAGE, requestId);
+    response.headers.set("retry-after", "2");
+    return response;
+  }
+  log.error("agent API error", { requestId, error });
+  return agentError(500, "INTERNAL", "internal error", requestId);
+}
+
+export function agentRoute<T>(schema: z.ZodType<T> | null, handler: (ctx: AgentRouteContext<T>) => Promise<Response>) {
+  return async (request: Request): Promise<Response> => {
+    const verified = await verifyAgentBearer(request);
+    if (!verified.ok) return verified.response;
+    let body = undefined as T;
+    if (schema) {
+      const read = await readJson(request, schema);
+      if (!read.ok) return read.response;
+      body = read.value;
+    }
+    try {
+      return await handler({ agent: verified.agent, requestId: verified.requestId, body, request });
+    } catch (error) {
+      return mapErrorToResponse(error, verified.requestId);
+    }
+  };
+}

@@ -1,0 +1,108 @@
+// POST /api/models/upload?name=…[&description=…][&fileName=…][&dims=sequence:128,…], the body the raw .onnx file
+// (application/octet-stream). Streamed into the artifact store, never buffered. The same CSRF rule as every other
+// change: POST from the dashboard's Origin, with a content type a plain HTML form cannot send; then a session
+// whose role passes ml_engineer (admin passes too). This route must stay out of any Next proxy/middleware, which
+// buffers bodies and cuts them at 10 MB.
+import { roleSatisfies } from "@/server/auth/roles";
+import { getSessionUser } from "@/server/auth/session";
+import { artifactStore } from "@/server/artifacts/default-store";
+import type { ArtifactStore } from "@/server/artifacts/artifact-store";
+import { storageFailure } from "@/server/artifacts/storage-failure";
+import { env } from "@/server/env";
+import { DomainError } from "@/server/errors/domain-errors";
+import { httpStatusFor } from "@/server/errors/error-mapping";
+import { log, requestIdFrom } from "@/server/log";
+import { ModelRejectedError } from "@/lib/onnx/validate-model";
+import { uploadModel, type UploadLimits } from "@/server/services/models-upload-service";
+
+export interface UploadErrorBody { error: { code: string; message: string; field?: string } }
+
+function reply(status: number, body: unknown, requestId: string): Response {
+  return Response.json(body, { status, headers: { "x-request-id": requestId, "cache-control": "no-store" } });
+}
+
+function refuse(status: number, code: string, message: string, requestId: string, field?: string): Response {
+  return reply(status, { error: { code, message, ...(field ? { field } : {}) } } satisfies UploadErrorBody, requestId);
+}
+
+/** "sequence:128,width=64" → {sequence: 128, width: 64}; a malformed entry is reported, not dropped. */
+export function parseDims(text: string | null): Record<string, number> | string {
+  const out: Record<string, number> = {};
+  if (!text) return out;
+  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([^:=\s]+)\s*[:=]\s*(\d+)$/.exec(part);
+    if (!m) return `"${part}" is not NAME=VALUE (e.g. sequence=128)`;
+    out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+export function uploadLimits(): UploadLimits {
+  const e = env();
+  return { maxBytes: e.MODEL_UPLOAD_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS };
+}
+
+const REJECTION_STATUS: Partial<Record<ModelRejectedError["code"], number>> = { TOO_LARGE: 413 };
+
+export async function handleModelUpload(
+  request: Request, deps: { store?: ArtifactStore; limits?: UploadLimits } = {},
+): Promise<Response> {
+  const requestId = requestIdFrom(request.headers);
+  if (request.method !== "POST") return refuse(405, "METHOD_NOT_ALLOWED", `uploads are POST requests (got ${request.method})`, requestId);
+  const publicOrigin = new URL(env().PACKRAT_PUBLIC_URL).origin;
+  const origin = request.headers.get("origin");
+  if (origin !== publicOrigin) {
+    const reason = origin ? `the request's Origin ${origin} is not this dashboard's (${publicOrigin})` : "the request has no Origin header";
+    log.warn("upload refused", { requestId, reason });
+    return refuse(403, "FORBIDDEN", reason, requestId);
+  }
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/octet-stream") {
+    return refuse(415, "UNSUPPORTED_MEDIA_TYPE", `send the file as application/octet-stream (got ${type ?? "no content type"})`, requestId);
+  }
+  const user = await getSessionUser(request.headers);
+  if (!user) return refuse(401, "UNAUTHORIZED", "Sign in first", requestId);
+  if (!roleSatisfies(user.role, "ml_engineer")) return refuse(403, "FORBIDDEN", "You need the ml_engineer role to upload models", requestId);
+
+  const url = new URL(request.url);
+  const dims = parseDims(url.searchParams.get("dims"));
+  if (typeof dims === "string") return refuse(400, "INVALID_INPUT", `dims: ${dims}`, requestId, "dims");
+  const length = request.headers.get("content-length");
+  const declaredBytes = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
+  if (!request.body && declaredBytes !== 0) return refuse(422, "EMPTY", "the file is empty", requestId);
+
+  const started = performance.now();
+  const logFields = { requestId, user: user.email, name: url.searchParams.get("name"), declaredBytes };
+  try {
+    const result = await uploadModel(
+      { user, requestId },
+      {
+        name: url.searchParams.get("name") ?? "",
+        description: url.searchParams.get("description") ?? undefined,
+        fileName: url.searchParams.get("fileName") ?? undefined,
+        dims,
+        body: (request.body as AsyncIterable<Uint8Array> | null) ?? (async function* () { /* no body */ })(),
+        declaredBytes,
+      },
+      deps.limits ?? uploadLimits(), deps.store ?? artifactStore(),
+    );
+    log.info("model uploaded", { ...logFields, ms: Math.round(performance.now() - started), sha256: result.sha256, version: result.version.number, deduplicated: result.deduplicated });
+    return reply(result.deduplicated ? 200 : 201, result, requestId);
+  } catch (error) {
+    if (error instanceof ModelRejectedError) {
+      log.info("upload rejected", { ...logFields, code: error.code, message: error.message });
+      return refuse(REJECTION_STATUS[error.code] ?? 422, error.code, error.message, requestId, "file");
+    }
+    if (error instanceof DomainError) {
+      const field = typeof error.details?.field === "string" ? error.details.field : undefined;
+      return refuse(httpStatusFor[error.code], error.code, error.message, requestId, field);
+    }
+    const storage = storageFailure(error);
+    if (storage) {
+      log.error("upload failed: artifact store", { ...logFields, errno: storage.errno, path: (error as { path?: string }).path });
+      return refuse(storage.status, storage.code, storage.message, requestId);
+    }
+    log.error("upload failed", { ...logFields, error });
+    return refuse(500, "INTERNAL", "the upload failed on the server; nothing was kept", requestId);
+  }
+}

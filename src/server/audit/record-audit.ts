@@ -1,0 +1,50 @@
+// The append-only audit log. Call recordAudit with the transaction that makes the change it describes, so
+// the change and its event commit together or not at all. The table cannot be updated or deleted from (a
+// trigger raises); see the migration 20261129180000_auth_audit_agent_tokens.
+import type { Prisma } from "@/generated/prisma/client";
+
+export type AuditActor =
+  | { type: "user"; id: string; label: string }
+  | { type: "agent"; id: string; label: string }
+  | { type: "system"; label: string }
+  | { type: "anonymous"; label?: string };
+
+export interface AuditEventInput {
+  actor: AuditActor;
+  /** `<thing>.<verb>`, e.g. user.create, agent_token.revoke, auth.sign_in. */
+  action: string;
+  /** label: the target's email or name at the time, shown and searched in the Audit page. */
+  target?: { type: string; id: string; label?: string };
+  before?: unknown;
+  after?: unknown;
+  requestId?: string;
+}
+
+/** Anything with the audit table: the client itself, or (preferably) an interactive transaction. */
+export type AuditWriter = Pick<Prisma.TransactionClient, "auditEvent">;
+
+// Dates and other rich values become what JSON.stringify makes of them, once, here.
+function json(value: unknown): Prisma.InputJsonValue | undefined {
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue);
+}
+
+export const userActor = (user: { id: string; email: string }): AuditActor => ({ type: "user", id: user.id, label: user.email });
+
+export async function recordAudit(tx: AuditWriter, event: AuditEventInput): Promise<void> {
+  const { actor } = event;
+  if (!/^[a-z][a-z_]*\.[a-z][a-z_]*$/.test(event.action)) throw new Error(`audit action "${event.action}" is not <thing>.<verb>`);
+  await tx.auditEvent.create({
+    data: {
+      actorType: actor.type,
+      actorId: "id" in actor ? actor.id : null,
+      actorLabel: actor.label ?? null,
+      action: event.action,
+      targetType: event.target?.type ?? null,
+      targetId: event.target?.id ?? null,
+      targetLabel: event.target?.label ?? null,
+      before: json(event.before),
+      after: json(event.after),
+      requestId: event.requestId ?? null,
+    },
+  });
+}

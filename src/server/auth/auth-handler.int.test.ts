@@ -1,0 +1,216 @@
+// Sign-in, sessions, the CSRF check and the sign-in rate limit, through the same handlers Next serves
+// (/api/auth/* and /api/trpc), against the real database.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleTrpcRequest } from "@/server/api/http-handler";
+import { db } from "@/server/db/client";
+import { resetEnvForTests } from "@/server/env";
+import { setUserActive, setUserRole } from "@/server/services/users-service";
+import { resetAuthForTests } from "./auth";
+import { handleAuthRequest } from "./auth-handler";
+import { usePasswordHasherForTests } from "./password";
+import { cheapHasher, createTestAgentToken, insertTestUser } from "./test-support";
+import { recordSessionCookie } from "../../../test/secrets-list";
+
+const ORIGIN = "http://localhost:3999";
+
+beforeAll(() => {
+  Object.assign(process.env, {
+    PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error",
+    SIGN_IN_MAX_FAILURES_PER_EMAIL: "5", SIGN_IN_MAX_FAILURES_PER_IP: "20", SIGN_IN_FAILURE_WINDOW_MS: "900000",
+  });
+  resetEnvForTests();
+  resetAuthForTests();
+  usePasswordHasherForTests(cheapHasher);
+});
+afterAll(() => usePasswordHasherForTests(undefined));
+
+let ipCounter = 0;
+/** Each test its own client IP, so the per-IP limit of one test never spills into another. */
+const freshIp = () => `198.51.100.${++ipCounter}`;
+
+function authRequest(path: string, init: { body?: unknown; cookie?: string; origin?: string | null; type?: string; ip?: string; method?: string } = {}) {
+  const headers = new Headers({ "x-forwarded-for": init.ip ?? "203.0.113.1" });
+  if (init.origin !== null) headers.set("origin", init.origin ?? ORIGIN);
+  if (init.body !== undefined) headers.set("content-type", init.type ?? "application/json");
+  if (init.cookie) headers.set("cookie", init.cookie);
+  return handleAuthRequest(new Request(`${ORIGIN}/api/auth${path}`, {
+    method: init.method ?? "POST", headers, body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
+  }));
+}
+
+const signIn = (email: string, password: string, ip = freshIp()) => authRequest("/sign-in/email", { body: { email, password }, ip });
+
+async function sessionCookie(email: string, password: string): Promise<string> {
+  const response = await signIn(email, password);
+  expect(response.status).toBe(200);
+  const cookie = response.headers.getSetCookie().find((c) => c.startsWith("packrat.session_token="));
+  expect(cookie).toBeDefined();
+  recordSessionCookie(cookie!); // a secret the CI scan looks for (signed out or revoked later, so gone from the database)
+  return cookie!.split(";")[0]!;
+}
+
+function trpc(path: string, init: { cookie?: string; input?: unknown; method?: "GET" | "POST"; origin?: string | null; type?: string; authorization?: string } = {}) {
+  const headers = new Headers();
+  if (init.cookie) headers.set("cookie", init.cookie);
+  if (init.authorization) headers.set("authorization", init.authorization);
+  const method = init.method ?? "GET";
+  if (method === "POST") {
+    if (init.origin !== null) headers.set("origin", init.origin ?? ORIGIN);
+    headers.set("content-type", init.type ?? "application/json");
+    return handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/${path}`, { method, headers, body: JSON.stringify({ json: init.input }) }));
+  }
+  const query = init.input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: init.input }))}`;
+  return handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/${path}${query}`, { method, headers }));
+}
+
+const errorCode = async (response: Response) => ((await response.json()) as { error?: { json?: { data?: { code?: string } } } }).error?.json?.data?.code;
+
+describe("sign-in and sessions", () => {
+  it("signs in with email and password: an httpOnly, SameSite=Lax session cookie that tRPC accepts", async () => {
+    const user = await insertTestUser(db(), "sre");
+    const response = await signIn(user.email.toUpperCase(), user.password);
+    expect(response.status).toBe(200);
+    const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("packrat.session_token="))!;
+    recordSessionCookie(setCookie);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    expect(setCookie).not.toMatch(/Secure/i); // the public URL is http here
+    expect(response.headers.get("x-request-id")).toBeTruthy();
+    const me = await trpc("users.me", { cookie: setCookie.split(";")[0] });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ result: { data: { json: { email: user.email, role: "sre" } } } });
+    const audit = await db().auditEvent.findFirst({ where: { action: "auth.sign_in", actorId: user.id } });
+    expect(audit).toMatchObject({ actorType: "user", targetLabel: user.email });
+  });
+
+  it("refuses a wrong password with 401 and audits the failure, without leaking which part was wrong", async () => {
+    const user = await insertTestUser(db(), "ml_engineer");
+    const wrong = await signIn(user.email, "not-the-password");
+    const unknown = await signIn("nobody-here@test.example", "whatever-password");
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(await wrong.json()).toEqual(await unknown.json());
+    const audit = await db().auditEvent.findFirst({ where: { action: "auth.sign_in_failed", targetId: user.id } });
+    expect(audit).toMatchObject({ actorType: "anonymous", actorLabel: user.email, after: { reason: "INVALID_EMAIL_OR_PASSWORD" } });
+  });
+
+  it("signs out: the session row is gone, the cookie no longer works, and it is audited", async () => {
+    const user = await insertTestUser(db(), "manager");
+    const cookie = await sessionCookie(user.email, user.password);
+    const out = await authRequest("/sign-out", { body: {}, cookie });
+    expect(out.status).toBe(200);
+    expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
+    expect(await errorCode(await trpc("users.me", { cookie }))).toBe("UNAUTHORIZED");
+    expect(await db().auditEvent.count({ where: { action: "auth.sign_out", actorId: user.id } })).toBe(1);
+  });
+
+  it("a role change revokes the user's sessions: the next request is UNAUTHORIZED", async () => {
+    const admin = await insertTestUser(db(), "admin");
+    const user = await insertTestUser(db(), "sre");
+    const cookie = await sessionCookie(user.email, user.password);
+    expect((await trpc("agentTokens.list", { cookie })).status).toBe(200);
+    await setUserRole({ user: admin, requestId: "t" }, { userId: user.id, role: "manager" });
+    expect(await errorCode(await trpc("agentTokens.list", { cookie }))).toBe("UNAUTHORIZED");
+    // Signing in again gives the new role: manager may not list agent tokens.
+    const again = await sessionCookie(user.email, user.password);
+    expect(await errorCode(await trpc("agentTokens.list", { cookie: again }))).toBe("FORBIDDEN");
+  });
+
+  it("a deactivated user's sessions end and signing in again is refused as deactivated", async () => {
+    const admin = await insertTestUser(db(), "admin");
+    const user = await insertTestUser(db(), "ml_engineer");
+    const cookie = await sessionCookie(user.email, user.password);
+    await setUserActive({ user: admin, requestId: "t" }, { userId: user.id, active: false });
+    expect(await errorCode(await trpc("users.me", { cookie }))).toBe("UNAUTHORIZED");
+    const response = await signIn(user.email, user.password);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ code: "ACCOUNT_DEACTIVATED" });
+  });
+
+  it("exposes only sign-in, sign-out and get-session of better-auth: sign-up and the rest are 404", async () => {
+    const signUp = await authRequest("/sign-up/email", { body: { email: "new@test.example", password: "a-long-password", name: "x" } });
+    expect(signUp.status).toBe(404);
+    expect((await authRequest("/change-password", { body: {} })).status).toBe(404);
+    expect((await authRequest("/get-session", { method: "GET" })).status).toBe(200);
+  });
+
+  it("never accepts an agent token on tRPC", async () => {
+    const admin = await insertTestUser(db(), "admin");
+    const { token } = await createTestAgentToken({ user: admin, requestId: "t" }, { name: "not-for-trpc" });
+    expect(await errorCode(await trpc("users.me", { authorization: `Bearer ${token}` }))).toBe("UNAUTHORIZED");
+  });
+});
+
+describe("sign-in rate limit", () => {
+  it("after 5 failed attempts for one email, the 6th is 429 with Retry-After, even with the right password", async () => {
+    const user = await insertTestUser(db(), "sre");
+    // Each attempt from a different IP: this is the per-email limit at work, not the per-IP one.
+    for (let i = 0; i < 5; i++) expect((await signIn(user.email, `wrong-${i}`)).status).toBe(401);
+    const blocked = await signIn(user.email, user.password);
+    expect(blocked.status).toBe(429);
+    // The window is 15 min = 900 s and began with the first failure a moment ago: 1 ≤ Retry-After ≤ 900.
+    const retryAfter = Number(blocked.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(await blocked.json()).toMatchObject({ code: "RATE_LIMITED", message: expect.stringMatching(/Too many failed sign-ins/) });
+    // No session was created by the blocked attempt.
+    expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("after 20 failures from one IP, that IP is refused for any email; a success gives its attempt back", async () => {
+    const ip = freshIp();
+    const user = await insertTestUser(db(), "ml_engineer");
+    expect((await signIn(user.email, user.password, ip)).status).toBe(200); // success: not counted against the IP
+    for (let i = 0; i < 20; i++) expect((await signIn(`guess-${i}@test.example`, "x-password", ip)).status).toBe(401);
+    const blocked = await signIn(user.email, user.password, ip);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await signIn(user.email, user.password, freshIp())).status).toBe(200); // another IP is fine
+  });
+
+  it("a successful sign-in clears the email's failures", async () => {
+    const user = await insertTestUser(db(), "manager");
+    for (let i = 0; i < 4; i++) expect((await signIn(user.email, "wrong-password")).status).toBe(401);
+    expect((await signIn(user.email, user.password)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await signIn(user.email, "wrong-password")).status).toBe(401);
+    expect((await signIn(user.email, "wrong-password")).status).toBe(429);
+  });
+});
+
+describe("CSRF: changes only as JSON POST from the dashboard's origin", () => {
+  it("sign-in from another origin, without an origin, or as a form post is 403", async () => {
+    const user = await insertTestUser(db(), "sre");
+    const body = { email: user.email, password: user.password };
+    expect((await authRequest("/sign-in/email", { body, origin: "https://evil.example" })).status).toBe(403);
+    expect((await authRequest("/sign-in/email", { body, origin: null })).status).toBe(403);
+    const form = await authRequest("/sign-in/email", { body: `email=${encodeURIComponent(user.email)}&password=${user.password}`, type: "application/x-www-form-urlencoded" });
+    expect(form.status).toBe(403);
+    expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("a tRPC mutation from another origin, as a form, or via GET is 403 and changes nothing", async () => {
+    const admin = await insertTestUser(db(), "admin");
+    const cookie = await sessionCookie(admin.email, admin.password);
+    const input = { name: "csrf-probe" };
+    const before = await db().agentToken.count({ where: { name: "csrf-probe" } });
+    const wrongOrigin = await trpc("agentTokens.create", { cookie, input, method: "POST", origin: "https://evil.example" });
+    const noOrigin = await trpc("agentTokens.create", { cookie, input, method: "POST", origin: null });
+    const form = await trpc("agentTokens.create", { cookie, input, method: "POST", type: "application/x-www-form-urlencoded" });
+    const textPlain = await trpc("agentTokens.create", { cookie, input, method: "POST", type: "text/plain" });
+    const viaGet = await trpc("agentTokens.create", { cookie, input, method: "GET" });
+    for (const response of [wrongOrigin, noOrigin, form, textPlain, viaGet]) {
+      expect(response.status).toBe(403);
+      expect(await response.json()).toMatchObject({ error: { code: "FORBIDDEN" } });
+    }
+    expect(await db().agentToken.count({ where: { name: "csrf-probe" } })).toBe(before);
+    // The same call done right goes through.
+    const ok = await trpc("agentTokens.create", { cookie, input, method: "POST" });
+    expect(ok.status).toBe(200);
+    expect(await db().agentToken.count({ where: { name: "csrf-probe" } })).toBe(before + 1);
+  });
+
+  it("queries stay plain GETs (no Origin needed), so pages and probes can read", async () => {
+    const response = await trpc("system.health");
+    expect(response.status).toBe(200);
+  });
+});

@@ -1,0 +1,110 @@
+// /api/auth/*: what stands between the browser and better-auth. Only the endpoints the dashboard uses are
+// reachable (sign-in, sign-out, get-session); the others better-auth ships (sign-up, change-password,
+// delete-user, …) answer 404, so every change to a user goes through the audited users service. POSTs pass
+// the CSRF check; sign-in attempts pass the PostgreSQL rate limiter (429 with Retry-After); sign-in, its
+// failures and sign-out are audited.
+import { db } from "@/server/db/client";
+import { env } from "@/server/env";
+import { log, requestIdFrom, type Logger } from "@/server/log";
+import { recordAudit } from "@/server/audit/record-audit";
+import { normalizeEmail } from "@/server/services/users-service";
+import { auth } from "./auth";
+import { forbiddenResponse, mutationRejection } from "./request-guard";
+import { getSessionUser } from "./session";
+import { consumeSignInAttempt, recordSignInSuccess } from "./sign-in-throttle";
+
+const endpoints: Record<string, "GET" | "POST"> = {
+  "/sign-in/email": "POST",
+  "/sign-out": "POST",
+  "/get-session": "GET",
+};
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  const copy = new Response(response.body, response);
+  for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value);
+  return copy;
+}
+
+/**
+ * The caller's address for the per-IP limit: the first X-Forwarded-For entry (set by `next start` and by
+ * proxies), else X-Real-IP. A client can forge these; the per-email limit does not depend on them.
+ */
+export function clientIp(headers: Headers): string {
+  const forwarded = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  return forwarded || headers.get("x-real-ip")?.trim() || "unknown";
+}
+
+export async function handleAuthRequest(request: Request): Promise<Response> {
+  const requestId = requestIdFrom(request.headers);
+  const logger = log.child({ requestId });
+  const path = new URL(request.url).pathname.replace(/^\/api\/auth/, "");
+  const method = endpoints[path];
+  if (!method) return Response.json({ error: { code: "NOT_FOUND", message: `no auth endpoint ${path}` } }, { status: 404, headers: { "x-request-id": requestId } });
+  if (method === "POST") {
+    const rejection = mutationRejection(request, env().PACKRAT_PUBLIC_URL);
+    if (rejection) {
+      logger.warn("auth request refused", { path, reason: rejection });
+      return forbiddenResponse(rejection, requestId);
+    }
+  } else if (request.method !== method) {
+    return Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: `${path} takes ${method}` } }, { status: 405, headers: { allow: method, "x-request-id": requestId } });
+  }
+  let response: Response;
+  if (path === "/sign-in/email") response = await signIn(request, requestId, logger);
+  else if (path === "/sign-out") response = await signOut(request, requestId, logger);
+  else response = await auth().handler(request);
+  return withHeaders(response, { "x-request-id": requestId, "cache-control": "no-store" });
+}
+
+async function signIn(request: Request, requestId: string, logger: Logger): Promise<Response> {
+  const body = (await request.clone().json().catch(() => null)) as { email?: unknown } | null;
+  // No email: nothing to count; better-auth answers with its validation error.
+  if (typeof body?.email !== "string" || !body.email.trim()) return auth().handler(request);
+  const email = normalizeEmail(body.email);
+  const ip = clientIp(request.headers);
+  const config = env();
+  const decision = await consumeSignInAttempt(db(), {
+    maxFailuresPerEmail: config.SIGN_IN_MAX_FAILURES_PER_EMAIL,
+    maxFailuresPerIp: config.SIGN_IN_MAX_FAILURES_PER_IP,
+    windowMs: config.SIGN_IN_FAILURE_WINDOW_MS,
+  }, { email, ip }, Date.now());
+  if (!decision.allowed) {
+    // Logged, not audited: a flood of refused attempts must not flood the audit log.
+    logger.warn("sign-in rate limited", { email, ip, key: decision.key, retryAfterSeconds: decision.retryAfterSeconds });
+    const minutes = Math.ceil(decision.retryAfterSeconds / 60);
+    return Response.json(
+      { code: "RATE_LIMITED", message: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.` },
+      { status: 429, headers: { "retry-after": String(decision.retryAfterSeconds) } },
+    );
+  }
+  const response = await auth().handler(request);
+  if (response.ok) {
+    const data = (await response.clone().json()) as { user: { id: string } };
+    await recordSignInSuccess(db(), { email, ip });
+    await recordAudit(db(), {
+      actor: { type: "user", id: data.user.id, label: email }, action: "auth.sign_in",
+      target: { type: "user", id: data.user.id, label: email }, after: { ip }, requestId,
+    });
+    logger.info("signed in", { userId: data.user.id });
+  } else {
+    const data = (await response.clone().json().catch(() => ({}))) as { code?: string };
+    const user = await db().user.findUnique({ where: { email }, select: { id: true } });
+    await recordAudit(db(), {
+      actor: { type: "anonymous", label: email }, action: "auth.sign_in_failed",
+      target: user ? { type: "user", id: user.id, label: email } : undefined,
+      after: { reason: data.code ?? `HTTP ${response.status}`, ip }, requestId,
+    });
+    logger.info("sign-in failed", { email, ip, status: response.status, reason: data.code });
+  }
+  return response;
+}
+
+async function signOut(request: Request, requestId: string, logger: Logger): Promise<Response> {
+  const user = await getSessionUser(request.headers);
+  const response = await auth().handler(request);
+  if (response.ok && user) {
+    await recordAudit(db(), { actor: { type: "user", id: user.id, label: user.email }, action: "auth.sign_out", target: { type: "user", id: user.id, label: user.email }, requestId });
+    logger.info("signed out", { userId: user.id });
+  }
+  return response;
+}

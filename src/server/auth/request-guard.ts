@@ -1,0 +1,21 @@
+// The CSRF defence for every state-changing request (tRPC mutations, sign-in, sign-out): POST only, with a
+// JSON body, from a page of this dashboard (Origin equal to PACKRAT_PUBLIC_URL's origin). A plain HTML form
+// cannot send application/json, and another site's page cannot send our Origin; anything else gets 403.
+
+/** Why a state-changing request is refused, or null when it may proceed. */
+export function mutationRejection(request: Request, publicUrl: string): string | null {
+  if (request.method !== "POST") return `changes are accepted only as POST (got ${request.method})`;
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") return `changes are accepted only as application/json (got ${type ?? "no content type"})`;
+  const origin = request.headers.get("origin");
+  if (!origin) return "the request has no Origin header";
+  if (origin !== new URL(publicUrl).origin) return `the request's Origin ${origin} is not this dashboard's (${new URL(publicUrl).origin})`;
+  return null;
+}
+
+export function forbiddenResponse(reason: string, requestId: string): Response {
+  return Response.json(
+    { error: { code: "FORBIDDEN", message: reason } },
+    { status: 403, headers: { "x-request-id": requestId, "cache-control": "no-store" } },
+  );
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { loadControlPlaneEnv } from "./env";
+
+describe("control-plane env", () => {
+  it("applies documented defaults", () => {
+    const env = loadControlPlaneEnv({});
+    expect(env.PORT).toBe(3000);
+    expect(env.HEARTBEAT_INTERVAL_MS).toBe(5000);
+    expect(env.LONG_POLL_HOLD_MS).toBe(25000);
+    expect(env.PACKRAT_PUBLIC_URL).toBe("http://localhost:3000");
+    expect(env.DATABASE_URL).toBeUndefined();
+  });
+  it("derives the public URL from PORT", () => {
+    expect(loadControlPlaneEnv({ PORT: "4100" }).PACKRAT_PUBLIC_URL).toBe("http://localhost:4100");
+  });
+  it("names a bad DATABASE_URL in one line without echoing the secret", () => {
+    expect(() => loadControlPlaneEnv({ DATABASE_URL: "mysql://u:secret@h/db" }))
+      .toThrowError(/^invalid environment variable DATABASE_URL: must be a postgresql:\/\/ URL/);
+    try { loadControlPlaneEnv({ DATABASE_URL: "mysql://u:secret@h/db" }); } catch (e) {
+      expect((e as Error).message).not.toContain("secret");
+      expect((e as Error).message).not.toContain("\n");
+    }
+  });
+  it("names a bad PORT and shows the value", () => {
+    expect(() => loadControlPlaneEnv({ PORT: "http" })).toThrowError(/^invalid environment variable PORT \(got "http"\)/);
+  });
+  it("treats an empty variable as unset", () => {
+    expect(loadControlPlaneEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+
+  it("users: demo users by default; the first admin's variables are validated without echoing secrets", () => {
+    const defaults = loadControlPlaneEnv({});
+    expect(defaults.PACKRAT_DEMO_USERS).toBe(true);
+    expect(defaults.SIGN_IN_MAX_FAILURES_PER_EMAIL).toBe(5);
+    expect(defaults.SIGN_IN_MAX_FAILURES_PER_IP).toBe(20);
+    expect(defaults.SIGN_IN_FAILURE_WINDOW_MS).toBe(900_000);
+    expect(loadControlPlaneEnv({ PACKRAT_DEMO_USERS: "false" }).PACKRAT_DEMO_USERS).toBe(false);
+    expect(() => loadControlPlaneEnv({ PACKRAT_ADMIN_EMAIL: "root" })).toThrowError(/^invalid environment variable PACKRAT_ADMIN_EMAIL \(got "root"\): must be an email/);
+    expect(() => loadControlPlaneEnv({ PACKRAT_ADMIN_PASSWORD: "short-pw" })).toThrowError(/^invalid environment variable PACKRAT_ADMIN_PASSWORD: must be at least 12 characters$/);
+    expect(() => loadControlPlaneEnv({ BETTER_AUTH_SECRET: "tiny-secret" })).toThrowError(/^invalid environment variable BETTER_AUTH_SECRET: must be at least 32/);
+    for (const [name, value] of [["PACKRAT_ADMIN_PASSWORD", "short-pw"], ["BETTER_AUTH_SECRET", "tiny-secret"]] as const) {
+      try { loadControlPlaneEnv({ [name]: value }); } catch (e) { expect((e as Error).message).not.toContain(value); }
+    }
+  });
+
+  it("model registry: 2 GiB upload limit, 4 GiB validation RSS, 60 s validation by default; each overridable", () => {
+    const defaults = loadControlPlaneEnv({});
+    // 2 GiB = 2 × 1024³ = 2,147,483,648 bytes; 4 GiB = 4,294,967,296 bytes.
+    expect(defaults.MODEL_UPLOAD_MAX_BYTES).toBe(2_147_483_648);
+    expect(defaults.MODEL_VALIDATE_MAX_RSS).toBe(4_294_967_296);
+    expect(defaults.MODEL_VALIDATE_TIMEOUT_MS).toBe(60_000);
+    const set = loadControlPlaneEnv({ MODEL_UPLOAD_MAX_BYTES: "1000", MODEL_VALIDATE_MAX_RSS: "2000", MODEL_VALIDATE_TIMEOUT_MS: "3000" });
+    expect([set.MODEL_UPLOAD_MAX_BYTES, set.MODEL_VALIDATE_MAX_RSS, set.MODEL_VALIDATE_TIMEOUT_MS]).toEqual([1000, 2000, 3000]);
+    expect(() => loadControlPlaneEnv({ MODEL_UPLOAD_MAX_BYTES: "-5" })).toThrowError(/^invalid environment variable MODEL_UPLOAD_MAX_BYTES \(got "-5"\)/);
+  });
+  it("alerts: evaluated every 5 s over a 5-minute window; webhook retries from 1 s doubling to 5 min, 6 tries", () => {
+    const d = loadControlPlaneEnv({});
+    expect(d.ALERT_EVALUATION_INTERVAL_MS).toBe(5_000);
+    expect(d.ALERT_WINDOW_MS).toBe(300_000);
+    expect(d.ALERT_WEBHOOK_BACKOFF_MS).toBe(1_000);
+    expect(d.ALERT_WEBHOOK_BACKOFF_MAX_MS).toBe(300_000);
+    expect(d.ALERT_WEBHOOK_MAX_ATTEMPTS).toBe(6);
+    expect(loadControlPlaneEnv({ ALERT_EVALUATION_INTERVAL_MS: "250" }).ALERT_EVALUATION_INTERVAL_MS).toBe(250);
+    expect(() => loadControlPlaneEnv({ ALERT_REJECTIONS_PER_S: "0" })).toThrowError(/^invalid environment variable ALERT_REJECTIONS_PER_S/);
+  });
+});

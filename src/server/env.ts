@@ -1,0 +1,119 @@
+// The control plane's one validated view of its environment. Nothing else in src/server or src/app reads
+// process.env. Every timing constant lives here with its default, so tests shorten them instead of waiting.
+import { z } from "zod";
+
+const postgresUrl = z.string().refine((value) => {
+  try { return ["postgres:", "postgresql:"].includes(new URL(value).protocol); } catch { return false; }
+}, "must be a postgresql:// URL (e.g. postgresql://user:pass@host:5432/db)");
+
+const ms = (defaultMs: number) => z.coerce.number().int().positive().default(defaultMs);
+const bool = (defaultValue: boolean) => z.enum(["true", "false", "1", "0"]).default(defaultValue ? "true" : "false").transform((v) => v === "true" || v === "1");
+
+export const controlPlaneEnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  /** PostgreSQL to use. Unset: `npm start` runs an embedded PostgreSQL under PACKRAT_DATA_DIR/pg. */
+  DATABASE_URL: postgresUrl.optional(),
+  /** Connections in this process's pool. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  /** The URL users reach the dashboard at; mutations must carry it as Origin. */
+  PACKRAT_PUBLIC_URL: z.string().url().optional(),
+  PACKRAT_DATA_DIR: z.string().min(1).default(".data"),
+  /** Port of the embedded PostgreSQL (only when DATABASE_URL is unset). */
+  PACKRAT_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  /** Start a local agent with a demo model beside the dashboard (npm start). */
+  PACKRAT_LOCAL_AGENT: bool(true),
+  /** Where npm start's local agent serves inference (OIP v2). */
+  PACKRAT_LOCAL_AGENT_PORT: z.coerce.number().int().min(1).max(65535).default(8000),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+
+  // Users and sign-in.
+  /** With an empty database, seed the four demo users (admin, sre, ml, manager @example.com). */
+  PACKRAT_DEMO_USERS: bool(true),
+  /** The first admin, created once at start when PACKRAT_DEMO_USERS=false and no admin exists. */
+  PACKRAT_ADMIN_EMAIL: z.email("must be an email address").optional(),
+  PACKRAT_ADMIN_PASSWORD: z.string().min(12, "must be at least 12 characters").optional(),
+  /** Signs session cookies. Unset: generated once into PACKRAT_DATA_DIR/auth-secret (mode 0600). */
+  BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)").optional(),
+  /** Failed sign-ins allowed per email, and per client IP, within SIGN_IN_FAILURE_WINDOW_MS; then 429. */
+  SIGN_IN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
+  SIGN_IN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
+  SIGN_IN_FAILURE_WINDOW_MS: ms(15 * 60_000),
+
+  // Timing (milliseconds). Agents read the same names from their own env module.
+  HEARTBEAT_INTERVAL_MS: ms(5_000),
+  AGENT_OFFLINE_AFTER_MS: ms(15_000),
+  AGENT_LOST_TIMEOUT_MS: ms(60_000),
+  LONG_POLL_HOLD_MS: ms(25_000),
+  RECONNECT_BACKOFF_MIN_MS: ms(500),
+  RECONNECT_BACKOFF_MAX_MS: ms(2_000),
+  ESTIMATOR_SAMPLE_INTERVAL_MS: ms(5),
+  ESTIMATOR_DECISION_INTERVAL_MS: ms(1_000),
+  ESTIMATOR_MIN_DWELL_MS: ms(30_000),
+  METRICS_WINDOW_MS: ms(60_000),
+  /** Per-minute metric rollups are kept this many days (raw heartbeats: one hour). */
+  METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  JOB_LEASE_TIMEOUT_MS: ms(60_000),
+
+  // Alerts (issue #17).
+  /** How often the control plane evaluates the alert rules (one replica at a time) and sends due webhooks. */
+  ALERT_EVALUATION_INTERVAL_MS: ms(5_000),
+  /** How far back the SLO, utilization and rejection rules look (per-minute rollups). */
+  ALERT_WINDOW_MS: ms(300_000),
+  /** Rejected requests per second over the window above which a deployment alerts. */
+  ALERT_REJECTIONS_PER_S: z.coerce.number().positive().default(1),
+  /** Completed requests the window needs before the SLO and utilization rules judge it. */
+  ALERT_MIN_REQUESTS: z.coerce.number().int().min(1).default(100),
+  /** Serving-process restarts within the window that make a crash loop. */
+  ALERT_CRASH_LOOP_RESTARTS: z.coerce.number().int().min(1).default(3),
+  /** One webhook POST's time limit. */
+  ALERT_WEBHOOK_TIMEOUT_MS: ms(5_000),
+  /** Tries per alert event before its delivery is marked failed. */
+  ALERT_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(6),
+  /** Retry delay after the first failed try; doubles per try up to ALERT_WEBHOOK_BACKOFF_MAX_MS. */
+  ALERT_WEBHOOK_BACKOFF_MS: ms(1_000),
+  ALERT_WEBHOOK_BACKOFF_MAX_MS: ms(300_000),
+
+  // Model registry.
+  /** Where artifact bytes live: `file` (PACKRAT_DATA_DIR/artifacts) or `postgres` (chunked rows; replicas share them). */
+  ARTIFACT_STORE: z.enum(["file", "postgres"]).default("file"),
+  /** Largest model file an upload may send, in bytes (the store refuses past it and keeps nothing). */
+  MODEL_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  /** Resident memory a model's validation child may reach before it is killed, in bytes. */
+  MODEL_VALIDATE_MAX_RSS: z.coerce.number().int().positive().default(4 * 1024 ** 3),
+  /** Wall-clock limit of a model's validation (and of its analysis run), in ms. */
+  MODEL_VALIDATE_TIMEOUT_MS: ms(60_000),
+});
+
+export type ControlPlaneEnv = z.infer<typeof controlPlaneEnvSchema> & { PACKRAT_PUBLIC_URL: string };
+
+export class EnvError extends Error {
+  constructor(message: string) { super(message); this.name = "EnvError"; }
+}
+
+/** Parses the environment; a wrong or missing variable becomes one line that names it. */
+export function loadControlPlaneEnv(source: Record<string, string | undefined> = process.env): ControlPlaneEnv {
+  // Empty strings mean "unset" (docker-compose writes FOO= for an absent variable).
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = controlPlaneEnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    const shown = name in cleaned && !/URL|SECRET|TOKEN|PASSWORD/.test(name) ? ` (got "${cleaned[name]}")` : "";
+    throw new EnvError(`invalid environment variable ${name}${shown}: ${issue.message}`);
+  }
+  const env = parsed.data;
+  return { ...env, PACKRAT_PUBLIC_URL: env.PACKRAT_PUBLIC_URL ?? `http://localhost:${env.PORT}` };
+}
+
+let cached: ControlPlaneEnv | undefined;
+export function env(): ControlPlaneEnv {
+  cached ??= loadControlPlaneEnv();
+  return cached;
+}
+
+/** Tests change process.env between cases; production never calls this. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}

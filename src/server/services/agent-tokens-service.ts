@@ -1,0 +1,94 @@
+// Agent tokens: the identity of worker agents on the REST agent API. A token is 32 random bytes, shown once
+// at creation; only its SHA-256 is stored. Creating and revoking are audited in the same transaction. A
+// revoked token fails on its very next request (every request looks the token up).
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { PrismaClient } from "@/generated/prisma/client";
+import { recordAudit, userActor } from "@/server/audit/record-audit";
+import { db } from "@/server/db/client";
+import { invalidInput, notFound } from "@/server/errors/domain-errors";
+import type { ServiceCaller } from "./users-service";
+
+export const AGENT_TOKEN_PREFIX = "prat_";
+// Enough of the token to tell tokens apart in a list; 8 of its 43 random characters give away 48 of 256 bits.
+const SHOWN_CHARACTERS = AGENT_TOKEN_PREFIX.length + 8;
+
+export const hashAgentToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
+
+export function generateAgentToken(): { token: string; tokenHash: string; prefix: string } {
+  const token = `${AGENT_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+  return { token, tokenHash: hashAgentToken(token), prefix: token.slice(0, SHOWN_CHARACTERS) };
+}
+
+export interface AgentTokenRow {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  createdBy: string | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface AgentIdentity {
+  tokenId: string;
+  name: string;
+  createdAt: Date;
+  /** The agent this token registered as (null until its first registration). */
+  agentId: string | null;
+}
+
+export async function listAgentTokens(prisma: PrismaClient = db()): Promise<AgentTokenRow[]> {
+  const tokens = await prisma.agentToken.findMany({
+    orderBy: [{ revokedAt: { sort: "desc", nulls: "first" } }, { createdAt: "desc" }],
+    include: { createdBy: { select: { email: true } } },
+  });
+  return tokens.map((t) => ({
+    id: t.id, name: t.name, prefix: t.prefix, createdAt: t.createdAt, createdBy: t.createdBy?.email ?? null,
+    lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt,
+  }));
+}
+
+/** Creates a token; the returned `token` is the only time anyone sees it. */
+export async function createAgentToken(
+  caller: ServiceCaller, input: { name: string }, prisma: PrismaClient = db(),
+): Promise<AgentTokenRow & { token: string }> {
+  const name = input.name.trim();
+  if (!name) throw invalidInput("name must not be empty", { field: "name" });
+  const { token, tokenHash, prefix } = generateAgentToken();
+  return prisma.$transaction(async (tx) => {
+    const row = await tx.agentToken.create({ data: { id: randomUUID(), name, tokenHash, prefix, createdById: caller.user.id } });
+    await recordAudit(tx, {
+      actor: userActor(caller.user), action: "agent_token.create", target: { type: "agent_token", id: row.id, label: name },
+      after: { name, prefix }, requestId: caller.requestId,
+    });
+    return { id: row.id, name, prefix, createdAt: row.createdAt, createdBy: caller.user.email, lastUsedAt: null, revokedAt: null, token };
+  });
+}
+
+export async function revokeAgentToken(caller: ServiceCaller, input: { id: string }, prisma: PrismaClient = db()): Promise<{ revokedAt: Date }> {
+  return prisma.$transaction(async (tx) => {
+    const before = await tx.agentToken.findUnique({ where: { id: input.id } });
+    if (!before) throw notFound("agent token", input.id);
+    if (before.revokedAt) return { revokedAt: before.revokedAt }; // already revoked: nothing changes, nothing to audit
+    const after = await tx.agentToken.update({ where: { id: before.id }, data: { revokedAt: new Date(), revokedById: caller.user.id } });
+    await recordAudit(tx, {
+      actor: userActor(caller.user), action: "agent_token.revoke", target: { type: "agent_token", id: before.id, label: before.name },
+      before: { name: before.name, prefix: before.prefix, revokedAt: null }, after: { name: after.name, prefix: after.prefix, revokedAt: after.revokedAt },
+      requestId: caller.requestId,
+    });
+    return { revokedAt: after.revokedAt! };
+  });
+}
+
+/** The agent a bearer token belongs to, or null (unknown or revoked). Records the use. */
+export async function authenticateAgentToken(token: string, prisma: PrismaClient = db()): Promise<AgentIdentity | null> {
+  if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
+  // One statement: the revocation check and the last-used stamp cannot straddle a concurrent revoke.
+  const rows = await prisma.agentToken.updateManyAndReturn({
+    where: { tokenHash: hashAgentToken(token), revokedAt: null },
+    data: { lastUsedAt: new Date() },
+    select: { id: true, name: true, createdAt: true, agentId: true },
+  });
+  const row = rows[0];
+  return row ? { tokenId: row.id, name: row.name, createdAt: row.createdAt, agentId: row.agentId } : null;
+}

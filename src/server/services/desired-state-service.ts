@@ -1,0 +1,52 @@
+// An agent's desired state: every live deployment on it with its current generation's configuration. Agents
+// long-poll it; any replica can answer because changes NOTIFY on PostgreSQL.
+import type { PrismaClient } from "@/generated/prisma/client";
+import { desiredStateSchema, type DesiredState } from "@/contracts/agent-protocol";
+import { servingPlanSchema } from "@/contracts/serving-plan";
+import { db } from "@/server/db/client";
+import { notifyHub } from "@/server/realtime/notify-hub";
+
+export async function desiredStateFor(agentId: string, prisma: PrismaClient = db()): Promise<DesiredState> {
+  const agent = await prisma.agent.findUniqueOrThrow({
+    where: { id: agentId },
+    select: { revision: true, deployments: { where: { removedAt: null }, orderBy: { createdAt: "asc" }, select: { id: true, generation: true } } },
+  });
+  const generations = await prisma.deploymentGeneration.findMany({
+    where: { OR: agent.deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
+  });
+  const versionIds = [...new Set(generations.map((g) => g.modelVersionId))];
+  const versions = await prisma.modelVersion.findMany({ where: { id: { in: versionIds } }, include: { model: true, artifact: true } });
+  const deployments = generations.map((g) => {
+    const version = versions.find((v) => v.id === g.modelVersionId)!;
+    const model = version.model;
+    return {
+      deploymentId: g.deploymentId,
+      modelName: model.name,
+      version: String(version.number),
+      artifactSha256: version.artifactSha256,
+      artifactBytes: Number(version.artifact.bytes),
+      generation: g.generation,
+      plan: servingPlanSchema.parse(g.plan),
+      ...(model.sloDeadlineMs && model.sloQuantile ? { slo: { deadlineMs: model.sloDeadlineMs, quantile: model.sloQuantile } } : {}),
+    };
+  });
+  return desiredStateSchema.parse({ revision: agent.revision, deployments });
+}
+
+/** Long-poll: a desired state newer than `after`, or undefined when `holdMs` passes (or the agent hangs up). */
+export async function waitForDesiredState(agentId: string, after: number, holdMs: number, signal?: AbortSignal): Promise<DesiredState | undefined> {
+  const deadline = Date.now() + holdMs;
+  for (;;) {
+    const subscription = await notifyHub().subscribe("packrat_desired", agentId);
+    try {
+      const current = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
+      if (current.revision > after) return await desiredStateFor(agentId);
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted) return undefined;
+      const notified = await subscription.wait(left, signal);
+      if (!notified) return undefined;
+    } finally {
+      subscription.cancel();
+    }
+  }
+}

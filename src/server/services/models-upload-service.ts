@@ -1,0 +1,113 @@
+// An upload from the dashboard: the request body streamed into the artifact store (hashed on the fly, cut off past
+// the limit, never held in memory), validated in a watched child (ONNX, self-contained, ONNX Runtime loads it),
+// analysed, then registered as the next version of the named model. Any rejection discards the staged file and
+// writes no row: nothing of a refused upload stays behind, and the error says why.
+import { storageFailure } from "@/server/artifacts/storage-failure";
+import type { Readable } from "node:stream";
+import type { PrismaClient } from "@/generated/prisma/client";
+import { analyzeOnnxFile } from "@/lib/onnx/analyze-model";
+import { OnnxFileError } from "@/lib/onnx/decode-model";
+import { ModelRejectedError, validateOnnxFile } from "@/lib/onnx/validate-model";
+import { modelNameProblem } from "@/lib/models/model-name";
+import { userActor } from "@/server/audit/record-audit";
+import { ArtifactTooLargeError, type ArtifactStore, type StagedArtifact } from "@/server/artifacts/artifact-store";
+import { db } from "@/server/db/client";
+import { invalidInput } from "@/server/errors/domain-errors";
+import { servingDimsOf, toStoredAnalysis } from "./models-analysis";
+import { registerModelVersion, type NewVersionResult } from "./models-register-version";
+import type { ServiceCaller } from "./users-service";
+
+export interface UploadLimits {
+  maxBytes: number;
+  validateTimeoutMs: number;
+  validateMaxRssBytes: number;
+}
+
+export interface ModelUpload {
+  name: string;
+  description?: string;
+  /** The file's name on the user's machine (recorded in the audit event only). */
+  fileName?: string;
+  /** Values for dynamic dimensions other than the batch, e.g. {sequence: 128}. */
+  dims?: Record<string, number>;
+  body: AsyncIterable<Uint8Array> | Readable;
+  /** The request's Content-Length, when it sent one. */
+  declaredBytes?: number;
+}
+
+export interface UploadResult extends NewVersionResult {
+  sha256: string;
+  bytes: number;
+  flops: "counted" | "unavailable";
+}
+
+const mib = (bytes: number) => (bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`);
+
+function tooLarge(limit: number): ModelRejectedError {
+  return new ModelRejectedError("TOO_LARGE", `the file is larger than the upload limit of ${mib(limit)} (MODEL_UPLOAD_MAX_BYTES)`);
+}
+
+/** Checks what can be checked before a byte is read, so a bad request costs nothing. */
+export function checkUploadRequest(upload: Pick<ModelUpload, "name" | "description" | "dims" | "declaredBytes">, limits: UploadLimits): void {
+  const problem = modelNameProblem(upload.name);
+  if (problem) throw invalidInput(problem, { field: "name" });
+  if ((upload.description ?? "").length > 2000) throw invalidInput("the description is longer than 2000 characters", { field: "description" });
+  for (const [key, value] of Object.entries(upload.dims ?? {})) {
+    if (!Number.isSafeInteger(value) || value < 1) throw invalidInput(`dimension ${key} must be a positive integer, got ${value}`, { field: "dims" });
+  }
+  if (upload.declaredBytes !== undefined && upload.declaredBytes > limits.maxBytes) throw tooLarge(limits.maxBytes);
+  if (upload.declaredBytes === 0) throw new ModelRejectedError("EMPTY", "the file is empty");
+}
+
+async function stageBody(upload: ModelUpload, limits: UploadLimits, store: ArtifactStore): Promise<StagedArtifact> {
+  let received = 0;
+  async function* counted(source: AsyncIterable<Uint8Array>) {
+    for await (const chunk of source) { received += chunk.length; yield chunk; }
+  }
+  let staged: StagedArtifact;
+  try {
+    staged = await store.stage(counted(upload.body as AsyncIterable<Uint8Array>), limits.maxBytes);
+  } catch (error) {
+    if (error instanceof ArtifactTooLargeError) throw tooLarge(limits.maxBytes);
+    if (storageFailure(error)) throw error; // the store's disk, not the client's upload
+    throw new ModelRejectedError("TRUNCATED", `the upload was interrupted after ${received} bytes (${(error as Error).message}); nothing was kept`);
+  }
+  if (upload.declaredBytes !== undefined && staged.bytes !== upload.declaredBytes) {
+    await store.discard(staged);
+    throw new ModelRejectedError("TRUNCATED", `the upload ended after ${staged.bytes} of ${upload.declaredBytes} bytes; nothing was kept`);
+  }
+  if (staged.bytes === 0) {
+    await store.discard(staged);
+    throw new ModelRejectedError("EMPTY", "the file is empty");
+  }
+  return staged;
+}
+
+export async function uploadModel(
+  caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient = db(),
+): Promise<UploadResult> {
+  checkUploadRequest(upload, limits);
+  const staged = await stageBody(upload, limits, store);
+  try {
+    const childLimits = { timeoutMs: limits.validateTimeoutMs, memoryLimitBytes: limits.validateMaxRssBytes };
+    const validation = await validateOnnxFile(staged.path, childLimits);
+    let analysis;
+    try {
+      analysis = await analyzeOnnxFile(staged.path, { dims: upload.dims, probe: childLimits });
+    } catch (error) {
+      // Validation has decoded the file already; this is a file the analysis cannot read after all.
+      if (error instanceof OnnxFileError) throw new ModelRejectedError("NOT_ONNX", error.message);
+      throw error;
+    }
+    const result = await registerModelVersion({
+      actor: userActor(caller.user), createdById: caller.user.id, requestId: caller.requestId,
+      name: upload.name, description: upload.description, staged,
+      analysis: toStoredAnalysis(analysis, validation), servingDims: servingDimsOf(analysis),
+      source: "upload", auditAction: "model.upload", fileName: upload.fileName,
+    }, store, prisma);
+    return { ...result, sha256: staged.sha256, bytes: staged.bytes, flops: analysis.flops.status };
+  } catch (error) {
+    await store.discard(staged);
+    throw error;
+  }
+}

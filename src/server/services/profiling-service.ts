@@ -1,0 +1,211 @@
+// Profiling jobs: an ML engineer asks for a (threads × batch) sweep of a model version on an agent, inside a
+// deployment's core budget; the agent claims the job, measures cell by cell, and the control plane keeps the cells.
+// Lifecycle: queued → running → done | failed | cancelled; a lost agent's job is requeued once, then failed.
+import { randomUUID } from "node:crypto";
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { DEFAULT_STOPPING_RULE, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
+import { summarizeTopology } from "@/core/topology/topology-queries";
+import type { HostTopology } from "@/core/topology/types";
+import { profileJobParamsSchema, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
+import { recordAudit, userActor } from "@/server/audit/record-audit";
+import { db } from "@/server/db/client";
+import { env } from "@/server/env";
+import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";
+import { notifyHub } from "@/server/realtime/notify-hub";
+import { releaseAgentJobs } from "./agent-restart-hooks";
+import { budgetCores } from "./deployment-plans";
+import { claimedLoadTest, LOAD_TEST_JOB_KIND } from "./load-tests-service";
+import { notifyProfileOutcome } from "./profile-notifications";
+import { claimedProbe, expireStaleProbes, PROFILE_PROBE_JOB_KIND } from "./profile-probe-service";
+import type { ServiceCaller } from "./users-service";
+
+const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+
+export function hardwareClassOf(agent: { cpuModel: string; topology: unknown }): string {
+  const s = summarizeTopology(agent.topology as HostTopology);
+  return `${agent.cpuModel.trim()} · ${s.sockets}S × ${s.physicalCores}C × ${s.maxThreadsPerCore}T`;
+}
+
+export function runtimeSignatureOf(agent: { ortVersion: string }): string {
+  return `onnxruntime ${agent.ortVersion}; inter-op 1; sequential; spinning on`;
+}
+
+const powersOfTwo = (max: number) => Array.from({ length: Math.floor(Math.log2(max)) + 1 }, (_, i) => 2 ** i);
+
+export interface CreateProfileInput {
+  deploymentId: string;
+  /** Any version of the deployed model (default: the one deployed). */
+  modelVersionId?: string;
+  threads?: number[];
+  maxBatch?: number;
+  batches?: number[];
+  rule?: "adaptive" | "paper";
+  dimensions?: Record<string, number>;
+}
+
+export async function createProfileJob(caller: ServiceCaller, input: CreateProfileInput, prisma: PrismaClient = db()) {
+  const deployment = await prisma.deployment.findUnique({ where: { id: input.deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
+  if (!deployment || deployment.removedAt) throw notFound("deployment", input.deploymentId);
+  const version = input.modelVersionId ? await prisma.modelVersion.findUnique({ where: { id: input.modelVersionId }, include: { artifact: true, model: true } })
+    : await prisma.modelVersion.findUnique({ where: { id: deployment.modelVersionId }, include: { artifact: true, model: true } });
+  if (!version) throw notFound("model version", input.modelVersionId ?? deployment.modelVersionId);
+  if (version.modelId !== deployment.modelVersion.modelId) throw invalidInput("the version must be a version of the deployed model", { field: "modelVersionId" });
+  const T = budgetCores(deployment.agent.topology as unknown as HostTopology, deployment.cpus);
+  const threads = [...new Set(input.threads ?? Array.from({ length: T }, (_, i) => i + 1))].sort((a, b) => a - b);
+  if (threads.some((t) => t < 1 || t > T)) throw invalidInput(`threads must be between 1 and the budget's ${T} cores`, { field: "threads" });
+  const batches = [...new Set(input.batches ?? powersOfTwo(input.maxBatch ?? 64))].sort((a, b) => a - b);
+  if (batches.some((b) => b < 1 || b > 4096)) throw invalidInput("batch sizes must be between 1 and 4096", { field: "batches" });
+  const rule = input.rule === "paper" ? PAPER_STOPPING_RULE : DEFAULT_STOPPING_RULE;
+  const dimensions = { ...(version.servingDims as Record<string, number>), ...(input.dimensions ?? {}) };
+  return prisma.$transaction(async (tx) => {
+    const jobId = randomUUID();
+    const profile = await tx.profile.create({
+      data: {
+        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: json(dimensions),
+        hardwareClass: hardwareClassOf(deployment.agent), runtimeSignature: runtimeSignatureOf(deployment.agent), cores: T,
+        threads, batches, stoppingRule: json(rule), status: "queued", createdById: caller.user.id,
+      },
+    });
+    const params: ProfileJobParams = {
+      profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
+      threads, batches, dimensions, rule, budgetCpus: deployment.cpus, done: [],
+    };
+    await tx.job.create({ data: { id: jobId, kind: "profile", params: json({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
+    await recordAudit(tx, {
+      actor: userActor(caller.user), action: "profile.create", target: { type: "profile", id: profile.id, label: `${version.model.name} v${version.number} on ${deployment.agent.hostName}` },
+      after: { threads, batches, rule: rule.kind, dimensions }, requestId: caller.requestId,
+    });
+    await tx.$executeRaw`SELECT pg_notify('packrat_jobs', ${deployment.agentId})`;
+    return { profileId: profile.id, jobId, cells: threads.length * batches.length };
+  });
+}
+
+export async function cancelProfileJob(caller: ServiceCaller, input: { profileId: string }, prisma: PrismaClient = db()) {
+  return prisma.$transaction(async (tx) => {
+    const profile = await tx.profile.findUnique({ where: { id: input.profileId } });
+    if (!profile || !profile.jobId) throw notFound("profile", input.profileId);
+    await tx.$queryRaw`SELECT id FROM job WHERE id = ${profile.jobId} FOR UPDATE`;
+    const job = await tx.job.findUniqueOrThrow({ where: { id: profile.jobId } });
+    const mayCancel = profile.createdById === caller.user.id || caller.user.role === "sre" || caller.user.role === "admin";
+    if (!mayCancel) throw new DomainError("FORBIDDEN", "only the job's creator, an sre or an admin can cancel it");
+    if (job.state !== "queued" && job.state !== "running") throw conflict(`the job is already ${job.state}`);
+    await tx.job.update({ where: { id: job.id }, data: { state: "cancelled", finishedAt: new Date() } });
+    await tx.profile.update({ where: { id: profile.id }, data: { status: "cancelled", finishedAt: new Date() } });
+    await recordAudit(tx, { actor: userActor(caller.user), action: "profile.cancel", target: { type: "profile", id: profile.id }, before: { state: job.state }, requestId: caller.requestId });
+    // Cancelled by someone else (an sre or an admin): the creator hears of it; their own cancel needs no message.
+    if (profile.createdById && profile.createdById !== caller.user.id) {
+      await notifyProfileOutcome(tx, profile.id, { status: "cancelled", measured: null, total: null, reason: `cancelled by ${caller.user.name}` });
+    }
+    return { cancelled: true };
+  });
+}
+
+export async function deleteProfile(caller: ServiceCaller, input: { profileId: string }, prisma: PrismaClient = db()) {
+  return prisma.$transaction(async (tx) => {
+    const profile = await tx.profile.findUnique({ where: { id: input.profileId } });
+    if (!profile) throw notFound("profile", input.profileId);
+    if (profile.status === "running" || profile.status === "queued") throw conflict("cancel the job before deleting its profile");
+    await tx.profile.delete({ where: { id: profile.id } });
+    await recordAudit(tx, { actor: userActor(caller.user), action: "profile.delete", target: { type: "profile", id: profile.id }, before: { status: profile.status }, requestId: caller.requestId });
+    return { deleted: true };
+  });
+}
+
+/** Marks running jobs of agents silent for longer than AGENT_LOST_TIMEOUT_MS: requeued once, failed the second time. */
+export async function sweepLostAgents(prisma: PrismaClient = db()): Promise<number> {
+  const cutoff = new Date(Date.now() - env().AGENT_LOST_TIMEOUT_MS);
+  const lost = await prisma.job.findMany({ where: { state: "running", agentId: { not: null } }, select: { agentId: true } });
+  let released = 0;
+  for (const agentId of new Set(lost.map((j) => j.agentId!))) {
+    const agent = await prisma.agent.findUnique({ where: { id: agentId }, select: { lastHeartbeatAt: true } });
+    if (!agent?.lastHeartbeatAt || agent.lastHeartbeatAt < cutoff) {
+      const r = await releaseAgentJobs(agentId, "the agent stopped heartbeating", prisma);
+      released += r.requeued + r.failed;
+    }
+  }
+  return released;
+}
+
+/** Job kinds agents run; an agent names those it knows when it polls (older agents: profiling only). */
+export const AGENT_JOB_KINDS = ["profile", "load_test", "profile_probe"] as const;
+export type AgentJobKind = (typeof AGENT_JOB_KINDS)[number];
+
+async function claim(agentId: string, prisma: PrismaClient, kinds: readonly AgentJobKind[]) {
+  // One statement: concurrent long-polls of one agent (or two replicas) cannot claim the same job. A probe (seconds,
+  // with someone waiting on the form) goes before the queue's long jobs.
+  const rows = await prisma.$queryRaw<Array<{ id: string }>>`
+    UPDATE job SET state = 'running', "agentId" = ${agentId}, attempts = attempts + 1, "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
+    WHERE id = (SELECT id FROM job WHERE state = 'queued' AND kind = ANY(${[...kinds]}::text[]) AND params->>'agentId' = ${agentId} ORDER BY (kind = ${PROFILE_PROBE_JOB_KIND}) DESC, "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`;
+  const id = rows[0]?.id;
+  if (!id) return null;
+  const job = await prisma.job.findUniqueOrThrow({ where: { id } });
+  if (job.kind === LOAD_TEST_JOB_KIND) return claimedLoadTest(job, prisma);
+  if (job.kind === PROFILE_PROBE_JOB_KIND) return claimedProbe(job);
+  const params = profileJobParamsSchema.parse(job.params);
+  const done = await prisma.profileCell.findMany({ where: { profileId: params.profileId }, select: { threads: true, batch: true } });
+  // Traffic on the deployment while profiling: the profile is perturbed (shown beside it, and the optimizer warns).
+  const profile = await prisma.profile.findUniqueOrThrow({ where: { id: params.profileId } });
+  const deployment = profile.deploymentId ? await prisma.deployment.findUnique({ where: { id: profile.deploymentId } }) : null;
+  const rate = (deployment?.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? 0;
+  await prisma.profile.update({ where: { id: profile.id }, data: { status: "running", ...(rate > 0 ? { perturbed: true, perturbedRatePerS: rate } : {}) } });
+  return { id, kind: "profile" as const, params: { ...params, done } };
+}
+
+/** Long-poll for the agent's next job; null when none arrives within `holdMs`. */
+export async function claimNextJob(agentId: string, holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db(), kinds: readonly AgentJobKind[] = ["profile"]) {
+  const deadline = Date.now() + holdMs;
+  if (kinds.includes(PROFILE_PROBE_JOB_KIND)) await expireStaleProbes(prisma);
+  for (;;) {
+    const subscription = await notifyHub().subscribe("packrat_jobs", agentId);
+    try {
+      const job = await claim(agentId, prisma, kinds);
+      if (job) return job;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted || !(await subscription.wait(left, signal))) return null;
+    } finally {
+      subscription.cancel();
+    }
+  }
+}
+
+// Reads the job under a row lock, inside the caller's transaction: a cancel that lands while the agent reports
+// waits for it (or the report waits for the cancel), so a cancelled job is never turned into partial or complete.
+async function ownedRunningJob(agentId: string, jobId: string, tx: Prisma.TransactionClient) {
+  await tx.$queryRaw`SELECT id FROM job WHERE id = ${jobId} FOR UPDATE`;
+  const job = await tx.job.findUnique({ where: { id: jobId } });
+  if (!job || job.agentId !== agentId || job.kind !== "profile") throw notFound("job", jobId);
+  if (job.state === "cancelled") throw conflict("the job was cancelled");
+  if (job.state !== "running") throw conflict(`the job is ${job.state}`);
+  return { job, params: profileJobParamsSchema.parse(job.params) };
+}
+
+export async function recordProfileCells(agentId: string, jobId: string, cells: ProfileCellReport[], prisma: PrismaClient = db()) {
+  return prisma.$transaction(async (tx) => {
+    const { job, params } = await ownedRunningJob(agentId, jobId, tx);
+    const total = params.threads.length * params.batches.length;
+    for (const c of cells) {
+      if (!params.threads.includes(c.threads) || !params.batches.includes(c.batch)) throw invalidInput(`cell t=${c.threads}, b=${c.batch} is not in the job's grid`);
+      const data = { ...c, peakRssBytes: c.peakRssBytes === null ? null : BigInt(c.peakRssBytes) };
+      await tx.profileCell.upsert({ where: { profileId_threads_batch: { profileId: params.profileId, threads: c.threads, batch: c.batch } }, create: { profileId: params.profileId, ...data }, update: data });
+    }
+    const measured = await tx.profileCell.count({ where: { profileId: params.profileId } });
+    const last = cells[cells.length - 1]!;
+    await tx.job.update({ where: { id: job.id }, data: { progress: measured / total, progressMessage: `${measured} / ${total} cells; last t=${last.threads}, b=${last.batch}` } });
+    return { measured, total };
+  });
+}
+
+export async function finishProfileJob(agentId: string, jobId: string, outcome: "done" | "failed", error: string | undefined, prisma: PrismaClient = db()) {
+  return prisma.$transaction(async (tx) => {
+    const { job, params } = await ownedRunningJob(agentId, jobId, tx);
+    const measured = await tx.profileCell.count({ where: { profileId: params.profileId } });
+    const total = params.threads.length * params.batches.length;
+    const reason = outcome === "failed" ? error ?? "failed" : measured < total ? `only ${measured} of ${total} cells` : null;
+    await tx.job.update({ where: { id: job.id }, data: { state: outcome === "done" && measured === total ? "done" : "failed", error: reason, finishedAt: new Date(), progress: measured / total } });
+    const status = measured === total ? "complete" : measured > 0 ? "partial" : "failed";
+    await tx.profile.update({ where: { id: params.profileId }, data: { status, finishedAt: new Date() } });
+    await notifyProfileOutcome(tx, params.profileId, { status, measured, total, reason });
+    return { ok: true as const };
+  });
+}

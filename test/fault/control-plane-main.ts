@@ -1,0 +1,18 @@
+// A control plane as a process of its own, for the fault-tolerance suite: the real route handlers (agent API,
+// dashboard tRPC, health) over real HTTP without a Next build, so a test can SIGKILL it, or run two replicas.
+// Configured by the environment (DATABASE_URL, PACKRAT_DATA_DIR, shortened timings); CONTROL_PLANE_PORT: where.
+import { startRouteServer, type Route } from "../route-server";
+import { agentApiRoutes } from "../control-plane-harness";
+
+const health = await import("@/app/api/health/route");
+const trpc = await import("@/app/api/trpc/[trpc]/route");
+const upload = await import("@/app/api/models/upload/route");
+const routes: Route[] = [
+  ...(await agentApiRoutes()),
+  { method: "GET", pattern: /^\/api\/health$/, handler: health.GET },
+  { method: "GET", pattern: /^\/api\/trpc\/.+$/, handler: trpc.GET },
+  { method: "POST", pattern: /^\/api\/trpc\/.+$/, handler: trpc.POST },
+  { method: "POST", pattern: /^\/api\/models\/upload$/, handler: upload.POST },
+];
+const server = await startRouteServer(routes, Number(process.env.CONTROL_PLANE_PORT ?? 0));
+console.log(`control plane listening on ${server.url}`);
