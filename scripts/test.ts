@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+interface PlaywrightSuite { title?: string; specs?: { title: string; file: string; line: number; tests?: { status: string; results?: { error?: { message?: string } }[] }[] }[]; suites?: PlaywrightSuite[] }
 interface Stage { name: string; command: string[]; report?: "vitest" | "playwright"; env?: Record<string, string> }
 
 const reportDir = mkdtempSync(join(tmpdir(), "packrat-test-reports-"));
@@ -30,16 +31,38 @@ for (const name of only) if (!stages.some((s) => s.name === name)) { console.err
 let passed = 0;
 let failed = 0;
 const summary: string[] = [];
+// Each failed test by name with the first lines of its error, printed again after the summary: CI shows only the
+// tail of its log, and a red run must say which test failed.
+const failures: string[] = [];
+const firstLines = (text: unknown, n = 6): string => String(text ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").filter((l) => l.trim() && !l.includes("node_modules")).slice(0, n).map((l) => `      ${l.slice(0, 300)}`).join("\n");
 
 function countReport(stage: Stage): { passed: number; failed: number } | undefined {
   const file = join(reportDir, `${stage.name}.json`);
   if (!stage.report || !existsSync(file)) return undefined;
   const json = JSON.parse(readFileSync(file, "utf8"));
   if (stage.report === "vitest") {
+    for (const file of json.testResults ?? []) {
+      const where = String(file.name ?? "").replace(process.cwd() + "/", "");
+      const failedTests = (file.assertionResults ?? []).filter((a: { status: string }) => a.status !== "passed");
+      for (const a of failedTests) failures.push(`  ${stage.name} ${where} > ${a.fullName ?? a.title} (${a.status})\n${firstLines((a.failureMessages ?? []).join("\n"))}`);
+      if (file.status === "failed" && !failedTests.length) failures.push(`  ${stage.name} ${where} (the file failed to run)\n${firstLines(file.message)}`);
+    }
     // A file that fails to load runs no test; it still counts as one failure.
     const brokenFiles = (json.testResults ?? []).filter((r: { status: string; assertionResults?: unknown[] }) => r.status === "failed" && !r.assertionResults?.length).length;
     return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0) + brokenFiles };
   }
+  const visit = (suite: PlaywrightSuite, titles: string[]): void => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status === "expected") continue;
+        const error = (test.results ?? []).map((r) => r.error?.message).find(Boolean);
+        failures.push(`  ${stage.name} ${spec.file}:${spec.line} > ${[...titles, spec.title].join(" > ")} (${test.status})\n${firstLines(error)}`);
+      }
+    }
+    for (const child of suite.suites ?? []) visit(child, child.title && !child.title.endsWith(".ts") ? [...titles, child.title] : titles);
+  };
+  for (const suite of json.suites ?? []) visit(suite, []);
+  for (const error of json.errors ?? []) failures.push(`  ${stage.name} (outside any test)\n${firstLines(error.message)}`);
   const s = json.stats ?? {};
   // Errors outside tests (the web server never came up, a spec that fails to load) count as failures too.
   return { passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0) + (s.skipped ?? 0) + (json.errors?.length ?? 0) };
@@ -55,12 +78,14 @@ for (const stage of selected) {
   const ok = result.status === 0;
   if (counts) { passed += counts.passed; failed += counts.failed; }
   else if (!stage.report) { if (ok) passed += 1; else failed += 1; } // a check stage counts as one test
-  else failed += 1; // a runner that wrote no report crashed
+  else { failed += 1; failures.push(`  ${stage.name} (the runner wrote no report: it crashed)`); }
+  if (!ok && !stage.report) failures.push(`  ${stage.name} (see its output above)`);
   if (!ok) anyFailed = true;
   summary.push(`${ok ? "ok  " : "FAIL"} ${stage.name.padEnd(12)} ${seconds.padStart(7)} s${counts ? `  (${counts.passed} passed, ${counts.failed} failed)` : ""}`);
 }
 
 rmSync(reportDir, { recursive: true, force: true });
+if (failures.length) console.log(`\n=== failures ===\n${failures.join("\n")}`);
 console.log(`\n=== summary ===\n${summary.join("\n")}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(anyFailed || failed > 0 ? 1 : 0);
