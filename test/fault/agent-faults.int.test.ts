@@ -33,8 +33,9 @@ function alive(pid: number): boolean {
 
 describe("agent faults under load", () => {
   it("SIGKILLed serving process: the supervisor keeps the port and restarts it; nothing is refused, requests sent during the restart wait and are answered right after it, only those on its connections at the kill fail", async () => {
-    // Held connections wait as long as the restart takes here (the load's own 15 s bound still catches a hang).
-    const { agent, requests, rate, capacity } = await agentUnderTest(twoByOne, { AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000" });
+    // Held connections wait as long as the restart takes here (the load's own 15 s bound still catches a hang), and
+    // as many as arrive during it: at 150/s the default 1024 would shed on a host that restarts in over 6.8 s.
+    const { agent, requests, rate, capacity } = await agentUnderTest(twoByOne, { AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000", AGENT_HELD_CONNECTIONS_MAX: "10000" });
     const before = await (await fetch(`${agent.url}/agent/status`)).json();
     // In flight may reach rate × restart time (≈ 360 at 150/s here): a cap above it, so every request is sent.
     const load = startOpenLoad(requests.sender(agent.url), rate, 2_048);
@@ -135,9 +136,13 @@ describe("agent faults under load", () => {
     const code = await exit;
     const drainMs = Date.now() - signalledAt;
     const figures = await load.stop();
-    const before = figures.outcomes.filter((o) => o.sentAt < signalledAt);
+    // "Before the signal" means at the agent before it: a request this process handed to its HTTP client in the
+    // last moments before the kill may still be on its way when the serving process starts draining, and then is
+    // rightly told 503. So the claim is made for requests sent over 20 ms before the signal; those sent in those
+    // 20 ms must end as the ones after it may (200, 503 or refused), never wrong and never hanging.
+    const before = figures.outcomes.filter((o) => o.sentAt < signalledAt - 20);
     const failedBefore = before.filter((o) => o.outcome.kind !== "ok");
-    const after = figures.outcomes.filter((o) => o.sentAt >= signalledAt);
+    const after = figures.outcomes.filter((o) => o.sentAt >= signalledAt - 20);
     recordFigures("agent-sigterm", {
       sent: before.length, ok: before.length - failedBefore.length, failed: failedBefore.length, lost: before.filter((o) => o.outcome.transport === "timed_out").length,
       queuedRowsAtSignal: queued, drainMs, exitCode: code, sentAfterSignal: after.length, refusedAfterSignal: after.filter((o) => o.outcome.kind === "transport_error").length, notReadyAfterSignal: after.filter((o) => o.outcome.status === 503).length, ratePerS: rate,

@@ -121,7 +121,7 @@ describe("agent data plane", () => {
     const served = status.models[0];
     expect(served.affinityOk).toBe(true);
     const cpus = served.instances.map((i: { cpus: number[] }) => i.cpus);
-    expect(cpus.flat().sort()).toEqual([0, 1]); // disjoint, one core each
+    expect(cpus.flat().sort((a: number, b: number) => a - b)).toEqual([0, 1]); // disjoint, one core each
     for (const instance of served.instances) {
       expect(instance.affinity.length).toBe(instance.threads);
       for (const thread of instance.affinity) expect(thread.actual).toEqual(instance.cpus);

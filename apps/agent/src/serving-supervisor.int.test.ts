@@ -38,7 +38,8 @@ async function startSupervisor(env: Record<string, string> = {}): Promise<Harnes
   writeFileSync(configPath, JSON.stringify(config));
   const supervisor = new ServingSupervisor({
     configPath, maxConsecutiveStartFailures: 1_000, log: () => {},
-    env: { ...process.env, AGENT_HOST: "127.0.0.1", AGENT_PORT: "0", AGENT_STATE_DIR: join(dir, "state"), ...env },
+    // Held connections wait as long as a test keeps the restart from happening (10 s by default; a slow host).
+    env: { ...process.env, AGENT_HOST: "127.0.0.1", AGENT_PORT: "0", AGENT_STATE_DIR: join(dir, "state"), AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000", ...env },
   });
   cleanups.push(async () => { await supervisor.stop(10_000); rmSync(dir, { recursive: true, force: true }); });
   const ready = new Promise<void>((done) => { supervisor.onReady = done; });

@@ -8,6 +8,9 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))).toBe(true);
     expect(isDatabaseUnavailable(new AggregateError([Object.assign(new Error("x"), { code: "ECONNREFUSED" })], ""))).toBe(true);
     expect(isDatabaseUnavailable(new Error("wrapped", { cause: new Error("Connection terminated unexpectedly") }))).toBe(true);
+    // pg's answer for a pooled client whose connection broke in the moment the server stopped.
+    expect(isDatabaseUnavailable(new Error("Client has encountered a connection error and is not queryable"))).toBe(true);
+    expect(isDatabaseUnavailable(new Error("Client was closed and is not queryable"))).toBe(true);
   });
 
   it("leaves other errors alone", () => {

@@ -8,7 +8,7 @@ const CONNECTION_CODES = new Set([
   // Prisma: can't reach the server, timed out, connection closed.
   "P1001", "P1002", "P1017",
 ]);
-const CONNECTION_MESSAGES = /Connection terminated|connect ECONNREFUSED|Can't reach database server|DatabaseNotReachable|ConnectionClosed|Connection closed|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|timeout exceeded when trying to connect/i;
+const CONNECTION_MESSAGES = /Connection terminated|connect ECONNREFUSED|Can't reach database server|DatabaseNotReachable|ConnectionClosed|Connection closed|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|timeout exceeded when trying to connect|(Client|connection) (has encountered a connection error and )?(was closed and )?is not queryable/i;
 
 export const DATABASE_UNAVAILABLE_MESSAGE = "The database is unavailable; try again in a few seconds";
 

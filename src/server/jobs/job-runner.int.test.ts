@@ -24,7 +24,7 @@ const echo: JobKind<{ value: number; block?: boolean }> = {
 const runners: JobRunner[] = [];
 function newRunner(): JobRunner {
   const runner = new JobRunner({
-    connectionString: process.env.DATABASE_URL!, prisma: db(), log: createLogger({ level: "error" }), leaseMs: 1_000,
+    connectionString: process.env.DATABASE_URL!, prisma: db(), log: createLogger({ level: "error" }), leaseMs: 2_000,
     kinds: [echo as JobKind<never>], schema: "pgboss_runner_test", pollingIntervalSeconds: 0.5,
   });
   runners.push(runner);
@@ -95,14 +95,15 @@ describe("JobRunner", () => {
     await runner.sweep();
     const job = await stateOf(id);
     expect(job.state).toBe("failed");
-    expect(job.error).toMatch(/its worker stopped \(no progress for 1 s\), 2 time\(s\)/);
+    expect(job.error).toMatch(/its worker stopped \(no progress for 2 s\), 2 time\(s\)/);
   });
 
   it("a running job is renewed by its worker, so the sweep leaves it alone", async () => {
     const id = await queued({ value: 9, block: true });
     await runner.dispatch(id, echo.kind);
     await until(async () => release !== undefined && (await stateOf(id)).state === "running", "the job to block");
-    await new Promise((r) => setTimeout(r, 1_600)); // longer than the 1 s lease: only renewals keep it
+    // Longer than the 2 s lease (renewed every ⅔ s: a busy host may delay one renewal, not three): only renewals keep it.
+    await new Promise((r) => setTimeout(r, 3_200));
     await runner.sweep();
     expect((await stateOf(id)).state).toBe("running");
     release?.();

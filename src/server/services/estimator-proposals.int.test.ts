@@ -50,13 +50,16 @@ const serving = (generation: number) => until(async () => {
 }, `generation ${generation} to serve`);
 const estimatorProposals = () => db().proposal.findMany({ where: { deploymentId, source: "estimator" }, orderBy: { createdAt: "asc" } });
 
-/** A CNN slow enough (a few ms per image on one core) that a few hundred requests a second build a queue. */
+/** A CNN slow enough that 400 requests a second overload it on any CPU: 5 convolutions of 128 channels at 64×64
+ *  take ≈ 23 ms per image on one core of this EPYC (12 ms on two), so it serves ≈ 80/s here and would need a host
+ *  5× faster per core to keep up. Lighter models (a few hundred µs) left the queue to HTTP overhead, which a fast
+ *  CI host may not have. */
 function buildSlowCnn(): Uint8Array {
   const b = new GraphBuilder(MODEL, 5);
   let x = b.input("input", "float32", ["batch", 3, 64, 64]);
-  x = relu(b, conv(b, x, "conv1", { cin: 3, cout: 32, kernel: 3, bias: true }));
-  x = relu(b, conv(b, x, "conv2", { cin: 32, cout: 32, kernel: 3, bias: true }));
-  b.output(linear(b, poolFlatten(b, x), "fc", 32, 10), "float32", ["batch", 10], "logits");
+  x = relu(b, conv(b, x, "conv1", { cin: 3, cout: 128, kernel: 3, bias: true }));
+  for (let i = 2; i <= 5; i++) x = relu(b, conv(b, x, `conv${i}`, { cin: 128, cout: 128, kernel: 3, bias: true }));
+  b.output(linear(b, poolFlatten(b, x), "fc", 128, 10), "float32", ["batch", 10], "logits");
   return b.toBytes({ producerVersion: "packrat-test" });
 }
 

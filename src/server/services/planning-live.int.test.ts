@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import type { PrismaClient } from "@/generated/prisma/client";
 import { resetEnvForTests } from "@/server/env";
 import { insertTestUser } from "@/server/auth/test-support";
 import { LatencyHistogram } from "@/core/stats/histogram";
@@ -42,7 +43,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const rollupsOf = () => db().metricsRollup.findMany({ where: { deploymentId } });
+const rollupsOf = (prisma: Pick<PrismaClient, "metricsRollup"> = db()) => prisma.metricsRollup.findMany({ where: { deploymentId } });
+// The agent keeps heartbeating (every 300 ms, adding its interval to the current minute's rollup even without
+// traffic), so the test's own reading of the rollups and the service's must come from one snapshot.
+const inOneSnapshot = <T>(read: (prisma: PrismaClient) => Promise<T>): Promise<T> =>
+  db().$transaction((tx) => read(tx as unknown as PrismaClient), { isolationLevel: "RepeatableRead" });
 
 describe("planning live data", () => {
   it("lists the deployment, serving, labelled by model, version and host", async () => {
@@ -64,8 +69,7 @@ describe("planning live data", () => {
     await sendOipTraffic(agent.url, "tiny-cnn-live", REQUESTS, 4, 0.5);
     // Every request has reached a rollup once the completed counters add up to what was sent.
     await until(async () => (await rollupsOf()).reduce((s, r) => s + r.requestsCompleted, 0) >= REQUESTS || undefined, "the heartbeats to report the traffic");
-    const rollups = await rollupsOf();
-    const result = await measuredStages({ deploymentId, windowMinutes: 15 });
+    const { rollups, result } = await inOneSnapshot(async (prisma) => ({ rollups: await rollupsOf(prisma), result: await measuredStages({ deploymentId, windowMinutes: 15 }, prisma) }));
     expect(result.window.requests).toBe(REQUESTS);
     expect(result.window.from).not.toBeNull();
     expect(result.window.to!.getTime() - result.window.from!.getTime()).toBeGreaterThanOrEqual(60_000);
@@ -84,10 +88,9 @@ describe("planning live data", () => {
   });
 
   it("the operating point: λ and ρ from the rollups' counters, the time in the server from its histogram", async () => {
-    const rollups = await rollupsOf();
+    const { rollups, point } = await inOneSnapshot(async (prisma) => ({ rollups: await rollupsOf(prisma), point: await operatingPoint({ deploymentId, windowMinutes: 15 }, prisma) }));
     const intervalMs = rollups.reduce((s, r) => s + r.intervalMs, 0);
     const busyMs = rollups.reduce((s, r) => s + r.busyMs, 0);
-    const point = await operatingPoint({ deploymentId, windowMinutes: 15 });
     expect(busyMs).toBeGreaterThan(0);
     expect(point.arrivalRatePerS).toBeCloseTo((REQUESTS * 1000) / intervalMs, 9);
     expect(point.utilization).toBeCloseTo(busyMs / intervalMs, 9);
