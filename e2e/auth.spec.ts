@@ -99,12 +99,13 @@ test("an admin creates a user, the user can sign in, and the audit page lists th
 test("an agent token made in the UI authenticates to the agent API until it is revoked", async ({ page, playwright }) => {
   await signIn(page, "sre@example.com");
   await page.getByRole("link", { name: "Agents" }).click();
-  await page.locator(sel.createTokenForm).getByLabel("Name").fill("e2e-host");
+  const tokenName = `e2e-host-${Date.now().toString(36)}`; // unique: a retried run must not meet the first one's token
+  await page.locator(sel.createTokenForm).getByLabel("Name").fill(tokenName);
   await page.locator(sel.createTokenForm).getByRole("button", { name: "Create token" }).click();
   const token = (await page.locator(sel.newTokenValue).textContent())!.trim();
   recordSecret("agent token", token); // shown once in the page: it must never reach a log or a bundle
   expect(token).toMatch(/^prat_[\w-]{43}$/);
-  const row = page.locator(`${sel.tokensTable} tr[data-name="e2e-host"]`);
+  const row = page.locator(`${sel.tokensTable} tr[data-name="${tokenName}"]`);
   await expect(row).toContainText("never");
   await screenshot(page, "agents-token-created");
 
@@ -112,7 +113,7 @@ test("an agent token made in the UI authenticates to the agent API until it is r
   const agent = await playwright.request.newContext({ baseURL: page.url().replace(/\/agents$/, "") });
   const ok = await agent.get("/api/agent/v1/whoami", { headers: { authorization: `Bearer ${token}` } });
   expect(ok.status()).toBe(200);
-  expect(await ok.json()).toMatchObject({ name: "e2e-host" });
+  expect(await ok.json()).toMatchObject({ name: tokenName });
   // The signed-in browser session is not an agent identity.
   expect((await page.request.get("/api/agent/v1/whoami")).status()).toBe(401);
 

@@ -169,7 +169,7 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
   await page.locator(sel.proposeReason).fill("the profile says a second thread buys only 1.25×: two one-thread instances serve B = 2");
   await page.locator(sel.proposeSubmit).click();
   await expect(page.locator(sel.proposeDone)).toBeVisible();
-  const row = await prisma.proposal.findFirstOrThrow({ where: { deploymentId, state: "pending" }, orderBy: { createdAt: "desc" } });
+  const row = await prisma.proposal.findFirstOrThrow({ where: { deploymentId, state: "pending", source: "manual" }, orderBy: { createdAt: "desc" } });
   proposalId = row.id;
   expect(row.batchSize).toBe(2);
   expect((row.evidence as { validation?: { checks: unknown[] } }).validation?.checks).toHaveLength(6);
@@ -240,15 +240,15 @@ test("an SRE approves; the agent applies generation 2; the Audit page shows prop
   await expect(gap).toContainText(/measured [\d.,]+ ms vs predicted 10 ms/, { timeout: 30_000 });
   // The page shows the stored figure (4 significant digits); a later heartbeat may still refine the mean, and the
   // page refetches every 5 s, so compare until they agree.
-  let shownMs = Number.NaN;
+  // More than 15% over the prediction is flagged, by the figure shown: judged on the same reading of the text.
   await expect(async () => {
-    shownMs = Number(/measured ([\d.,]+) ms/.exec((await gap.textContent()) ?? "")?.[1]?.replace(/,/g, ""));
+    const text = (await gap.textContent()) ?? "";
+    const shownMs = Number(/measured ([\d.,]+) ms/.exec(text)?.[1]?.replace(/,/g, ""));
     const stored = (await storedMeasuredMs())!;
     expect(Math.abs(shownMs - stored)).toBeLessThanOrEqual(stored * 5e-4);
+    expect(text.includes("worse than predicted by more than 15%"), text).toBe(shownMs / 10 - 1 > 0.15);
+    if (shownMs / 10 - 1 <= 0.15) expect(text).not.toContain("worse than predicted");
   }).toPass({ timeout: 30_000 });
-  // More than 15% over the prediction is flagged, by the figure shown.
-  if (shownMs / 10 - 1 > 0.15) await expect(gap).toContainText("worse than predicted by more than 15%");
-  else await expect(gap).not.toContainText("worse than predicted");
   await shot(page, testInfo, "approvals-history");
 
   await page.getByRole("link", { name: "Agents" }).click();

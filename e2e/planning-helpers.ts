@@ -23,11 +23,19 @@ export async function setField(page: Page, key: string, value: string): Promise<
   else await input.fill(value);
 }
 
-/** The markup of a chart's drawing: equal before and after a change means the chart did not change. */
+/** The markup of a chart's drawing once it has settled (Recharts animates a change for about 1.5 s; a signature
+ *  taken mid-animation would differ from any other): equal before and after a change means the chart did not change. */
 export async function chartSignature(page: Page, chart: string): Promise<string> {
   const svg = page.locator(chart).locator(sel.chartSvg).first();
   await expect(svg).toBeVisible();
-  return svg.innerHTML();
+  let last = await svg.innerHTML();
+  await expect.poll(async () => {
+    const now = await svg.innerHTML();
+    const settled = now === last;
+    last = now;
+    return settled;
+  }, { message: `the chart ${chart} to stop changing`, intervals: [300], timeout: 15_000 }).toBe(true);
+  return last;
 }
 
 export async function expectReadable(page: Page): Promise<void> {
