@@ -24,6 +24,9 @@ export const agentEnvSchema = z.object({
   AGENT_ORT_ALLOW_SPINNING: bool(true),
   /** Test and chaos hook: honour `parameters.packrat_fault` on infer requests. Never enable in production. */
   AGENT_FAULT_INJECTION: bool(false),
+  /** Test hook (with AGENT_FAULT_INJECTION): the first serving process to receive a connection while this file does
+   *  not exist creates it and exits at once, before taking the connection (a death at the instant of a hand-over). */
+  AGENT_FAULT_EXIT_ON_CONNECTION_MARK: z.string().min(1).optional(),
   // Batch-size estimator (Packrat §3.8): the authors' parameters by default.
   ESTIMATOR_SAMPLE_INTERVAL_MS: z.coerce.number().positive().default(5),
   ESTIMATOR_DECISION_INTERVAL_MS: z.coerce.number().positive().default(1000),

@@ -1,7 +1,7 @@
 // The serving process: HTTP server, dispatchers and instance threads. The supervisor starts it, restarts it if it
 // dies, and it exits when the supervisor goes away. It does not listen: the supervisor owns the port and hands it
 // each connection once this process says it is ready. SIGTERM: answer 503, finish what is queued, exit.
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket } from "node:net";
@@ -18,12 +18,16 @@ export type ServingToSupervisor =
   | { kind: "ready"; startMs: number }
   | { kind: "applied"; generation: number; outcome: "applied" | "failed"; results: ApplyResult[]; error?: string }
   | { kind: "report"; requestId: number; models: ModelReport[]; restarts: number }
-  | { kind: "failed"; message: string };
+  | { kind: "failed"; message: string }
+  /** The connection of that hand-over is this process's now (sent before it reads a byte of it). */
+  | { kind: "took"; id: number }
+  /** Not ready for it: the supervisor keeps its copy, unread, for the next serving process. */
+  | { kind: "returned"; id: number };
 
 export type SupervisorToServing =
   | { kind: "restart-stats"; restarts: number; lastRestartGapMs?: number; lastRestartHeldConnections?: number; heldConnections: number; shedConnections: number }
-  /** A connection the supervisor accepted (unread), with its socket as the message's handle. */
-  | { kind: "connection" }
+  /** A connection the supervisor accepted (unread), with its socket as the message's handle; answered by "took". */
+  | { kind: "connection"; id: number }
   | { kind: "apply"; config: unknown }
   | { kind: "collect"; requestId: number };
 
@@ -50,13 +54,21 @@ export interface ModelReport {
 // What the supervisor knows about this process's predecessors and the connections it held (we report it).
 const restartStats: Omit<Extract<SupervisorToServing, { kind: "restart-stats" }>, "kind"> = { restarts: 0, heldConnections: 0, shedConnections: 0 };
 let takeConnection: ((socket: Socket) => void) | undefined;
+let dieOnConnection: (() => boolean) | undefined;
 let applyConfig: ((config: unknown) => Promise<void>) | undefined;
 let collect: ((requestId: number) => void) | undefined;
 // Applies run one after another: a generation arriving mid-switch waits for the switch to finish.
 let applying: Promise<void> = Promise.resolve();
 process.on("message", (message: SupervisorToServing, socket?: Socket) => {
-  // The socket may be gone already (the client closed it while it was being handed over).
-  if (message.kind === "connection") { if (socket) { if (takeConnection) takeConnection(socket); else socket.destroy(); } }
+  if (message.kind === "connection") {
+    if (dieOnConnection?.()) process.exit(1);
+    // "took" goes out before this process reads a byte: until the supervisor hears it, the supervisor's copy of the
+    // socket is still unread, and if this process dies first the connection goes, whole, to the next one.
+    if (!takeConnection) { tell({ kind: "returned", id: message.id }); socket?.destroy(); return; }
+    tell({ kind: "took", id: message.id });
+    // The socket may be gone already (the client closed it while it was being handed over).
+    if (socket) takeConnection(socket);
+  }
   if (message.kind === "restart-stats") { const { kind: _, ...stats } = message; Object.assign(restartStats, stats); }
   if (message.kind === "apply") applying = applying.then(() => applyConfig?.(message.config));
   if (message.kind === "collect") collect?.(message.requestId);
@@ -77,6 +89,8 @@ async function main(): Promise<void> {
   if (!configPath) throw new Error("usage: serving-process <config.json>");
   const config = servingConfigSchema.parse(JSON.parse(readFileSync(configPath, "utf8")));
   const { topology } = readHostTopology();
+  const mark = env.AGENT_FAULT_INJECTION ? env.AGENT_FAULT_EXIT_ON_CONNECTION_MARK : undefined;
+  if (mark) dieOnConnection = () => { if (existsSync(mark)) return false; writeFileSync(mark, String(process.pid)); return true; };
   const metrics = new AgentMetrics(() => restartStats);
   const models = new Map<string, ServedModel>();
   let accepting = false;

@@ -2,11 +2,11 @@
 // (AGENT_PORT=0). A restart is held open on purpose by breaking the serving configuration before the SIGKILL (the
 // new processes fail to start) and mending it when the test has what it needs: no assumption on how long a
 // restart takes.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
@@ -110,6 +110,22 @@ describe("ServingSupervisor: one listener for the agent's life", () => {
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(/^packrat_agent_held_connections_total 4$/m);
     expect(metrics).toMatch(/^packrat_agent_shed_connections_total 0$/m);
+  });
+
+  it("a serving process that dies the instant a connection is handed to it, before taking it, loses nothing: the next one answers it", async () => {
+    const mark = join(mkdtempSync(join(tmpdir(), "packrat-handover-death-")), "died");
+    cleanups.push(() => rmSync(dirname(mark), { recursive: true, force: true }));
+    const h = await startSupervisor({ AGENT_FAULT_INJECTION: "true", AGENT_FAULT_EXIT_ON_CONNECTION_MARK: mark });
+    const firstPid = h.supervisor.servingPid;
+    // The first connection reaches the first serving process, which exits before it says it took it.
+    const answer = await infer(h.supervisor.port!, 5);
+    expect(existsSync(mark)).toBe(true);
+    expect(Number(readFileSync(mark, "utf8"))).toBe(firstPid);
+    expect(h.supervisor.servingPid).not.toBe(firstPid);
+    expect(h.supervisor.restarts).toBe(1);
+    // The connection waited, unread, for the restarted process, which answered it right.
+    expect(answer.status).toBe(200);
+    await expectRightLogits(answer.body, 5);
   });
 
   it("holds at most AGENT_HELD_CONNECTIONS_MAX connections: the one beyond is answered 503 with Retry-After", async () => {

@@ -19,7 +19,7 @@ export interface SupervisorOptions {
   maxConsecutiveStartFailures?: number;
 }
 
-/** Hand-overs written or queued to the serving process at once (each takes ~0.3 ms; 64 is ~20 ms of them). */
+/** Hand-overs not yet taken by the serving process at once (each takes ~0.3 ms; 64 is ~20 ms of them). */
 const MAX_IN_TRANSIT = 64;
 
 export class ServingSupervisor {
@@ -30,8 +30,9 @@ export class ServingSupervisor {
   private gaveUp = false;
   private server?: Server;
   private readonly held: HeldConnections;
-  /** Sockets handed to the current serving process whose hand-over was not written yet (or is queued behind one). */
-  private inTransit = new Set<Socket>();
+  /** Sockets handed to the current serving process that it has not said it took yet, by hand-over id. */
+  private inTransit = new Map<number, Socket>();
+  private nextHandOverId = 0;
   restarts = 0;
   private consecutiveFailures = 0;
   private diedAt?: number;
@@ -92,26 +93,33 @@ export class ServingSupervisor {
   }
 
   /**
-   * keepOpen: this process keeps its copy of the socket until the hand-over is written; a socket whose hand-over
-   * was still queued (Node sends one handle at a time, each after the previous one's acknowledgement) when the
-   * process exited is still here, unread, and waits for the next serving process. The one being written at the
-   * moment of death may be lost (Node reports such a write as done): at most one connection per death.
+   * keepOpen: this process keeps its copy of the socket, unread, until the serving process says it took it ("took",
+   * sent before it reads a byte). A serving process that dies before saying so never had the connection: the socket
+   * waits, whole, for the next one. One that said so owns it, and the copy here is closed.
    */
   private handOver(child: ChildProcess, socket: Socket): void {
     const inTransit = this.inTransit;
-    inTransit.add(socket);
-    const message: SupervisorToServing = { kind: "connection" };
+    const id = ++this.nextHandOverId;
+    inTransit.set(id, socket);
+    const message: SupervisorToServing = { kind: "connection", id };
     child.send(message, socket, { keepOpen: true }, (error) => {
-      if (!inTransit.delete(socket)) return; // already taken back when the process exited
-      if (!error) {
-        socket.destroy(); // the serving process has it (this closes only our descriptor)
-        this.handOverWaiting();
-        return;
-      }
+      if (!error) return; // written: "took" (or "returned", or the process's exit) settles it
+      if (!inTransit.delete(id)) return; // already taken back when the process exited
       // A failed write means the process is going: stop handing it more, keep this one for the next.
       if (this.child === child) this.ready = false;
       this.route(socket, true);
     });
+  }
+
+  /** The serving process took hand-over `id` (close our copy) or gave it back (keep it for the next process). */
+  private settleHandOver(inTransit: Map<number, Socket>, id: number, took: boolean): void {
+    const socket = inTransit.get(id);
+    if (!socket) return;
+    inTransit.delete(id);
+    if (took) socket.destroy(); // the serving process has it (this closes only our descriptor)
+    // Given back (a process that was not ready for it; the supervisor hands over only to ready ones): first in line.
+    else this.held.hold(socket, true);
+    this.handOverWaiting();
   }
 
   /**
@@ -141,8 +149,18 @@ export class ServingSupervisor {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     this.child = child;
-    this.inTransit = new Set();
+    this.inTransit = new Map();
     const inTransit = this.inTransit;
+    let exited = false;
+    /** Once the process has exited AND its IPC channel is drained (every "took" it sent has been read), the
+     *  hand-overs it never took go to the next process (or are answered, when stopping). */
+    const rerouteUntaken = (force = false) => {
+      if (!exited || (child.connected && !force)) return;
+      const untaken = [...inTransit.values()];
+      inTransit.clear();
+      for (const socket of untaken.reverse()) this.route(socket, true);
+    };
+    child.on("disconnect", () => rerouteUntaken());
     child.on("message", (message: ServingToSupervisor) => {
       if (message.kind === "ready") {
         this.consecutiveFailures = 0;
@@ -170,14 +188,16 @@ export class ServingSupervisor {
         this.onApplied?.(message);
       } else if (message.kind === "failed") {
         this.consecutiveFailures++;
+      } else if (message.kind === "took" || message.kind === "returned") {
+        this.settleHandOver(inTransit, message.id, message.kind === "took");
       }
     });
     child.on("exit", (code, signal) => {
       if (this.child === child) this.ready = false;
-      // Hand-overs not written yet never reached it: they wait for the next process (or are answered, when stopping).
-      const untaken = [...inTransit];
-      inTransit.clear();
-      for (const socket of untaken.reverse()) this.route(socket, true);
+      exited = true;
+      rerouteUntaken();
+      // A channel still open after its process exited (a descendant holding it) must not keep those connections.
+      if (child.connected) setTimeout(() => rerouteUntaken(true), 1_000).unref();
       if (this.stopping) return;
       if (this.diedAt === undefined) { this.diedAt = performance.now(); this.heldAtDeath = this.held.held; }
       const limit = this.options.maxConsecutiveStartFailures ?? 3;
