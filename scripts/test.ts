@@ -8,8 +8,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readPlaywrightReport, readVitestReport, type ReportReading } from "./lib/test-reports";
 
-interface PlaywrightSuite { title?: string; specs?: { title: string; file: string; line: number; tests?: { status: string; results?: { error?: { message?: string } }[] }[] }[]; suites?: PlaywrightSuite[] }
 interface Stage { name: string; command: string[]; report?: "vitest" | "playwright"; env?: Record<string, string> }
 
 const reportDir = mkdtempSync(join(tmpdir(), "packrat-test-reports-"));
@@ -36,49 +36,16 @@ for (const name of only) if (!stages.some((s) => s.name === name)) { console.err
 let passed = 0;
 let failed = 0;
 const summary: string[] = [];
-// Each failed test by name with the first lines of its error, printed again after the summary: CI shows only the
-// tail of its log, and a red run must say which test failed.
+// Each failed test by name with the first lines of its error, and each that passed only on its retry, printed
+// before the summary: CI shows only the tail of its log, and a red run must say which test failed.
 const failures: string[] = [];
 const flaky: string[] = [];
-const firstLines = (text: unknown, n = 6): string => String(text ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").filter((l) => l.trim() && !/^\s*at .*(node_modules|<anonymous>|node:internal)/.test(l)).slice(0, n).map((l) => `      ${l.slice(0, 300)}`).join("\n");
 
-function countReport(stage: Stage): { passed: number; failed: number } | undefined {
+function readReport(stage: Stage): ReportReading | undefined {
   const file = join(reportDir, `${stage.name}.json`);
   if (!stage.report || !existsSync(file)) return undefined;
   const json = JSON.parse(readFileSync(file, "utf8"));
-  if (stage.report === "vitest") {
-    for (const file of json.testResults ?? []) {
-      const where = String(file.name ?? "").replace(process.cwd() + "/", "");
-      type Assertion = { status: string; fullName?: string; title?: string; failureMessages?: string[] };
-      // Passed with the errors of an earlier try: it needed the retry.
-      for (const a of (file.assertionResults ?? []) as Assertion[]) {
-        if (a.status === "passed" && a.failureMessages?.length) flaky.push(`  ${stage.name} ${where} > ${a.fullName ?? a.title}\n${firstLines(a.failureMessages.join("\n"))}`);
-      }
-      const failedTests = ((file.assertionResults ?? []) as Assertion[]).filter((a) => a.status !== "passed");
-      for (const a of failedTests) failures.push(`  ${stage.name} ${where} > ${a.fullName ?? a.title} (${a.status})\n${firstLines((a.failureMessages ?? []).join("\n"))}`);
-      if (file.status === "failed" && !failedTests.length) failures.push(`  ${stage.name} ${where} (the file failed to run)\n${firstLines(file.message)}`);
-    }
-    // A file that fails to load runs no test; it still counts as one failure.
-    const brokenFiles = (json.testResults ?? []).filter((r: { status: string; assertionResults?: unknown[] }) => r.status === "failed" && !r.assertionResults?.length).length;
-    return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0) + brokenFiles };
-  }
-  const visit = (suite: PlaywrightSuite, titles: string[]): void => {
-    for (const spec of suite.specs ?? []) {
-      for (const test of spec.tests ?? []) {
-        if (test.status === "expected") continue;
-        const error = (test.results ?? []).map((r) => r.error?.message).find(Boolean);
-        if (test.status === "flaky") { flaky.push(`  ${stage.name} ${spec.file}:${spec.line} > ${[...titles, spec.title].join(" > ")}\n${firstLines(error)}`); continue; }
-        failures.push(`  ${stage.name} ${spec.file}:${spec.line} > ${[...titles, spec.title].join(" > ")} (${test.status})\n${firstLines(error)}`);
-      }
-    }
-    for (const child of suite.suites ?? []) visit(child, child.title && !child.title.endsWith(".ts") ? [...titles, child.title] : titles);
-  };
-  for (const suite of json.suites ?? []) visit(suite, []);
-  for (const error of json.errors ?? []) failures.push(`  ${stage.name} (outside any test)\n${firstLines(error.message)}`);
-  const s = json.stats ?? {};
-  // Errors outside tests (the web server never came up, a spec that fails to load) count as failures too.
-  // A flaky test (failed, then passed when retried) counts as passed and is listed above.
-  return { passed: (s.expected ?? 0) + (s.flaky ?? 0), failed: (s.unexpected ?? 0) + (s.skipped ?? 0) + (json.errors?.length ?? 0) };
+  return stage.report === "vitest" ? readVitestReport(stage.name, json, process.cwd()) : readPlaywrightReport(stage.name, json);
 }
 
 let anyFailed = false;
@@ -87,16 +54,14 @@ for (const stage of selected) {
   const started = Date.now();
   const result = spawnSync(stage.command[0]!, stage.command.slice(1), { stdio: "inherit", env: { ...process.env, ...stage.env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const flakyBefore = flaky.length;
-  const counts = countReport(stage);
-  const flakyHere = flaky.length - flakyBefore;
+  const counts = readReport(stage);
   const ok = result.status === 0;
-  if (counts) { passed += counts.passed; failed += counts.failed; }
+  if (counts) { passed += counts.passed; failed += counts.failed; failures.push(...counts.failures); flaky.push(...counts.flaky); }
   else if (!stage.report) { if (ok) passed += 1; else failed += 1; } // a check stage counts as one test
   else { failed += 1; failures.push(`  ${stage.name} (the runner wrote no report: it crashed)`); }
   if (!ok && !stage.report) failures.push(`  ${stage.name} (see its output above)`);
   if (!ok) anyFailed = true;
-  summary.push(`${ok ? "ok  " : "FAIL"} ${stage.name.padEnd(12)} ${seconds.padStart(7)} s${counts ? `  (${counts.passed} passed, ${counts.failed} failed${flakyHere ? `, ${flakyHere} of the passed needed their retry` : ""})` : ""}`);
+  summary.push(`${ok ? "ok  " : "FAIL"} ${stage.name.padEnd(12)} ${seconds.padStart(7)} s${counts ? `  (${counts.passed} passed, ${counts.failed} failed${counts.flaky.length ? `, ${counts.flaky.length} of the passed needed their retry` : ""})` : ""}`);
 }
 
 rmSync(reportDir, { recursive: true, force: true });
