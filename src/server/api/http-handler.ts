@@ -8,6 +8,7 @@ import { createTrpcContext } from "@/server/api/trpc";
 import { forbiddenResponse, mutationRejection } from "@/server/auth/request-guard";
 import { env } from "@/server/env";
 import { log, requestIdFrom } from "@/server/log";
+import { TRPC_MAX_BATCH_CALLS } from "@/trpc/batch-limit";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -31,6 +32,7 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
     endpoint: TRPC_ENDPOINT,
     req: request,
     router: appRouter,
+    maxBatchSize: TRPC_MAX_BATCH_CALLS,
     createContext: () => createTrpcContext({ headers: request.headers, requestId }),
     responseMeta: () => ({ headers: new Headers({ "x-request-id": requestId }) }),
     onError: ({ error, path }) => {

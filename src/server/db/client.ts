@@ -14,3 +14,10 @@ export function db(): PrismaClient {
   }
   return globalForPrisma.packratPrisma;
 }
+
+/** Tests point DATABASE_URL at another database or role; production never calls this. */
+export async function resetDbForTests(): Promise<void> {
+  const client = globalForPrisma.packratPrisma;
+  globalForPrisma.packratPrisma = undefined;
+  await client?.$disconnect();
+}

@@ -43,12 +43,18 @@ interface AppliedRow { migration_name: string; checksum: string; finished_at: Da
 
 export interface MigrationStatus { applied: string[]; pending: string[]; current: boolean }
 
-async function appliedRows(client: pg.ClientBase): Promise<AppliedRow[]> {
-  const exists = await client.query(`SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS ok`);
-  if (!exists.rows[0]?.ok) return [];
-  const result = await client.query<AppliedRow>(
-    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`);
-  return result.rows;
+/** Runs one SQL statement and returns its rows: a pg client, or a pool's (the health check borrows Prisma's). */
+export type SqlRows = (sql: string) => Promise<Record<string, unknown>[]>;
+
+function rowsOf(client: pg.ClientBase): SqlRows {
+  return async (sql) => (await client.query(sql)).rows as Record<string, unknown>[];
+}
+
+async function appliedRows(rows: SqlRows): Promise<AppliedRow[]> {
+  const exists = await rows(`SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS ok`);
+  if (!exists[0]?.ok) return [];
+  return (await rows(
+    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`)) as unknown as AppliedRow[];
 }
 
 function check(local: LocalMigration[], rows: AppliedRow[]): { pending: LocalMigration[]; applied: string[] } {
@@ -73,8 +79,8 @@ function check(local: LocalMigration[], rows: AppliedRow[]): { pending: LocalMig
   return { pending: local.filter((m) => !done.has(m.name)), applied: [...done.keys()] };
 }
 
-export async function migrationStatus(client: pg.ClientBase, migrationsDir: string): Promise<MigrationStatus> {
-  const { pending, applied } = check(readLocalMigrations(migrationsDir), await appliedRows(client));
+export async function migrationStatus(client: pg.ClientBase | SqlRows, migrationsDir: string): Promise<MigrationStatus> {
+  const { pending, applied } = check(readLocalMigrations(migrationsDir), await appliedRows(typeof client === "function" ? client : rowsOf(client)));
   return { applied, pending: pending.map((m) => m.name), current: pending.length === 0 };
 }
 
@@ -86,7 +92,7 @@ export async function migrate(connectionString: string, migrationsDir: string): 
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_ADVISORY_LOCK_KEY]);
     await client.query(CREATE_MIGRATIONS_TABLE);
-    const { pending } = check(local, await appliedRows(client));
+    const { pending } = check(local, await appliedRows(rowsOf(client)));
     for (const migration of pending) {
       try {
         await client.query("BEGIN");
