@@ -2,6 +2,12 @@
 import { formatBytes, formatCount, formatFlops, formatMs, formatShape } from "./format";
 import type { ModelVersionData } from "./model-types";
 
+/** Where the weights live when not all in top-level initializers (rows stored before these counts read as 0). */
+function storedWhere(p: { constantNodes?: number; inSubgraphs?: number }): string {
+  const parts = [p.constantNodes ? `${p.constantNodes} in Constant nodes` : "", p.inSubgraphs ? `${p.inSubgraphs} in If/Loop/Scan bodies` : ""].filter(Boolean);
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
 /** What one version's file is and costs: interface, parameters, FLOPs per sample, operators, load time. */
 export function ModelAnalysis({ version }: { version: ModelVersionData }) {
   const a = version.analysis;
@@ -16,7 +22,7 @@ export function ModelAnalysis({ version }: { version: ModelVersionData }) {
         <table className="data kv-table" data-testid="analysis-table">
           <tbody>
             <tr><th>Parameters</th><td data-testid="analysis-parameters">{s.parameters.parameters.toLocaleString("en-US")}{s.parameters.parameters >= 10_000 && <span className="muted"> ({formatCount(s.parameters.parameters)})</span>}</td></tr>
-            <tr><th>Weight bytes</th><td>{formatBytes(s.parameters.weightBytes)} <span className="muted">in {s.parameters.initializers} initializers</span></td></tr>
+            <tr><th>Weight bytes</th><td>{formatBytes(s.parameters.weightBytes)} <span className="muted">in {s.parameters.initializers} stored tensors{storedWhere(s.parameters)}</span></td></tr>
             <tr>
               <th>FLOPs per sample</th>
               <td data-testid="analysis-flops">

@@ -133,3 +133,77 @@ describe("countFlops", () => {
     );
   });
 });
+
+describe("countFlops: quantized operators and bodies", () => {
+  const body = (nodes: ReturnType<typeof node>[], io: { inputs?: Array<[string, number[]]>; outputs?: Array<[string, number[] | null]>; inits?: ReturnType<typeof floatInit>[] } = {}) => ({
+    name: "body",
+    inputs: (io.inputs ?? []).map(([name, shape]) => ({ name, dataType: "float32", shape })),
+    outputs: (io.outputs ?? []).map(([name, shape]) => ({ name, dataType: "float32", shape })),
+    initializers: io.inits ?? [], nodes, valueInfo: [],
+  });
+
+  it("QLinearConv and ConvInteger count like Conv, QLinearMatMul and MatMulInteger like MatMul", () => {
+    // QLinearConv: y [1, 8, 10, 10], w (input 3) [8, 3, 3, 3]: 2 × 800 × 27 = 43,200.
+    // ConvInteger: same shapes with w as input 1: 43,200.
+    // QLinearMatMul: y [1, 4], a [1, 16]: 2 × 4 × 16 = 128. MatMulInteger: the same, 128.
+    const g = emptyGraph({
+      nodes: [
+        node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y1"]),
+        node("ConvInteger", ["x", "w"], ["y2"]),
+        node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["z1"]),
+        node("MatMulInteger", ["a", "b"], ["z2"]),
+      ],
+    });
+    const shapes = new Map([["x", [1, 3, 12, 12]], ["w", [8, 3, 3, 3]], ["y1", [1, 8, 10, 10]], ["y2", [1, 8, 10, 10]], ["a", [1, 16]], ["b", [16, 4]], ["z1", [1, 4]], ["z2", [1, 4]]]);
+    const r = countFlops(g, shapes);
+    expect(r.total).toBe(2 * 43_200 + 2 * 128);
+    expect(r.unresolved).toEqual([]);
+  });
+
+  it("If counts its larger branch, with shapes from outer scope and the If's outputs", () => {
+    // then: MatMul(x [1, 8], W [8, 4]) → the If's output y [1, 4]: 2 × 4 × 8 = 64.
+    // else: Identity: nothing counted. The larger branch, 64, is the total; the If is listed as an upper bound.
+    const g = emptyGraph({
+      nodes: [node("If", ["c"], ["y"], {
+        then_branch: { kind: "graph", graphs: [body([node("MatMul", ["x", "W"], ["t"])], { outputs: [["t", null]], inits: [floatInit("W", [8, 4])] })] },
+        else_branch: { kind: "graph", graphs: [body([node("Identity", ["x0"], ["e"])], { outputs: [["e", null]] })] },
+      }, "")],
+    });
+    const r = countFlops(g, new Map([["x", [1, 8]], ["y", [1, 4]], ["c", []]]));
+    expect(r.total).toBe(64);
+    expect(r.nodes).toEqual([{ node: "y/then_branch/t", opType: "MatMul", flops: 64 }]);
+    expect(r.upperBounds).toEqual(["y"]);
+    expect(r.notCounted).toEqual([{ opType: "Identity", domain: "", nodes: 1 }]);
+  });
+
+  it("Loop multiplies its body by a constant trip count; without one it says what is missing", () => {
+    // Body: h' = MatMul(h [1, 8], W [8, 8]) → 2 × 8 × 8 = 128 per iteration; trip count M = 5 → 640.
+    const loop = (trip: string) => node("Loop", [trip, "", "h0"], ["hN"], {
+      body: { kind: "graph", graphs: [body([node("MatMul", ["h", "W"], ["h2"])], {
+        inputs: [["i", []], ["cond", []], ["h", [1, 8]]], outputs: [["cond_out", []], ["h2", [1, 8]]], inits: [floatInit("W", [8, 8])],
+      })] },
+    });
+    const withTrip = emptyGraph({
+      initializers: [{ name: "M", dataType: "int64", dims: [], external: false, storedBytes: 8, scalar: 5 }],
+      nodes: [loop("M")],
+    });
+    expect(countFlops(withTrip, new Map([["h0", [1, 8]], ["hN", [1, 8]]])).total).toBe(640);
+    const dynamicTrip = countFlops(emptyGraph({ nodes: [loop("steps")] }), new Map([["h0", [1, 8]], ["steps", []]]));
+    expect(dynamicTrip.total).toBe(0);
+    expect(dynamicTrip.unresolved).toEqual([{ node: "hN", opType: "Loop", missing: "steps (trip count)" }]);
+  });
+
+  it("Scan multiplies its body by the scanned length, each element its input less the scan axis", () => {
+    // xs [1, 6, 8] scanned on axis 1 → 6 iterations of x_t [1, 8]; body MatMul(x_t, W [8, 4]) → [1, 4]: 2 × 4 × 8 = 64.
+    // 6 × 64 = 384.
+    const g = emptyGraph({
+      nodes: [node("Scan", ["s0", "xs"], ["sN", "ys"], {
+        num_scan_inputs: int(1), scan_input_axes: ints([1]),
+        body: { kind: "graph", graphs: [body([node("Identity", ["s"], ["s2"]), node("MatMul", ["x_t", "W"], ["y_t"])], {
+          inputs: [["s", [1]], ["x_t", [1, 8]]], outputs: [["s2", [1]], ["y_t", [1, 4]]], inits: [floatInit("W", [8, 4])],
+        })] },
+      })],
+    });
+    expect(countFlops(g, new Map([["s0", [1]], ["xs", [1, 6, 8]]])).total).toBe(384);
+  });
+});

@@ -22,6 +22,8 @@ export interface InitializerInfo {
   external: boolean;
   /** Bytes stored in the file for this tensor; used only for types without a fixed element size (strings). */
   storedBytes: number;
+  /** The value of a one-element integer tensor (a Loop's trip count), when the file holds it inline. */
+  scalar?: number;
 }
 
 export type AttributeValue =
@@ -31,8 +33,10 @@ export type AttributeValue =
   | { kind: "floats"; value: number[] }
   | { kind: "string"; value: string }
   | { kind: "strings"; value: string[] }
-  | { kind: "tensor"; dataType: string; dims: number[] }
-  | { kind: "graph" }
+  /** A tensor value (a Constant's `value`, ConstantOfShape's fill); `initializer` sizes it like a weight. */
+  | { kind: "tensor"; dataType: string; dims: number[]; initializer?: InitializerInfo }
+  /** A body (If's branches, Loop's and Scan's body): decoded so its weights and FLOPs count. */
+  | { kind: "graph"; graphs: SubGraph[] }
   | { kind: "other" };
 
 export interface GraphNode {
@@ -43,6 +47,17 @@ export interface GraphNode {
   inputs: string[];
   outputs: string[];
   attributes: Record<string, AttributeValue>;
+}
+
+/** A graph nested in a node's attribute. Names of the enclosing graphs are visible inside it. */
+export interface SubGraph {
+  name: string;
+  inputs: TensorInfo[];
+  outputs: TensorInfo[];
+  initializers: InitializerInfo[];
+  nodes: GraphNode[];
+  /** Shapes the file states for inner tensors (value_info), used where no run measured them. */
+  valueInfo: TensorInfo[];
 }
 
 export interface OpsetImport {
@@ -61,6 +76,6 @@ export interface OnnxModelGraph {
   inputs: TensorInfo[];
   outputs: TensorInfo[];
   initializers: InitializerInfo[];
-  /** Top-level nodes; nodes inside If/Loop/Scan bodies are not listed. */
+  /** Top-level nodes; nodes inside If/Loop/Scan bodies are in their `graph` attributes. */
   nodes: GraphNode[];
 }

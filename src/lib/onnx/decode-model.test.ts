@@ -18,7 +18,7 @@ describe("decodeOnnxModel", () => {
     expect(ln?.attributes.axis).toEqual({ kind: "int", value: -1 });
     expect(ln?.attributes.epsilon?.kind).toBe("float");
     const cos = g.nodes.find((n) => n.opType === "ConstantOfShape");
-    expect(cos?.attributes.value).toEqual({ kind: "tensor", dataType: "float32", dims: [1] });
+    expect(cos?.attributes.value).toMatchObject({ kind: "tensor", dataType: "float32", dims: [1] });
   });
 
   it("leaves initializers listed as graph inputs (IR < 4 style) out of the inputs; reads unnamed dims as null", () => {

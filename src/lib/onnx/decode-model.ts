@@ -1,6 +1,6 @@
 import { elementTypeName, packedBytes } from "@/core/model-analysis/dtypes";
 import type {
-  AttributeValue, Dim, GraphNode, InitializerInfo, OnnxModelGraph, TensorInfo,
+  AttributeValue, Dim, GraphNode, InitializerInfo, OnnxModelGraph, SubGraph, TensorInfo,
 } from "@/core/model-analysis/graph";
 import { AttributeType, onnx, type OnnxTypes } from "./proto";
 
@@ -75,14 +75,53 @@ function decodeAttribute(a: OnnxTypes.IAttributeProto): AttributeValue {
       return { kind: "string", value: new TextDecoder().decode(a.s ?? new Uint8Array()) };
     case AttributeType.STRINGS:
       return { kind: "strings", value: (a.strings ?? []).map((s) => new TextDecoder().decode(s)) };
-    case AttributeType.TENSOR:
-      return { kind: "tensor", dataType: elementTypeName(a.t?.dataType ?? 0), dims: (a.t?.dims ?? []).map(num) };
+    case AttributeType.TENSOR: {
+      const initializer = decodeTensor(a.t ?? {});
+      return { kind: "tensor", dataType: initializer.dataType, dims: initializer.dims, initializer };
+    }
     case AttributeType.GRAPH:
+      return { kind: "graph", graphs: a.g ? [decodeSubGraph(a.g)] : [] };
     case AttributeType.GRAPHS:
-      return { kind: "graph" };
+      return { kind: "graph", graphs: (a.graphs ?? []).map(decodeSubGraph) };
     default:
       return { kind: "other" };
   }
+}
+
+/** A one-element int64 or int32 tensor's value (trip counts, sizes); undefined for anything else. */
+function integerScalar(t: OnnxTypes.ITensorProto, dataType: string, dims: number[]): number | undefined {
+  if (tensorElements(dims) !== 1 || (dataType !== "int64" && dataType !== "int32")) return undefined;
+  if (dataType === "int64" && t.int64Data && t.int64Data.length > 0) return num(t.int64Data[0] as IntLike);
+  if (dataType === "int32" && t.int32Data && t.int32Data.length > 0) return t.int32Data[0];
+  const raw = t.rawData;
+  if (!raw || raw.length < (dataType === "int64" ? 8 : 4)) return undefined;
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.length);
+  return dataType === "int64" ? Number(view.getBigInt64(0, true)) : view.getInt32(0, true);
+}
+
+function decodeTensor(t: OnnxTypes.ITensorProto): InitializerInfo {
+  const dataType = elementTypeName(t.dataType ?? 0);
+  const dims = (t.dims ?? []).map(num);
+  const scalar = integerScalar(t, dataType, dims);
+  return {
+    name: t.name ?? "",
+    dataType,
+    dims,
+    external: t.dataLocation === onnx.TensorProto.DataLocation.EXTERNAL,
+    storedBytes: storedBytes(t, dataType, dims),
+    ...(scalar !== undefined ? { scalar } : {}),
+  };
+}
+
+function decodeSubGraph(g: OnnxTypes.IGraphProto): SubGraph {
+  return {
+    name: g.name ?? "",
+    inputs: (g.input ?? []).map(decodeValueInfo),
+    outputs: (g.output ?? []).map(decodeValueInfo),
+    initializers: (g.initializer ?? []).map(decodeTensor),
+    nodes: (g.node ?? []).map(decodeNode),
+    valueInfo: (g.valueInfo ?? []).map(decodeValueInfo),
+  };
 }
 
 function decodeNode(n: OnnxTypes.INodeProto): GraphNode {
@@ -115,17 +154,7 @@ export function decodeOnnxModel(bytes: Uint8Array): OnnxModelGraph {
   if (!graph || irVersion <= 0 || (model.opsetImport ?? []).length === 0) {
     throw new OnnxFileError("bytes", "not an ONNX model (no graph, IR version or opset import)");
   }
-  const initializers: InitializerInfo[] = (graph.initializer ?? []).map((t) => {
-    const dataType = elementTypeName(t.dataType ?? 0);
-    const dims = (t.dims ?? []).map(num);
-    return {
-      name: t.name ?? "",
-      dataType,
-      dims,
-      external: t.dataLocation === onnx.TensorProto.DataLocation.EXTERNAL,
-      storedBytes: storedBytes(t, dataType, dims),
-    };
-  });
+  const initializers: InitializerInfo[] = (graph.initializer ?? []).map(decodeTensor);
   const initializerNames = new Set(initializers.map((i) => i.name));
   const metadata: Record<string, string> = {};
   for (const p of model.metadataProps ?? []) metadata[p.key ?? ""] = p.value ?? "";

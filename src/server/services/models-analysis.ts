@@ -35,6 +35,7 @@ export function toStoredAnalysis(analysis: ModelAnalysis, validation: ModelValid
       perSample: {
         total: analysis.flops.perSample.total, byOperator: analysis.flops.perSample.byOperator,
         notCounted: analysis.flops.perSample.notCounted, unresolved: analysis.flops.perSample.unresolved,
+        upperBounds: analysis.flops.perSample.upperBounds,
       },
       inputs: analysis.flops.inputs,
       peakRssBytes: analysis.flops.peakRssBytes,
