@@ -1,9 +1,11 @@
 // E2E in a real Chromium against a production build started the README way (`npm start`), on its own fresh
 // embedded database under the system temp dir.
 import { defineConfig } from "@playwright/test";
-import { chmodSync, existsSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { realBrowserSearch, realProbe } from "./scripts/lib/browser-search";
+import { findBrowser } from "./scripts/lib/find-browser";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 function newDataDir(): string {
@@ -14,7 +16,9 @@ function newDataDir(): string {
 const dataDir = process.env.E2E_DATA_DIR ?? newDataDir();
 process.env.E2E_DATA_DIR = dataDir; // workers re-evaluate this file: keep one data dir per run
 
-const systemChromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((path) => existsSync(path));
+// `npm test` found (or installed) the browser and says which; run directly, look for one the same way
+// (the system's Chromium, else Playwright's cached build), installing nothing.
+const chromium = process.env.PACKRAT_E2E_CHROMIUM || findBrowser(realBrowserSearch(process.env), realProbe(process.env))?.executable;
 
 export default defineConfig({
   testDir: "e2e",
@@ -31,8 +35,7 @@ export default defineConfig({
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {
-      // Debian's Chromium; Playwright's own browser only where none is installed.
-      executablePath: systemChromium,
+      executablePath: chromium,
       args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
     },

@@ -4,10 +4,14 @@
 // Under CI (CI=true) a failed test is run once more, as Playwright's own CI advice has it: a test that fails twice
 // fails; one that passes the second time counts as passed and is listed by name, with its first error, as flaky,
 // so a flake is seen and fixed rather than hidden or allowed to block a landing. TEST_RETRIES=N overrides.
+// Before anything runs, the e2e stage gets its Chromium (scripts/lib/find-browser.ts: the system's, Playwright's
+// cached one, or one it installs); when none can be had it stops at once with one line saying what to run.
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { realBrowserSearch, realProbe } from "./lib/browser-search";
+import { ensureBrowser } from "./lib/find-browser";
 import { readPlaywrightReport, readVitestReport, type ReportReading } from "./lib/test-reports";
 
 interface Stage { name: string; command: string[]; report?: "vitest" | "playwright"; env?: Record<string, string> }
@@ -32,6 +36,14 @@ const stages: Stage[] = [
 const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 const selected = only.length ? stages.filter((s) => only.includes(s.name)) : stages;
 for (const name of only) if (!stages.some((s) => s.name === name)) { console.error(`unknown stage "${name}"; stages: ${stages.map((s) => s.name).join(", ")}`); process.exit(2); }
+
+const e2e = selected.find((s) => s.name === "e2e");
+if (e2e) {
+  const browser = ensureBrowser(realBrowserSearch(process.env), realProbe(process.env), (line) => console.log(`[e2e browser] ${line}`));
+  if (!browser.ok) { rmSync(reportDir, { recursive: true, force: true }); console.error(browser.message); process.exit(1); }
+  console.log(`[e2e browser] ${browser.found.executable} (${browser.installedBy ? `installed by ${browser.installedBy}` : browser.found.source === "system" ? "the system's" : "Playwright's cache"})`);
+  e2e.env = { ...e2e.env, PACKRAT_E2E_CHROMIUM: browser.found.executable };
+}
 
 let passed = 0;
 let failed = 0;
