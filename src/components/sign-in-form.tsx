@@ -2,16 +2,18 @@
 import { useState } from "react";
 
 // Messages a person can act on, by the server's code; the server never says which of email and password was wrong.
-function messageFor(status: number, body: { code?: string; message?: string }): string {
-  if (status === 401) return "Wrong email or password.";
-  if (status === 429) return body.message ?? "Too many failed sign-ins. Try again later.";
-  if (body.code === "ACCOUNT_DEACTIVATED") return "This account is deactivated. Ask an admin to reactivate it.";
-  if (status === 403) return "This sign-in was refused (open the dashboard at its configured address).";
-  return body.message ?? `Sign-in failed (HTTP ${status}).`;
+// A refused origin (this page opened at an address other than PACKRAT_PUBLIC_URL) names the configured address.
+type SignInError = { text: string } | { refusedOrigin: true };
+function errorFor(status: number, body: { code?: string; message?: string; error?: { code?: string } }): SignInError {
+  if (status === 401) return { text: "Wrong email or password." };
+  if (status === 429) return { text: body.message ?? "Too many failed sign-ins. Try again later." };
+  if (body.code === "ACCOUNT_DEACTIVATED") return { text: "This account is deactivated. Ask an admin to reactivate it." };
+  if (status === 403) return { refusedOrigin: true };
+  return { text: body.message ?? `Sign-in failed (HTTP ${status}).` };
 }
 
-export function SignInForm({ next }: { next: string }) {
-  const [error, setError] = useState<string | null>(null);
+export function SignInForm({ next, publicUrl }: { next: string; publicUrl: string }) {
+  const [error, setError] = useState<SignInError | null>(null);
   const [busy, setBusy] = useState(false);
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
@@ -29,9 +31,9 @@ export function SignInForm({ next }: { next: string }) {
         window.location.assign(next);
         return;
       }
-      setError(messageFor(response.status, await response.json().catch(() => ({}))));
+      setError(errorFor(response.status, await response.json().catch(() => ({}))));
     } catch {
-      setError("The control plane did not answer. Is it running?");
+      setError({ text: "The control plane did not answer. Is it running?" });
     }
     setBusy(false);
   }
@@ -46,7 +48,14 @@ export function SignInForm({ next }: { next: string }) {
         <span>Password</span>
         <input name="password" type="password" autoComplete="current-password" required />
       </label>
-      {error && <div className="error-box" role="alert" data-testid="sign-in-error">{error}</div>}
+      {error && (
+        <div className="error-box" role="alert" data-testid="sign-in-error">
+          {"text" in error ? error.text : (
+            <>This sign-in was refused: the dashboard is configured at another address. Open it at{" "}
+              <a href={new URL(`/sign-in?next=${encodeURIComponent(next)}`, publicUrl).href} data-testid="configured-address">{new URL(publicUrl).origin}</a> and sign in there.</>
+          )}
+        </div>
+      )}
       <button type="submit" className="btn primary" disabled={busy}>{busy ? "Signing in…" : "Sign in"}</button>
     </form>
   );

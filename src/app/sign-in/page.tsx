@@ -14,7 +14,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       <div className="brand">Packrat</div>
       <div className="tagline">model serving control plane</div>
       <h1>Sign in</h1>
-      <SignInForm next={next} />
+      <SignInForm next={next} publicUrl={env().PACKRAT_PUBLIC_URL} />
       {env().PACKRAT_DEMO_USERS && (
         <p className="hint" data-testid="demo-hint">
           Demo users ({demoUsers.map((u) => u.email.split("@")[0]).join(", ")} @example.com), password <code>{DEMO_PASSWORD}</code>.

@@ -188,6 +188,25 @@ describe("CSRF: changes only as JSON POST from the dashboard's origin", () => {
     expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
   });
 
+  it("sign-in from a loopback alias of the loopback public URL (127.0.0.1, [::1]) works; another port does not", async () => {
+    const user = await insertTestUser(db(), "sre");
+    const body = JSON.stringify({ email: user.email, password: user.password });
+    const from = (origin: string) => handleAuthRequest(new Request(`${origin}/api/auth/sign-in/email`, {
+      method: "POST", body, headers: { origin, "content-type": "application/json", "x-forwarded-for": freshIp() },
+    }));
+    for (const origin of ["http://127.0.0.1:3999", "http://[::1]:3999"]) {
+      const response = await from(origin);
+      expect(response.status, origin).toBe(200);
+      const cookie = response.headers.getSetCookie().find((c) => c.startsWith("packrat.session_token="));
+      expect(cookie).toBeDefined();
+      recordSessionCookie(cookie!);
+    }
+    const otherPort = await from("http://127.0.0.1:4000");
+    expect(otherPort.status).toBe(403);
+    expect(JSON.stringify(await otherPort.json())).toContain("is not this dashboard's (http://localhost:3999)");
+    expect(await db().session.count({ where: { userId: user.id } })).toBe(2);
+  });
+
   it("a tRPC mutation from another origin, as a form, or via GET is 403 and changes nothing", async () => {
     const admin = await insertTestUser(db(), "admin");
     const cookie = await sessionCookie(admin.email, admin.password);

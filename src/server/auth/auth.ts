@@ -9,6 +9,7 @@ import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { passwords } from "./password";
+import { acceptedOrigins } from "./request-guard";
 import { resolveAuthSecret } from "./secret";
 
 export const SESSION_COOKIE_PREFIX = "packrat";
@@ -20,6 +21,8 @@ function createAuth() {
   return betterAuth({
     appName: "Packrat",
     baseURL: publicUrl.origin,
+    // better-auth checks Origin too; it accepts the same origins as our CSRF guard (request-guard.ts).
+    trustedOrigins: acceptedOrigins(config.PACKRAT_PUBLIC_URL),
     basePath: "/api/auth",
     secret: resolveAuthSecret({ secret: config.BETTER_AUTH_SECRET, dataDir: config.PACKRAT_DATA_DIR }),
     database: prismaAdapter(db(), { provider: "postgresql" }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mutationRejection } from "./request-guard";
+import { acceptedOrigins, mutationRejection } from "./request-guard";
 
 const publicUrl = "http://localhost:3100";
 const request = (init: { method?: string; type?: string; origin?: string }) => {
@@ -23,6 +23,24 @@ describe("mutation request guard (CSRF)", () => {
     expect(mutationRejection(request({ type: "application/json", origin: "http://localhost:3101" }), publicUrl)).toMatch(/Origin/);
     expect(mutationRejection(request({ type: "application/json" }), publicUrl)).toMatch(/no Origin/);
     expect(mutationRejection(request({ type: "application/json", origin: "null" }), publicUrl)).toMatch(/Origin null/);
+  });
+
+  it("a loopback public URL accepts its loopback aliases on the same scheme and port, and nothing more", () => {
+    for (const origin of ["http://127.0.0.1:3100", "http://[::1]:3100"]) {
+      expect(mutationRejection(request({ type: "application/json", origin }), publicUrl)).toBeNull();
+    }
+    expect(acceptedOrigins("http://127.0.0.1:3000")).toEqual(["http://127.0.0.1:3000", "http://localhost:3000", "http://[::1]:3000"]);
+    expect(acceptedOrigins("http://[::1]:3000/")).toEqual(["http://[::1]:3000", "http://localhost:3000", "http://127.0.0.1:3000"]);
+    // Default port: no port in the origin, as a browser sends it.
+    expect(acceptedOrigins("http://localhost")).toEqual(["http://localhost", "http://127.0.0.1", "http://[::1]"]);
+    for (const origin of ["http://127.0.0.1:3101", "https://127.0.0.1:3100", "http://127.0.0.2:3100", "http://localhost.evil.example:3100"]) {
+      expect(mutationRejection(request({ type: "application/json", origin }), publicUrl)).toMatch(/is not this dashboard's \(http:\/\/localhost:3100\)/);
+    }
+  });
+
+  it("a public URL that is not loopback accepts exactly its own origin", () => {
+    expect(acceptedOrigins("https://packrat.example.com/dash")).toEqual(["https://packrat.example.com"]);
+    expect(mutationRejection(request({ type: "application/json", origin: "http://127.0.0.1:3100" }), "https://packrat.example.com")).toMatch(/not this dashboard's/);
   });
 
   it("refuses what an HTML form can send: urlencoded, multipart, text/plain", () => {
