@@ -27,6 +27,10 @@ export const controlPlaneEnvSchema = z.object({
   /** Where npm start's local agent serves inference (OIP v2). */
   PACKRAT_LOCAL_AGENT_PORT: z.coerce.number().int().min(1).max(65535).default(8000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Largest body a dashboard call (/api/trpc, /api/auth) may send, in bytes; past it 413, read no further. */
+  DASHBOARD_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 ** 2),
+  /** Largest JSON body an agent API call (register, heartbeat, job results) may send, in bytes; past it 413. */
+  AGENT_API_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 ** 2),
 
   // Users and sign-in.
   /** With an empty database, seed the four demo users (admin, sre, ml, manager @example.com). */
@@ -74,6 +78,13 @@ export const controlPlaneEnvSchema = z.object({
   /** Retry delay after the first failed try; doubles per try up to ALERT_WEBHOOK_BACKOFF_MAX_MS. */
   ALERT_WEBHOOK_BACKOFF_MS: ms(1_000),
   ALERT_WEBHOOK_BACKOFF_MAX_MS: ms(300_000),
+
+  // Outbound requests to user-given URLs (alert webhooks, model import by URL): src/server/net/outbound-guard.ts.
+  /**
+   * Comma-separated addresses, networks or host names the control plane may reach although they are loopback,
+   * private or link-local (e.g. "10.20.0.0/16,alerts.internal"). Empty: only public addresses.
+   */
+  PACKRAT_OUTBOUND_ALLOW: z.string().default("").transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
 
   // Model registry.
   /** Where artifact bytes live: `file` (PACKRAT_DATA_DIR/artifacts) or `postgres` (chunked rows; replicas share them). */

@@ -4,6 +4,8 @@ import type { z } from "zod";
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
 import { DomainError } from "@/server/errors/domain-errors";
 import { httpStatusFor } from "@/server/errors/error-mapping";
+import { env } from "@/server/env";
+import { BodyTooLargeError, bodyTooLargeResponse, readLimitedText } from "@/server/http/limited-body";
 import { log } from "@/server/log";
 import type { AgentIdentity } from "@/server/services/agent-tokens-service";
 import { verifyAgentBearer } from "./verify-agent-bearer";
@@ -15,8 +17,13 @@ export function agentError(status: number, code: string, message: string, reques
 }
 
 export async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+  let text: string;
+  try { text = await readLimitedText(request, env().AGENT_API_MAX_BODY_BYTES); } catch (error) {
+    if (error instanceof BodyTooLargeError) return { ok: false, response: bodyTooLargeResponse(error) };
+    throw error;
+  }
   let json: unknown;
-  try { json = await request.json(); } catch {
+  try { json = JSON.parse(text); } catch {
     return { ok: false, response: agentError(400, "BAD_REQUEST", "the body is not valid JSON") };
   }
   const parsed = schema.safeParse(json);

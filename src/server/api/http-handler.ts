@@ -7,6 +7,7 @@ import { appRouter } from "@/server/api/root";
 import { createTrpcContext } from "@/server/api/trpc";
 import { forbiddenResponse, mutationRejection } from "@/server/auth/request-guard";
 import { env } from "@/server/env";
+import { BodyTooLargeError, bodyTooLargeResponse, withLimitedBody } from "@/server/http/limited-body";
 import { log, requestIdFrom } from "@/server/log";
 import { TRPC_MAX_BATCH_CALLS } from "@/trpc/batch-limit";
 
@@ -18,8 +19,17 @@ function namesAMutation(request: Request): boolean {
   return paths.some((path) => procedures[path]?._def?.type === "mutation");
 }
 
-export async function handleTrpcRequest(request: Request): Promise<Response> {
-  const requestId = requestIdFrom(request.headers);
+export async function handleTrpcRequest(incoming: Request): Promise<Response> {
+  const requestId = requestIdFrom(incoming.headers);
+  // Read (bounded) before tRPC parses anything.
+  let request: Request;
+  try { request = await withLimitedBody(incoming, env().DASHBOARD_MAX_BODY_BYTES); } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      log.warn("trpc request refused", { requestId, path: new URL(incoming.url).pathname, reason: error.message });
+      return bodyTooLargeResponse(error, requestId);
+    }
+    throw error;
+  }
   const readOnly = request.method === "GET" || request.method === "HEAD";
   const rejection = readOnly
     ? (namesAMutation(request) ? `changes are accepted only as POST (got ${request.method})` : null)

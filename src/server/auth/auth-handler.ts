@@ -8,6 +8,7 @@ import { env } from "@/server/env";
 import { log, requestIdFrom, type Logger } from "@/server/log";
 import { recordAudit } from "@/server/audit/record-audit";
 import { normalizeEmail } from "@/server/services/users-service";
+import { BodyTooLargeError, bodyTooLargeResponse, withLimitedBody } from "@/server/http/limited-body";
 import { auth } from "./auth";
 import { forbiddenResponse, mutationRejection } from "./request-guard";
 import { getSessionUser } from "./session";
@@ -34,8 +35,20 @@ export function clientIp(headers: Headers): string {
   return forwarded || headers.get("x-real-ip")?.trim() || "unknown";
 }
 
-export async function handleAuthRequest(request: Request): Promise<Response> {
-  const requestId = requestIdFrom(request.headers);
+/** A sign-in is an email and a password: nothing legitimate comes near this. */
+const AUTH_MAX_BODY_BYTES = 16 * 1024;
+
+export async function handleAuthRequest(incoming: Request): Promise<Response> {
+  const requestId = requestIdFrom(incoming.headers);
+  let request: Request;
+  try { request = await withLimitedBody(incoming, Math.min(AUTH_MAX_BODY_BYTES, env().DASHBOARD_MAX_BODY_BYTES)); } catch (error) {
+    if (error instanceof BodyTooLargeError) return bodyTooLargeResponse(error, requestId);
+    throw error;
+  }
+  return handleBoundedAuthRequest(request, requestId);
+}
+
+async function handleBoundedAuthRequest(request: Request, requestId: string): Promise<Response> {
   const logger = log.child({ requestId });
   const path = new URL(request.url).pathname.replace(/^\/api\/auth/, "");
   const method = endpoints[path];

@@ -7,6 +7,8 @@ import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { invalidInput } from "@/server/errors/domain-errors";
+import { OutboundRefusedError, OutboundRequestError } from "@/server/net/outbound-guard";
+import { outboundGuard } from "@/server/net/outbound";
 import type { ServiceCaller } from "./users-service";
 
 type Tx = Prisma.TransactionClient;
@@ -47,16 +49,21 @@ export async function getAlertWebhook(prisma: PrismaClient = db()) {
   return hook ? { url: hook.url, enabled: hook.enabled, minSeverity: hook.minSeverity, updatedAt: hook.updatedAt } : null;
 }
 
-function checkUrl(raw: string): string {
+async function checkUrl(raw: string): Promise<string> {
   let url: URL;
   try { url = new URL(raw); } catch { throw invalidInput("not a URL", { field: "url" }); }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw invalidInput("the webhook must be an http:// or https:// URL", { field: "url" });
+  // Early word for the SRE; each delivery is checked again where it connects (the name may change its answer).
+  // A name that does not resolve from here yet is accepted: its deliveries fail and say so.
+  try { await outboundGuard().check(url); } catch (error) {
+    if (error instanceof OutboundRefusedError) throw invalidInput(error.message, { field: "url" });
+  }
   return url.toString();
 }
 
 /** Sets (or, with url null, removes) the webhook. Audited; the URL may carry a secret, so the audit keeps its origin only. */
 export async function setAlertWebhook(caller: ServiceCaller, input: { url: string | null; enabled: boolean; minSeverity: "warning" | "critical" }, prisma: PrismaClient = db()) {
-  const url = input.url === null || input.url.trim() === "" ? null : checkUrl(input.url.trim());
+  const url = input.url === null || input.url.trim() === "" ? null : await checkUrl(input.url.trim());
   return prisma.$transaction(async (tx) => {
     const before = await tx.alertWebhook.findUnique({ where: { id: WEBHOOK_ID } });
     if (url === null) {
@@ -95,19 +102,21 @@ function deliveryOptions(): DeliveryOptions {
   return { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS, backoffMaxMs: e.ALERT_WEBHOOK_BACKOFF_MAX_MS };
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<{ httpStatus?: number; error?: string }> {
+/** One try. `refused`: the guard would not connect (nothing was sent; nothing about the target is recorded). */
+async function post(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<{ httpStatus?: number; error?: string; refused?: true }> {
   try {
-    const response = await fetch(url, {
-      method: "POST", headers: { "content-type": "application/json", "user-agent": "packrat-alerts", ...headers },
-      body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs), redirect: "manual",
+    // Through the outbound guard: no loopback, private or metadata address unless allowed, no redirects followed.
+    const text = JSON.stringify(body);
+    const response = await outboundGuard().fetch(url, {
+      method: "POST", headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), "user-agent": "packrat-alerts", ...headers },
+      body: text, signal: AbortSignal.timeout(timeoutMs),
     });
     await response.body?.cancel().catch(() => {});
     return response.ok ? { httpStatus: response.status } : { httpStatus: response.status, error: `HTTP ${response.status}` };
   } catch (error) {
-    // fetch says "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, …) is in its cause, or the cause's errors.
-    const e = error as Error & { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } };
-    if (e.name === "TimeoutError") return { error: `timed out after ${timeoutMs} ms` };
-    return { error: e.cause?.code ?? e.cause?.errors?.find((x) => x.code)?.code ?? e.cause?.message ?? e.message };
+    if (error instanceof OutboundRefusedError) return { error: `refused: ${error.reason} address (see PACKRAT_OUTBOUND_ALLOW)`, refused: true };
+    if ((error as Error).name === "TimeoutError" || (error as Error).name === "AbortError") return { error: `timed out after ${timeoutMs} ms` };
+    return { error: error instanceof OutboundRequestError ? error.code : (error as Error).message };
   }
 }
 
@@ -123,15 +132,16 @@ export async function deliverDueAlerts(prisma: PrismaClient = db(), options: Del
     if (claimed.count !== 1) continue;
     const attempt = d.attempts + 1;
     const started = performance.now();
-    const result = await post(d.url, d.payload, { "x-packrat-delivery": d.id, "x-packrat-attempt": String(attempt) }, options.timeoutMs);
-    const entry = { at: now().toISOString(), ms: Math.round(performance.now() - started), ...result };
+    const { refused, ...result } = await post(d.url, d.payload, { "x-packrat-delivery": d.id, "x-packrat-attempt": String(attempt) }, options.timeoutMs);
+    // A refused target is final (retrying cannot change the answer) and its log line carries no timing.
+    const entry = refused ? { at: now().toISOString(), ms: 0, ...result } : { at: now().toISOString(), ms: Math.round(performance.now() - started), ...result };
     const log = [...((d.log as unknown[]) ?? []), entry];
     const ok = result.error === undefined;
     await prisma.alertDelivery.update({
       where: { id: d.id },
       data: ok
         ? { status: "delivered", attempts: attempt, log: json(log), deliveredAt: now() }
-        : attempt >= options.maxAttempts
+        : attempt >= options.maxAttempts || refused
           ? { status: "failed", attempts: attempt, log: json(log) }
           : { attempts: attempt, log: json(log), nextAttemptAt: new Date(now().getTime() + deliveryRetryDelayMs(attempt, options.backoffMs, Math.max(options.backoffMs, options.backoffMaxMs))) },
     });

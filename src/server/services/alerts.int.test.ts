@@ -47,6 +47,8 @@ beforeAll(async () => {
   Object.assign(process.env, {
     HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, AGENT_OFFLINE_AFTER_MS: String(OFFLINE_AFTER_MS),
     ALERT_WEBHOOK_BACKOFF_MS: "100", ALERT_WEBHOOK_BACKOFF_MAX_MS: "400", ALERT_WEBHOOK_TIMEOUT_MS: "2000",
+    // The receiver is on loopback, which the outbound guard refuses unless allowed.
+    PACKRAT_OUTBOUND_ALLOW: "127.0.0.1",
   });
   resetEnvForTests();
   const prisma = db();
