@@ -9,8 +9,12 @@ export const agentEnvSchema = z.object({
   /** Rows queued per model beyond which requests are rejected with 503 + Retry-After. */
   AGENT_MAX_QUEUE: z.coerce.number().int().min(1).default(4096),
   AGENT_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
-  /** When set, inference requires `Authorization: Bearer <token>`. */
+  /** Request-body bytes one serving process holds at once (JSON counted 4x: parsing it costs that); beyond: 503 + Retry-After. */
+  AGENT_MAX_BODY_BYTES_IN_FLIGHT: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
+  /** When set, inference requires `Authorization: Bearer <token>`; so do /metrics and /agent/status unless AGENT_METRICS_TOKEN is set. */
   AGENT_INFER_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** When set, /metrics and /agent/status require `Authorization: Bearer <this token>` (a scraper need not hold the infer token). */
+  AGENT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   AGENT_WARMUP_ITERATIONS: z.coerce.number().int().min(0).max(1000).optional(),
   /** How long SIGTERM waits for queued requests to finish. */
   AGENT_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),

@@ -10,19 +10,31 @@ export class BodyIncompleteError extends Error {
   constructor(readonly received: number, reason: string) { super(`request body ended after ${received} bytes: ${reason}`); }
 }
 
-export function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+/** The serving process holds as many body bytes as it may (body-budget.ts): try again shortly. */
+export class BodyBudgetError extends Error {
+  constructor() { super("the agent is holding as many request bodies as it may; retry shortly"); }
+}
+
+/** Charges a body against the process's budget as it arrives; false: no room. */
+export interface BodyCharger { take(bytes: number): boolean }
+
+export function readBody(request: IncomingMessage, limit: number, charge?: BodyCharger): Promise<Buffer> {
   const declared = Number(request.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  // A declared length is charged whole before a byte is read; a chunked body chunk by chunk.
+  const upFront = Number.isFinite(declared) && declared >= 0;
+  if (charge && upFront && !charge.take(declared)) return Promise.reject(new BodyBudgetError());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let ended = false;
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
+      const refusal = size > limit ? new BodyTooLargeError(limit) : charge && !upFront && !charge.take(chunk.length) ? new BodyBudgetError() : null;
+      if (refusal) {
         request.removeAllListeners("data");
         request.resume();
-        reject(new BodyTooLargeError(limit));
+        reject(refusal);
         return;
       }
       chunks.push(chunk);

@@ -16,7 +16,7 @@ const infer = (headers: Record<string, string>) =>
 
 /** Batches tiny-cnn's instances executed, from the agent's Prometheus metrics. */
 async function batchesRun(): Promise<number> {
-  const text = await (await fetch(`${agent.url}/metrics`)).text();
+  const text = await (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
   const line = text.split("\n").find((l) => l.startsWith('packrat_execution_count{model="tiny-cnn"}'));
   return line ? Number(line.trim().split(/\s+/).pop()) : 0;
 }
@@ -58,6 +58,17 @@ describe("AGENT_INFER_TOKEN", () => {
     expect(await batchesRun()).toBe(1);
     expect((await fetch(`${agent.url}/v2/health/ready`)).status).toBe(200);
     expect((await fetch(`${agent.url}/v2/models/tiny-cnn`)).status).toBe(200);
+  });
+
+  it("/metrics and /agent/status need the token too (they name models, pids and traffic)", async () => {
+    for (const path of ["/metrics", "/agent/status"]) {
+      const anonymous = await fetch(`${agent.url}${path}`);
+      expect({ path, status: anonymous.status }).toEqual({ path, status: 401 });
+      expect(await anonymous.text()).not.toMatch(/tiny-cnn|pid/);
+      const withToken = await fetch(`${agent.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect({ path, status: withToken.status }).toEqual({ path, status: 200 });
+      await withToken.body?.cancel();
+    }
   });
 
   it("the agent never prints the token", () => {

@@ -3,7 +3,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { Socket } from "node:net";
 import { timingSafeEqual } from "node:crypto";
 import { DispatchError } from "./dispatcher";
-import { BodyIncompleteError, BodyTooLargeError, readBody } from "./http-body";
+import { BodyBudget, BodyCharge, JSON_HEAP_FACTOR } from "./body-budget";
+import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody } from "./http-body";
+import { jsonBodyLimit } from "./json-body-limit";
 import type { AgentMetrics } from "./metrics";
 import { encodeInferResponse, OipError, parseInferRequest } from "./oip-codec";
 import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
@@ -13,7 +15,13 @@ export interface OipServerOptions {
   models: () => Map<string, ServedModel>;
   metrics: AgentMetrics;
   maxBodyBytes: number;
+  /** Body bytes (JSON charged JSON_HEAP_FACTOR times) this process may hold at once; past it 503 + Retry-After. */
+  maxBodyBytesInFlight: number;
+  /** Rows one request may carry (the queue's limit): bounds what a JSON body to a model can need. */
+  maxRequestRows: number;
   inferToken?: string;
+  /** Guards /metrics and /agent/status; unset, the infer token does (when set). */
+  metricsToken?: string;
   faultInjection: boolean;
   /** False while starting or draining: readiness is 503 and inference refused. */
   accepting: () => boolean;
@@ -37,10 +45,10 @@ const error = (response: ServerResponse, status: number, message: string, header
  * (fuzz: a 32 MiB upload to a 16 MiB limit saw a reset instead of the answer). So the answer goes straight onto
  * the socket, then FIN, then the rest of the upload is read and dropped (never buffered) for at most LINGER_MS.
  */
-function refuseBody(request: IncomingMessage, response: ServerResponse, message: string): void {
+function refuseBody(request: IncomingMessage, response: ServerResponse, message: string, status = 413, headers: Record<string, string> = {}): void {
   const socket = request.socket;
   if (response.headersSent || socket.destroyed || !socket.writable) return;
-  socket.end(rawErrorResponse(413, message));
+  socket.end(rawErrorResponse(status, message, headers));
   request.resume();
   socket.setTimeout(LINGER_MS, () => socket.destroy());
 }
@@ -72,6 +80,18 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 
 export function createOipServer(options: OipServerOptions): Server {
   const { metrics } = options;
+  const budget = new BodyBudget(options.maxBodyBytesInFlight);
+  const statusToken = options.metricsToken ?? options.inferToken;
+  // A JSON body no larger than any request to the model could need, and small enough to fit the budget alone.
+  const jsonLimits = new WeakMap<ServedModel, number>();
+  const jsonLimitOf = (model: ServedModel) => {
+    let limit = jsonLimits.get(model);
+    if (limit === undefined) {
+      limit = Math.min(jsonBodyLimit(model.metadata, options.maxRequestRows, options.maxBodyBytes), Math.floor(options.maxBodyBytesInFlight / JSON_HEAP_FACTOR));
+      jsonLimits.set(model, limit);
+    }
+    return limit;
+  };
 
   async function infer(request: IncomingMessage, response: ServerResponse, model: ServedModel): Promise<void> {
     const started = performance.now();
@@ -93,12 +113,17 @@ export function createOipServer(options: OipServerOptions): Server {
     }
     const contentProblem = inferContentProblem(request.headers);
     if (contentProblem) { finish(415); return error(response, 415, contentProblem); }
+    const headerLength = request.headers["inference-header-content-length"];
+    const binary = headerLength !== undefined;
+    const charge = new BodyCharge(budget, binary ? 1 : JSON_HEAP_FACTOR);
     try {
-      const body = await readBody(request, options.maxBodyBytes);
-      const headerLength = request.headers["inference-header-content-length"];
+      let body: Buffer | undefined = await readBody(request, binary ? Math.min(options.maxBodyBytes, options.maxBodyBytesInFlight) : jsonLimitOf(model), charge);
       const parseStart = performance.now();
       const parsed = parseInferRequest(body, Array.isArray(headerLength) ? headerLength[0] : headerLength, model.metadata);
       const deserializeMs = performance.now() - parseStart;
+      // Parsed into tensors: the body and its JSON are garbage now, so their share of the budget goes back.
+      body = undefined;
+      charge.release();
       rows = parsed.inputs[0]!.shape[0]!;
       const result = await model.dispatcher.infer(parsed.inputs, {
         deadlineMs: parsed.deadlineMs,
@@ -127,7 +152,9 @@ export function createOipServer(options: OipServerOptions): Server {
         system: t.formationMs + t.busyWaitMs + t.computeMs, serialize: serializeMs, total: performance.now() - started,
       });
     } catch (caught) {
+      charge.release();
       if (caught instanceof BodyTooLargeError) { finish(413); return refuseBody(request, response, caught.message); }
+      if (caught instanceof BodyBudgetError) { finish(503); return refuseBody(request, response, caught.message, 503, { "retry-after": "1" }); }
       if (caught instanceof BodyIncompleteError) { finish(400); return error(response, 400, caught.message); }
       if (caught instanceof OipError) { finish(caught.status); return error(response, caught.status, caught.message); }
       if (caught instanceof DispatchError) {
@@ -170,6 +197,9 @@ export function createOipServer(options: OipServerOptions): Server {
         state: m.state === "ready" ? "READY" : "UNAVAILABLE",
         reason: m.state === "ready" ? "" : m.failureReason ?? m.state,
       })));
+    }
+    if ((path === "/metrics" || path === "/agent/status") && statusToken && !tokenMatches(request.headers.authorization, statusToken)) {
+      return error(response, 401, `${path} needs a bearer token (Authorization: Bearer …)`, { "www-authenticate": "Bearer" });
     }
     if (method === "GET" && path === "/metrics") {
       for (const m of models.values()) metrics.queueDepth.set({ model: m.metadata.name }, m.dispatcher.queueDepthRows);
