@@ -28,9 +28,41 @@ describe("control-plane env", () => {
     expect(loadControlPlaneEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
   });
 
-  it("users: demo users by default; the first admin's variables are validated without echoing secrets", () => {
-    const defaults = loadControlPlaneEnv({});
+  it("demo users only on loopback (npm start's default) or when asked for explicitly; never keyed on NODE_ENV", () => {
+    const defaults = loadControlPlaneEnv({ NODE_ENV: "production" });
+    expect(defaults.HOST).toBe("127.0.0.1");
     expect(defaults.PACKRAT_DEMO_USERS).toBe(true);
+    for (const host of ["::1", "[::1]", "localhost", "127.0.0.2"]) expect(loadControlPlaneEnv({ HOST: host }).PACKRAT_DEMO_USERS, host).toBe(true);
+    // Reachable from elsewhere (the container's 0.0.0.0, a LAN address): no demo users unless explicitly true.
+    for (const host of ["0.0.0.0", "::", "10.0.0.5", "packrat.internal"]) expect(loadControlPlaneEnv({ HOST: host }).PACKRAT_DEMO_USERS, host).toBe(false);
+    expect(loadControlPlaneEnv({ HOST: "0.0.0.0", PACKRAT_DEMO_USERS: "true" }).PACKRAT_DEMO_USERS).toBe(true);
+    expect(loadControlPlaneEnv({ HOST: "127.0.0.1", PACKRAT_DEMO_USERS: "false" }).PACKRAT_DEMO_USERS).toBe(false);
+  });
+
+  it("placeholder and weak secrets are refused at start, naming the variable, never the value", () => {
+    const cases: Array<[string, string, RegExp]> = [
+      // The Kubernetes example overlay's values (deploy/kubernetes/overlays/example/secrets.example.yaml).
+      ["PACKRAT_ADMIN_PASSWORD", "REPLACE-ME-at-least-12-characters", /placeholder/],
+      ["BETTER_AUTH_SECRET", "REPLACE-ME-with-at-least-32-random-characters", /placeholder/],
+      ["DATABASE_URL", "postgresql://packrat:REPLACE-ME@10.20.0.5:5432/packrat?sslmode=require", /password is still a placeholder/],
+      ["PACKRAT_ADMIN_PASSWORD", "packrat-demo-1", /well-known/],
+      ["PACKRAT_ADMIN_PASSWORD", "Password1234", /well-known/],
+      ["PACKRAT_ADMIN_PASSWORD", "aaaaaaaaaaaaaaaa", /repetitive/],
+      ["BETTER_AUTH_SECRET", "abababababababababababababababab", /repetitive/],
+    ];
+    for (const [name, value, why] of cases) {
+      let message = "";
+      try { loadControlPlaneEnv({ [name]: value }); } catch (e) { message = (e as Error).message; }
+      expect(message, `${name}=${value}`).toMatch(new RegExp(`^invalid environment variable ${name}: .*${why.source}`));
+      expect(message).not.toContain(value);
+      expect(message).not.toContain("REPLACE-ME-");
+    }
+    // Real values pass.
+    expect(loadControlPlaneEnv({ PACKRAT_ADMIN_PASSWORD: "correct-horse-battery", BETTER_AUTH_SECRET: "tN4b0J1u9yJ6gZ6cS3Rk1mDq2fV7hPzWcL5eXaY8oQ0" }).PACKRAT_ADMIN_PASSWORD).toBe("correct-horse-battery");
+  });
+
+  it("users: the first admin's variables are validated without echoing secrets", () => {
+    const defaults = loadControlPlaneEnv({});
     expect(defaults.SIGN_IN_MAX_FAILURES_PER_EMAIL).toBe(5);
     expect(defaults.SIGN_IN_MAX_FAILURES_PER_IP).toBe(20);
     expect(defaults.SIGN_IN_FAILURE_WINDOW_MS).toBe(900_000);

@@ -1,10 +1,32 @@
 // The control plane's one validated view of its environment. Nothing else in src/server or src/app reads
 // process.env. Every timing constant lives here with its default, so tests shorten them instead of waiting.
 import { z } from "zod";
+import { secretWeakness, weakSecretMessage } from "@/core/security/weak-secret";
 
 const postgresUrl = z.string().refine((value) => {
   try { return ["postgres:", "postgresql:"].includes(new URL(value).protocol); } catch { return false; }
 }, "must be a postgresql:// URL (e.g. postgresql://user:pass@host:5432/db)");
+
+/** A secret that is not a placeholder (REPLACE-ME…), a known default or a repetitive string. */
+const secret = (schema: z.ZodString, minDistinct = 6) => schema.superRefine((value, ctx) => {
+  const weakness = secretWeakness(value, minDistinct);
+  if (weakness) ctx.addIssue({ code: "custom", message: weakSecretMessage(weakness) });
+});
+
+/** The password inside a postgresql:// URL is a secret too (the example overlay ships one as REPLACE-ME). */
+const urlPasswordProblem = (value: string): string | null => {
+  try {
+    const password = decodeURIComponent(new URL(value).password);
+    const weakness = password ? secretWeakness(password, 1) : null;
+    return weakness === "placeholder" ? "its password is still a placeholder (e.g. REPLACE-ME): set the real one" : null;
+  } catch { return null; }
+};
+
+/** Loopback: only this machine can reach the dashboard, so the demo users (known passwords) harm no one. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
 
 const ms = (defaultMs: number) => z.coerce.number().int().positive().default(defaultMs);
 const bool = (defaultValue: boolean) => z.enum(["true", "false", "1", "0"]).default(defaultValue ? "true" : "false").transform((v) => v === "true" || v === "1");
@@ -12,11 +34,15 @@ const bool = (defaultValue: boolean) => z.enum(["true", "false", "1", "0"]).defa
 export const controlPlaneEnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   /** PostgreSQL to use. Unset: `npm start` runs an embedded PostgreSQL under PACKRAT_DATA_DIR/pg. */
-  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_URL: postgresUrl.superRefine((value, ctx) => {
+    const problem = urlPasswordProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).optional(),
   /** Connections in this process's pool. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  /** Where the dashboard listens. Default loopback (npm start also forwards [::1]); the container image sets 0.0.0.0. */
+  HOST: z.string().min(1).default("127.0.0.1"),
   /** The URL users reach the dashboard at; mutations must carry it as Origin. */
   PACKRAT_PUBLIC_URL: z.string().url().optional(),
   PACKRAT_DATA_DIR: z.string().min(1).default(".data"),
@@ -33,13 +59,16 @@ export const controlPlaneEnvSchema = z.object({
   AGENT_API_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 ** 2),
 
   // Users and sign-in.
-  /** With an empty database, seed the four demo users (admin, sre, ml, manager @example.com). */
-  PACKRAT_DEMO_USERS: bool(true),
+  /**
+   * With an empty database, seed the four demo users (admin, sre, ml, manager @example.com, one known password).
+   * Unset: only when the dashboard listens on loopback (HOST); anywhere else only when set to true explicitly.
+   */
+  PACKRAT_DEMO_USERS: z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1").optional(),
   /** The first admin, created once at start when PACKRAT_DEMO_USERS=false and no admin exists. */
   PACKRAT_ADMIN_EMAIL: z.email("must be an email address").optional(),
-  PACKRAT_ADMIN_PASSWORD: z.string().min(12, "must be at least 12 characters").optional(),
+  PACKRAT_ADMIN_PASSWORD: secret(z.string().min(12, "must be at least 12 characters")).optional(),
   /** Signs session cookies. Unset: generated once into PACKRAT_DATA_DIR/auth-secret (mode 0600). */
-  BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)").optional(),
+  BETTER_AUTH_SECRET: secret(z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"), 10).optional(),
   /** Failed sign-ins allowed per email, and per client IP, within SIGN_IN_FAILURE_WINDOW_MS; then 429. */
   SIGN_IN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   SIGN_IN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
@@ -97,7 +126,7 @@ export const controlPlaneEnvSchema = z.object({
   MODEL_VALIDATE_TIMEOUT_MS: ms(60_000),
 });
 
-export type ControlPlaneEnv = z.infer<typeof controlPlaneEnvSchema> & { PACKRAT_PUBLIC_URL: string };
+export type ControlPlaneEnv = Omit<z.infer<typeof controlPlaneEnvSchema>, "PACKRAT_DEMO_USERS"> & { PACKRAT_PUBLIC_URL: string; PACKRAT_DEMO_USERS: boolean };
 
 export class EnvError extends Error {
   constructor(message: string) { super(message); this.name = "EnvError"; }
@@ -115,7 +144,12 @@ export function loadControlPlaneEnv(source: Record<string, string | undefined> =
     throw new EnvError(`invalid environment variable ${name}${shown}: ${issue.message}`);
   }
   const env = parsed.data;
-  return { ...env, PACKRAT_PUBLIC_URL: env.PACKRAT_PUBLIC_URL ?? `http://localhost:${env.PORT}` };
+  return {
+    ...env,
+    PACKRAT_PUBLIC_URL: env.PACKRAT_PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+    // Not NODE_ENV: `next start` sets production even for a laptop's npm start.
+    PACKRAT_DEMO_USERS: env.PACKRAT_DEMO_USERS ?? isLoopbackHost(env.HOST),
+  };
 }
 
 let cached: ControlPlaneEnv | undefined;

@@ -1,5 +1,12 @@
 // The agent's one validated view of its environment (its own runtime, so its own module).
 import { z } from "zod";
+import { secretWeakness, weakSecretMessage } from "../../../src/core/security/weak-secret";
+
+/** A token that is not a placeholder (prat_enroll_REPLACE-ME…), a known default or a repetitive string. */
+const token = () => z.string().min(16, "must be at least 16 characters").superRefine((value, ctx) => {
+  const weakness = secretWeakness(value, 8);
+  if (weakness) ctx.addIssue({ code: "custom", message: weakSecretMessage(weakness) });
+});
 
 const bool = (d: boolean) => z.enum(["true", "false", "1", "0"]).default(d ? "true" : "false").transform((v) => v === "true" || v === "1");
 
@@ -12,9 +19,9 @@ export const agentEnvSchema = z.object({
   /** Request-body bytes one serving process holds at once (JSON counted 4x: parsing it costs that); beyond: 503 + Retry-After. */
   AGENT_MAX_BODY_BYTES_IN_FLIGHT: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
   /** When set, inference requires `Authorization: Bearer <token>`; so do /metrics and /agent/status unless AGENT_METRICS_TOKEN is set. */
-  AGENT_INFER_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  AGENT_INFER_TOKEN: token().optional(),
   /** When set, /metrics and /agent/status require `Authorization: Bearer <this token>` (a scraper need not hold the infer token). */
-  AGENT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  AGENT_METRICS_TOKEN: token().optional(),
   AGENT_WARMUP_ITERATIONS: z.coerce.number().int().min(0).max(1000).optional(),
   /** How long SIGTERM waits for queued requests to finish. */
   AGENT_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
@@ -39,7 +46,7 @@ export const agentEnvSchema = z.object({
   ESTIMATOR_RING_SIZE: z.coerce.number().int().min(1).default(10),
   /** Attached mode: the control plane's URL and this agent's token (or an enrollment token). */
   PACKRAT_CONTROL_PLANE_URL: z.string().url().optional(),
-  AGENT_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  AGENT_TOKEN: token().optional(),
   /** Where clients reach this agent, as shown on the dashboard (default http://<AGENT_HOST>:<AGENT_PORT>). */
   AGENT_PUBLIC_URL: z.string().url().optional(),
   /** The host name the agent registers as (default: the OS's). An agent token binds to it, so a Kubernetes DaemonSet
