@@ -5,12 +5,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { loadControlPlaneEnv, EnvError, type ControlPlaneEnv } from "../src/server/env";
+import { isLoopbackHost, loadControlPlaneEnv, EnvError, type ControlPlaneEnv } from "../src/server/env";
 import { startEmbeddedPostgres, type RunningPostgres } from "../src/server/db/embedded-postgres";
 import { migrate, MigrationError } from "../src/server/db/migrator";
 import { resolveAuthSecret } from "../src/server/auth/secret";
 import { seedUsersAtStart } from "../src/server/auth/seed-users";
 import { build, buildNeeded } from "./lib/build";
+import { forwardIpv6Loopback } from "./lib/loopback-forward";
 
 const root = resolve(import.meta.dirname, "..");
 const devMode = process.argv.includes("--dev");
@@ -149,8 +150,11 @@ try {
   for (const line of seeded) say(line);
   if (!devMode) ensureBuild();
   const nextBin = join(root, "node_modules/next/dist/bin/next");
-  startChild("web", [nextBin, devMode ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], { DATABASE_URL: databaseUrl });
-  say(`dashboard: http://localhost:${env.PORT}  (health: /api/health)`);
+  // The dashboard decides the demo-user hint the same way this supervisor decided the seed: hand it the verdict.
+  startChild("web", [nextBin, devMode ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], { DATABASE_URL: databaseUrl, HOST: env.HOST, PACKRAT_DEMO_USERS: String(env.PACKRAT_DEMO_USERS) });
+  if (env.HOST === "127.0.0.1" && !(await forwardIpv6Loopback(env.PORT))) say("no IPv6 loopback here: the dashboard answers on 127.0.0.1 only");
+  say(`dashboard: http://localhost:${env.PORT}  (health: /api/health; listening on ${env.HOST === "127.0.0.1" ? "127.0.0.1 and ::1 only, set HOST=0.0.0.0 to open it" : env.HOST})`);
+  if (env.PACKRAT_DEMO_USERS && !isLoopbackHost(env.HOST)) say("demo users are on (PACKRAT_DEMO_USERS=true) while the dashboard is reachable from other machines: anyone can sign in as admin@example.com");
   if (env.PACKRAT_LOCAL_AGENT) await startLocalAgent(databaseUrl);
 } catch (error) {
   const message = error instanceof MigrationError || error instanceof Error ? error.message : String(error);
