@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { recordDatabaseSecrets } from "../test/record-database-secrets";
+import { e2eDatabaseUrl } from "./e2e-database";
 import { recordSecret, SECRETS_LIST_ENV } from "../test/secrets-list";
 
 export default async function globalTeardown(): Promise<void> {
@@ -13,9 +14,10 @@ export default async function globalTeardown(): Promise<void> {
     const path = join(dataDir, file);
     if (existsSync(path)) recordSecret(kind, readFileSync(path, "utf8").trim());
   }
-  const port = Number(process.env.E2E_PG_PORT ?? 54339);
   try {
-    await recordDatabaseSecrets(`postgresql://postgres@127.0.0.1:${port}/packrat`);
+    const url = e2eDatabaseUrl();
+    recordSecret("database password", decodeURIComponent(new URL(url).password));
+    await recordDatabaseSecrets(url);
   } catch (error) {
     console.warn(`[e2e] could not record the database's secrets: ${(error as Error).message}`);
   }

@@ -9,7 +9,7 @@ export const SECRETS_LIST_ENV = "PACKRAT_SECRETS_LIST";
 
 export type SecretKind =
   | "agent token" | "enrollment token" | "session token" | "session cookie" | "password" | "password hash"
-  | "admin password" | "inference token" | "auth secret";
+  | "admin password" | "inference token" | "auth secret" | "database password";
 
 /**
  * Appends `value` to the secret list (one JSON line; 0600). A no-op when no list is configured, and for values

@@ -1,10 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres, removeCluster, type RunningPostgres } from "./embedded-postgres";
+import { PASSWORD_FILE, startEmbeddedPostgres, removeCluster, type RunningPostgres } from "./embedded-postgres";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => { while (cleanups.length) await cleanups.pop()!(); });
@@ -79,5 +79,56 @@ describe("embedded PostgreSQL", () => {
     expect(server.dataDir.startsWith(tmpdir())).toBe(true);
     expect(readFileSync(join(server.dataDir, "PG_VERSION"), "utf8").trim()).toMatch(/^\d+$/);
     expect(await selectOne(server.url("postgres"))).toBe(1);
+  });
+
+  it("needs the superuser password (SCRAM) over TCP and the Unix socket; the password is kept 0600 in the data dir", async () => {
+    const base = mkdtempSync(join(tmpdir(), "packrat-epg-auth-"));
+    chmodSync(base, 0o755);
+    cleanups.push(() => rmSync(base, { recursive: true, force: true }));
+    const dataDir = join(base, "pg");
+    const port = await freePort();
+    const server = await startEmbeddedPostgres({ dataDir, port });
+    cleanups.push(() => server.stop());
+    const file = join(server.dataDir, PASSWORD_FILE);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const password = readFileSync(file, "utf8").trim();
+    expect(password.length).toBeGreaterThanOrEqual(32);
+    expect(server.url("postgres")).toContain(encodeURIComponent(password));
+    // Without it: refused, over TCP and over the socket the server keeps inside its data dir.
+    for (const host of ["127.0.0.1", server.dataDir]) {
+      const client = new pg.Client({ host, port, user: "postgres", database: "postgres" });
+      await expect(client.connect(), host).rejects.toThrow(/password|SASL/i);
+      await client.end().catch(() => {});
+      const wrong = new pg.Client({ host, port, user: "postgres", password: "not-the-password", database: "postgres" });
+      await expect(wrong.connect(), host).rejects.toThrow(/password authentication failed/);
+      await wrong.end().catch(() => {});
+    }
+    expect(existsSync(join(server.dataDir, `.s.PGSQL.${port}`))).toBe(true);
+    const viaSocket = new pg.Client({ host: server.dataDir, port, user: "postgres", password, database: "postgres" });
+    await viaSocket.connect();
+    expect((await viaSocket.query("SELECT rolpassword LIKE 'SCRAM-SHA-256$%' AS scram FROM pg_authid WHERE rolname = 'postgres'")).rows).toEqual([{ scram: true }]);
+    await viaSocket.end();
+    expect(readFileSync(join(server.dataDir, "pg_hba.conf"), "utf8")).not.toMatch(/^\s*(local|host)\s.*\btrust\b/m);
+  });
+
+  it("a cluster made before passwords (initdb --auth=trust) gets one at its next start", async () => {
+    const base = mkdtempSync(join(tmpdir(), "packrat-epg-legacy-"));
+    chmodSync(base, 0o755);
+    cleanups.push(() => rmSync(base, { recursive: true, force: true }));
+    const dataDir = join(base, "pg");
+    const port = await freePort();
+    // Made the old way: start one, then make it a trust cluster with no password file.
+    const first = await startEmbeddedPostgres({ dataDir, port });
+    await first.stop();
+    writeFileSync(join(dataDir, "pg_hba.conf"), "local all all trust\nhost all all 127.0.0.1/32 trust\n");
+    rmSync(join(dataDir, PASSWORD_FILE));
+    const lines: string[] = [];
+    const server = await startEmbeddedPostgres({ dataDir, port, log: (l) => lines.push(l) });
+    cleanups.push(() => server.stop());
+    expect(lines.join("\n")).toMatch(/now needs a password/);
+    expect(await selectOne(server.url("postgres"))).toBe(1);
+    const anonymous = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" });
+    await expect(anonymous.connect()).rejects.toThrow(/password|SASL/i);
+    await anonymous.end().catch(() => {});
   });
 });

@@ -3,8 +3,8 @@
 // project's path (TOOLCHAIN.md §5). Used by `npm start` (no DATABASE_URL) and by the test setup.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, chownSync, openSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, chownSync, openSync, writeFileSync, chmodSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
 import { dirname, join, resolve, sep } from "node:path";
 import { tmpdir, userInfo } from "node:os";
 import pg from "pg";
@@ -86,9 +86,53 @@ export async function stopStalePostgres(dataDir: string, log: (line: string) => 
   await waitUntil(() => !processAlive(pid), 30_000, `stale PostgreSQL pid ${pid} to exit`);
 }
 
-async function accepting(port: number): Promise<boolean> {
-  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres", connectionTimeoutMillis: 1000 });
+async function accepting(port: number, password: string): Promise<boolean> {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password, database: "postgres", connectionTimeoutMillis: 1000 });
   try { await client.connect(); await client.end(); return true; } catch { await client.end().catch(() => {}); return false; }
+}
+
+/**
+ * The superuser's password: generated once, kept in the data dir (mode 0600, readable by whoever can read the
+ * cluster anyway). Local OS users that could connect as superuser without one under --auth=trust now cannot.
+ */
+export const PASSWORD_FILE = "packrat-superuser-password";
+
+/** Every connection, TCP on loopback or the Unix socket inside the data dir, proves the password (SCRAM). */
+const PG_HBA = [
+  "# Written by Packrat at every start (src/server/db/embedded-postgres.ts): password (SCRAM) for everyone.",
+  "local all all scram-sha-256",
+  "host all all 127.0.0.1/32 scram-sha-256",
+  "host all all ::1/128 scram-sha-256",
+  "",
+].join("\n");
+
+function writePrivate(file: string, text: string, user: OsUser | undefined): void {
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  if (user) chownSync(file, user.uid, user.gid);
+}
+
+function readPassword(dataDir: string): string | undefined {
+  const file = join(dataDir, PASSWORD_FILE);
+  if (!existsSync(file)) return undefined;
+  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  return readFileSync(file, "utf8").trim() || undefined;
+}
+
+const fallbackKey = (dataDir: string) => createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 12);
+/** Where a cluster lives when the OS user postgres cannot reach `dataDir` (see startEmbeddedPostgres). */
+const fallbackDataDir = (dataDir: string) => join(tmpdir(), `packrat-pg-data-${fallbackKey(dataDir)}`);
+
+/**
+ * The superuser URL of the cluster `npm start` keeps for `dataDir` (PACKRAT_DATA_DIR/pg), read from its password
+ * file, for tools that reach the same database from outside the supervisor (the e2e suite). Undefined: no cluster yet.
+ */
+export function embeddedPostgresUrl(dataDir: string, port: number, database: string): string | undefined {
+  for (const dir of [resolve(dataDir), fallbackDataDir(dataDir)]) {
+    const password = existsSync(join(dir, PASSWORD_FILE)) ? readFileSync(join(dir, PASSWORD_FILE), "utf8").trim() : "";
+    if (password) return `postgresql://postgres:${password}@127.0.0.1:${port}/${database}`;
+  }
+  return undefined;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
@@ -98,11 +142,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let dataDir = resolve(options.dataDir);
   if (!traversable(dataDir, user) || !traversable(join(binRoot, "bin"), user)) {
     // A clone under a 0700 directory: postgres cannot reach it. Use the system temp dir instead.
-    const key = createHash("sha256").update(dataDir).digest("hex").slice(0, 12);
-    const tmpBin = join(tmpdir(), `packrat-pg-native-${key}`);
+    const tmpBin = join(tmpdir(), `packrat-pg-native-${fallbackKey(dataDir)}`);
     if (!existsSync(join(tmpBin, "bin", "postgres"))) cpSync(binRoot, tmpBin, { recursive: true, verbatimSymlinks: true });
     binRoot = tmpBin;
-    dataDir = join(tmpdir(), `packrat-pg-data-${key}`);
+    dataDir = fallbackDataDir(dataDir);
     log(`the OS user 'postgres' cannot traverse ${options.dataDir}; using ${dataDir} and a copy of the binaries in ${tmpBin}`);
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -110,14 +153,33 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await stopStalePostgres(dataDir, log);
 
   const asUser = user ? { uid: user.uid, gid: user.gid } : {};
+  let password = readPassword(dataDir);
+  // A cluster from before passwords (initdb --auth=trust): started once more on its own trust rules, given a
+  // password, then switched to SCRAM below.
+  let legacyTrust = false;
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
-    const init = spawnSync(join(binRoot, "bin", "initdb"),
-      ["-D", dataDir, "--auth=trust", "-U", "postgres", "--encoding=UTF8", "--locale=C"],
-      { encoding: "utf8", ...asUser });
-    if (init.status !== 0) {
-      throw new Error(`embedded PostgreSQL: initdb failed: ${(init.stderr || init.stdout || String(init.error)).trim().split("\n").pop()}`);
+    password = randomBytes(24).toString("base64url");
+    // The password reaches initdb through a file only the postgres user can read (never the command line).
+    const pwDir = mkdtempSync(join(tmpdir(), "packrat-pg-init-"));
+    const pwFile = join(pwDir, "pw");
+    try {
+      if (user) chownSync(pwDir, user.uid, user.gid);
+      writePrivate(pwFile, `${password}\n`, user);
+      const init = spawnSync(join(binRoot, "bin", "initdb"),
+        ["-D", dataDir, "--auth=scram-sha-256", `--pwfile=${pwFile}`, "-U", "postgres", "--encoding=UTF8", "--locale=C"],
+        { encoding: "utf8", ...asUser });
+      if (init.status !== 0) {
+        throw new Error(`embedded PostgreSQL: initdb failed: ${(init.stderr || init.stdout || String(init.error)).trim().split("\n").pop()}`);
+      }
+    } finally {
+      rmSync(pwDir, { recursive: true, force: true });
     }
+    writePrivate(join(dataDir, PASSWORD_FILE), `${password}\n`, user);
+  } else if (!password) {
+    legacyTrust = true;
+    password = randomBytes(24).toString("base64url");
   }
+  if (!legacyTrust) writePrivate(join(dataDir, "pg_hba.conf"), PG_HBA, user);
   const logFile = join(dataDir, "server.log");
   const out = openSync(logFile, "a");
   if (user) chownSync(logFile, user.uid, user.gid);
@@ -128,10 +190,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   child.on("exit", () => { exited = true; });
   await waitUntil(async () => {
     if (exited) throw new Error(`embedded PostgreSQL exited at start; see ${logFile}: ${readFileSync(logFile, "utf8").trim().split("\n").slice(-1)[0]}`);
-    return accepting(options.port);
+    return accepting(options.port, password!);
   }, 60_000, "the server to accept connections");
+  if (legacyTrust) {
+    const client = new pg.Client({ host: "127.0.0.1", port: options.port, user: "postgres", database: "postgres" });
+    await client.connect();
+    try {
+      await client.query("SET password_encryption = 'scram-sha-256'");
+      await client.query(`ALTER ROLE postgres PASSWORD '${password}'`); // base64url: nothing to escape
+      writePrivate(join(dataDir, PASSWORD_FILE), `${password}\n`, user);
+      writePrivate(join(dataDir, "pg_hba.conf"), PG_HBA, user);
+      await client.query("SELECT pg_reload_conf()");
+    } finally {
+      await client.end();
+    }
+    log(`embedded PostgreSQL: the superuser now needs a password (kept in ${join(dataDir, PASSWORD_FILE)}, mode 0600)`);
+  }
 
-  const url = (database: string) => `postgresql://postgres@127.0.0.1:${options.port}/${database}`;
+  const url = (database: string) => `postgresql://postgres:${password}@127.0.0.1:${options.port}/${database}`;
   return {
     url,
     pid: child.pid!,
