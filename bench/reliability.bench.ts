@@ -28,6 +28,7 @@ import { createFuzzWorld } from "../src/testing/fuzz/procedure-world";
 import { createDatabase, findTestPostgres } from "../test/find-postgres";
 import { migrate } from "../src/server/db/migrator";
 import { faultToleranceSection } from "./fault-tolerance-section";
+import { securitySection } from "./security-section";
 import { summarize } from "./sample-stats";
 import type { Benchmark, BenchFigure, BenchTable } from "./types";
 
@@ -230,10 +231,11 @@ const bench: Benchmark = {
       const onnx = await onnxSection(quick, server.adminUrl);
       const procedures = await procedureSection(quick, server.adminUrl);
       const faults = await faultToleranceSection();
+      const security = await securitySection();
       return {
-        figures: [...oip.figures, ...procedures.figures, ...onnx.figures, ...faults.figures],
-        tables: [...oip.tables, ...procedures.tables, ...onnx.tables, ...faults.tables],
-        notes: [...oip.notes, ...procedures.notes, ...onnx.notes, `PostgreSQL source: ${server.source}.`, ...faults.notes],
+        figures: [...oip.figures, ...procedures.figures, ...onnx.figures, ...faults.figures, ...security.figures],
+        tables: [...oip.tables, ...procedures.tables, ...onnx.tables, ...faults.tables, ...security.tables],
+        notes: [...oip.notes, ...procedures.notes, ...onnx.notes, `PostgreSQL source: ${server.source}.`, ...faults.notes, ...security.notes],
       };
     } finally {
       await server.stop();
