@@ -3,7 +3,7 @@
 // out-of-memory kill. A JSON body is charged JSON_HEAP_FACTOR times its size: parsing and validating it holds
 // the bytes, the decoded string, the parsed number arrays and their validated copy at once; a binary tensor body
 // is charged its size. With the defaults one 64 MiB JSON body is parsed at a time (bench/results/reliability.json:
-// 16 in parallel peaked at 829 MiB RSS in the serving process, inference of its 2 427 rows included).
+// 16 in parallel peaked at 837 MiB RSS in the serving process, inference of its 2 427 rows included).
 export const JSON_HEAP_FACTOR = 4;
 
 export class BodyBudget {
