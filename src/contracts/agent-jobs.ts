@@ -17,6 +17,8 @@ export const profileJobParamsSchema = z.object({
   threads: z.array(z.number().int().min(1)).min(1),
   batches: z.array(z.number().int().min(1)).min(1),
   dimensions: z.record(z.string(), z.number().int().min(1)),
+  /** The version's batch-axis overrides by tensor (null: no batch axis), as in the serving plan. */
+  batchAxes: z.record(z.string().min(1).max(256), z.number().int().min(0).max(64).nullable()).optional(),
   rule: stoppingRuleSchema,
   budgetCpus: z.array(z.number().int().min(0)).min(1),
   /** Cells already measured (a job resumed after its agent restarted). */

@@ -20,6 +20,11 @@ export const servingPlanSchema = z.object({
   batchTimeoutMs: z.number().min(0).max(60_000).default(0),
   /** Concrete sizes for the model's dynamic non-batch dimensions, used for warm-up (e.g. {"sequence": 128}). */
   dimensions: z.record(z.string(), z.number().int().min(1)).optional(),
+  /**
+   * Batch-axis overrides by tensor name: the axis, or null for a tensor that has none (shared state). Tensors not
+   * listed get the axis servingAxes infers from the model (src/core/model-analysis/serving-axes.ts).
+   */
+  batchAxes: z.record(z.string().min(1).max(256), z.number().int().min(0).max(64).nullable()).optional(),
   warmupIterations: z.number().int().min(0).max(1000).default(3),
 });
 

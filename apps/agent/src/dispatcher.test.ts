@@ -145,3 +145,55 @@ describe("dispatcher", () => {
     await expect(Promise.all(all)).resolves.toHaveLength(3);
   });
 });
+
+describe("dispatcher: batch axes and unbatched models", () => {
+  /** Echoes its input: out = in + 0.5, so each request must get back exactly its own values. */
+  class EchoInstance implements DispatchTarget {
+    state = "ready";
+    shapes: number[][][] = [];
+    running = 0;
+    maxRunning = 0;
+    constructor(readonly spec: { id: number; batch: number }) {}
+    async run(inputs: WireTensor[]) {
+      this.shapes.push(inputs.map((t) => t.shape));
+      this.running++;
+      this.maxRunning = Math.max(this.maxRunning, this.running);
+      await new Promise((r) => setTimeout(r, 2));
+      this.running--;
+      const outputs = inputs.map((t) => ({ ...t, name: `${t.name}_out`, buffer: Float32Array.from(typedView(t) as Float32Array, (v) => v + 0.5).buffer }));
+      return { outputs, computeMs: 2 };
+    }
+  }
+  const state = (seed: number, rows: number): WireTensor => ({
+    name: "h", datatype: "FP32", shape: [2, rows, 3], buffer: Float32Array.from({ length: 6 * rows }, (_, i) => seed + i).buffer,
+  });
+
+  it("concatenates and splits [layers, batch, hidden] state along axis 1", async () => {
+    const instance = new EchoInstance({ id: 0, batch: 4 });
+    const axes = new Map([["x", 0], ["h", 1], ["x_out", 0], ["h_out", 1]]);
+    const d = new Dispatcher({ batchSize: 3, batchTimeoutMs: 50, maxQueueRows: 100, instances: () => [instance], layout: { kind: "batched", axes } });
+    const [a, b] = await Promise.all([d.infer([tensor(10, 1, 2), state(100, 1)]), d.infer([tensor(20, 2, 2), state(200, 2)])]);
+    // One batch of 3 rows: x [3, 2], h [2, 3, 3].
+    expect(instance.shapes).toEqual([[[3, 2], [2, 3, 3]]]);
+    expect(values(a.outputs[1]!)).toEqual(values(state(100, 1)).map((v) => v + 0.5));
+    expect(values(b.outputs[1]!)).toEqual(values(state(200, 2)).map((v) => v + 0.5));
+    expect(b.outputs[1]!.shape).toEqual([2, 2, 3]);
+  });
+
+  it("refuses requests whose inputs disagree on the batch size, naming the tensor and dimension", () => {
+    const d = new Dispatcher({ batchSize: 4, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [], layout: { kind: "batched", axes: new Map([["h", 1]]) } });
+    expect(() => d.infer([tensor(0, 2), state(0, 3)])).toThrow("inputs disagree on the batch size: input x dimension 0 has 2, input h dimension 1 is 3");
+  });
+
+  it("an unbatched model: each request runs whole on one instance, never concatenated, instances in parallel", async () => {
+    const instances = [new EchoInstance({ id: 0, batch: 1 }), new EchoInstance({ id: 1, batch: 1 })];
+    const d = new Dispatcher({ batchSize: 2, batchTimeoutMs: 20, maxQueueRows: 100, instances: () => instances, layout: { kind: "unbatched", reason: "scalar" } });
+    const results = await Promise.all([d.infer([state(0, 3)]), d.infer([state(100, 2)]), d.infer([state(200, 1)])]);
+    expect(results.map((r) => r.outputs[0]!.shape)).toEqual([[2, 3, 3], [2, 2, 3], [2, 1, 3]]);
+    expect(values(results[1]!.outputs[0]!)).toEqual(values(state(100, 2)).map((v) => v + 0.5));
+    // Requests 1 and 2 formed one batch of two, one on each instance; request 3 the next.
+    expect(instances[0]!.shapes.map((s) => s[0])).toEqual([[2, 3, 3], [2, 1, 3]]);
+    expect(instances[1]!.shapes.map((s) => s[0])).toEqual([[2, 2, 3]]);
+  });
+});
+const values = (t: WireTensor) => Array.from(typedView(t) as Float32Array);

@@ -1,7 +1,9 @@
 // Packrat §3.5: per model, aggregate requests into a batch of up to B rows (or until the oldest has waited the
 // batch timeout), split it across the instances by their b (largest first), and give each request its own rows.
 // One batch runs at a time on the instance set: a batch's latency is its slowest instance's (the optimizer's
-// makespan), so the next batch forms while this one runs.
+// makespan), so the next batch forms while this one runs. Each tensor is concatenated and split along its own
+// batch axis (state shaped [layers, batch, hidden] along axis 1). A model that cannot be batched (some tensor has
+// no batch axis) is served request by request: up to one request per instance at a time, none concatenated.
 import { screenDeadline } from "../../../src/core/planning/admission";
 import { concatRows, sliceRows } from "./tensor-rows";
 import type { WireTensor } from "./tensor-types";
@@ -54,8 +56,18 @@ export interface DispatchTarget {
   run(inputs: WireTensor[], fault?: "throw"): Promise<{ outputs: WireTensor[]; computeMs: number }>;
 }
 
+/**
+ * Where each tensor's batch axis is, by name (a tensor not listed batches along axis 0), or "unbatched": requests
+ * are never concatenated and each runs whole on one instance.
+ */
+export type BatchLayout =
+  | { kind: "batched"; axes: ReadonlyMap<string, number> }
+  | { kind: "unbatched"; reason: string };
+
 export interface DispatcherOptions {
   batchSize: number;
+  /** Default: every tensor batches along axis 0. */
+  layout?: BatchLayout;
   batchTimeoutMs: number;
   maxQueueRows: number;
   instances: () => readonly DispatchTarget[];
@@ -82,8 +94,8 @@ export class Dispatcher {
   get queueDepthRequests(): number { return this.queue.length; }
   get busy(): boolean { return this.executing; }
 
-  reconfigure(batchSize: number, batchTimeoutMs: number): void {
-    this.options = { ...this.options, batchSize, batchTimeoutMs };
+  reconfigure(batchSize: number, batchTimeoutMs: number, layout?: BatchLayout): void {
+    this.options = { ...this.options, batchSize, batchTimeoutMs, ...(layout ? { layout } : {}) };
     this.pump();
   }
 
@@ -111,10 +123,40 @@ export class Dispatcher {
     }
   }
 
+  private axisOf(name: string): number {
+    const layout = this.options.layout;
+    return layout?.kind === "batched" ? (layout.axes.get(name) ?? 0) : 0;
+  }
+
+  private get unbatched(): boolean {
+    return this.options.layout?.kind === "unbatched";
+  }
+
+  /**
+   * A request's rows (its size along the batch axis; 1 for an unbatched model, whose requests run whole) and the
+   * signature of everything else, which requests batched together must share.
+   */
+  private rowsAndSignature(inputs: readonly WireTensor[]): { rows: number; signature: string } {
+    if (this.unbatched) return { rows: 1, signature: "" };
+    let rows: number | undefined;
+    let first = "";
+    for (const t of inputs) {
+      const axis = this.axisOf(t.name);
+      const n = t.shape[axis];
+      if (n === undefined) throw new DispatchError(400, `input ${t.name}: shape [${t.shape}] has no dimension ${axis}, its batch axis`);
+      if (rows !== undefined && n !== rows) throw new DispatchError(400, `inputs disagree on the batch size: ${first} has ${rows}, input ${t.name} dimension ${axis} is ${n}`);
+      if (rows === undefined) { rows = n; first = `input ${t.name} dimension ${axis}`; }
+    }
+    const signature = inputs.map((t) => {
+      const axis = this.axisOf(t.name);
+      return `${t.name}:${t.datatype}:${t.shape.map((d, i) => (i === axis ? "b" : d)).join("x")}`;
+    }).join("|");
+    return { rows: rows ?? 0, signature };
+  }
+
   infer(inputs: WireTensor[], options: { deadlineMs?: number; elapsedMs?: number; fault?: "throw" } = {}): Promise<InferResult> {
-    const rows = inputs[0]!.shape[0]!;
+    const { rows, signature } = this.rowsAndSignature(inputs);
     this.admit(rows, options.deadlineMs, options.elapsedMs ?? 0);
-    const signature = inputs.map((t) => `${t.name}:${t.datatype}:${t.shape.slice(1).join("x")}`).join("|");
     return new Promise<InferResult>((resolve, reject) => {
       this.queue.push({ inputs, rows, signature, enqueuedAt: performance.now(), fault: options.fault, resolve, reject });
       this.queuedRows += rows;
@@ -164,22 +206,20 @@ export class Dispatcher {
     this.executingSince = dispatchedAt;
     let ok = true;
     try {
-      const names = group[0]!.inputs.map((t) => t.name);
-      const batch = names.map((name, i) => concatRows(name, group.map((q) => q.inputs[i]!)));
       const fault = group.find((q) => q.fault)?.fault;
-      const { outputs, version } = await this.runOnInstances(batch, rows, fault);
+      const { perRequest, version } = this.unbatched
+        ? await this.runWhole(group.map((q) => q.inputs), fault)
+        : await this.runBatched(group, rows, fault);
       const computeMs = performance.now() - dispatchedAt;
       this.recentBatchMs.push(computeMs);
       if (this.recentBatchMs.length > RECENT_BATCHES) this.recentBatchMs.shift();
-      let offset = 0;
-      for (const request of group) {
+      group.forEach((request, index) => {
         // Busy wait: only while the previous batch still held the instances after this one was eligible; any
         // other delay between enqueue and dispatch (filling, the timer) is formation.
         const busyWaitMs = Math.max(0, Math.min(dispatchedAt, this.lastBatchEndedAt) - Math.max(eligibleAt, request.enqueuedAt));
         const timing: RequestTiming = { formationMs: dispatchedAt - request.enqueuedAt - busyWaitMs, busyWaitMs, computeMs, batchRows: rows };
-        request.resolve({ outputs: outputs.map((o) => sliceRows(o, offset, request.rows)), timing, version });
-        offset += request.rows;
-      }
+        request.resolve({ outputs: perRequest[index]!, timing, version });
+      });
     } catch (error) {
       ok = false;
       const failure = error instanceof DispatchError ? error : new DispatchError(503, (error as Error).message, 1);
@@ -200,13 +240,45 @@ export class Dispatcher {
     }
   }
 
+  private readyInstances(): DispatchTarget[] {
+    const ready = this.options.instances().filter((i) => i.state === "ready").sort((a, b) => b.spec.batch - a.spec.batch || a.spec.id - b.spec.id);
+    if (ready.length === 0) throw new DispatchError(503, "no instance is ready", 1);
+    return ready;
+  }
+
+  /** Concatenates the group along each input's batch axis, runs it, and gives each request its rows back. */
+  private async runBatched(group: readonly Queued[], rows: number, fault?: "throw"): Promise<{ perRequest: WireTensor[][]; version?: string }> {
+    const names = group[0]!.inputs.map((t) => t.name);
+    const batch = names.map((name, i) => concatRows(name, group.map((q) => q.inputs[i]!), this.axisOf(name)));
+    const { outputs, version } = await this.runOnInstances(batch, rows, fault);
+    let offset = 0;
+    const perRequest = group.map((request) => {
+      const mine = outputs.map((o) => sliceRows(o, offset, request.rows, this.axisOf(o.name)));
+      offset += request.rows;
+      return mine;
+    });
+    return { perRequest, version };
+  }
+
+  /** Unbatched model: each request runs whole on one instance, up to one per instance at a time. */
+  private async runWhole(requests: readonly WireTensor[][], fault?: "throw"): Promise<{ perRequest: WireTensor[][]; version?: string }> {
+    const ready = this.readyInstances();
+    const perRequest: WireTensor[][] = new Array<WireTensor[]>(requests.length);
+    for (let start = 0; start < requests.length; start += ready.length) {
+      await Promise.all(ready.slice(0, requests.length - start).map((instance, k) => {
+        const index = start + k;
+        return instance.run(requests[index]!, index === 0 ? fault : undefined).then((r) => { perRequest[index] = r.outputs; });
+      }));
+    }
+    return { perRequest, version: ready[0]!.spec.version };
+  }
+
   /**
    * Splits `rows` across the ready instances, each taking up to its b (largest b first), in waves until every row
    * is assigned (more than one wave only for a request larger than B, or while an instance is being recreated).
    */
   private async runOnInstances(batch: WireTensor[], rows: number, fault?: "throw"): Promise<{ outputs: WireTensor[]; version?: string }> {
-    const ready = this.options.instances().filter((i) => i.state === "ready").sort((a, b) => b.spec.batch - a.spec.batch || a.spec.id - b.spec.id);
-    if (ready.length === 0) throw new DispatchError(503, "no instance is ready", 1);
+    const ready = this.readyInstances();
     const pieces: Array<{ start: number; outputs: WireTensor[] }> = [];
     let start = 0;
     let faultSent = false;
@@ -215,7 +287,7 @@ export class Dispatcher {
       for (const instance of ready) {
         if (start >= rows) break;
         const count = Math.min(instance.spec.batch, rows - start);
-        const slice = batch.map((t) => sliceRows(t, start, count));
+        const slice = batch.map((t) => sliceRows(t, start, count, this.axisOf(t.name)));
         const at = start;
         const injected: "throw" | undefined = fault && !faultSent ? fault : undefined;
         faultSent ||= !!injected;
@@ -226,9 +298,10 @@ export class Dispatcher {
     }
     pieces.sort((a, b) => a.start - b.start);
     const outputNames = pieces[0]!.outputs.map((o) => o.name);
-    const outputs = outputNames.map((name, i) => concatRows(name, pieces.map((p) => p.outputs[i]!)));
+    const outputs = outputNames.map((name, i) => concatRows(name, pieces.map((p) => p.outputs[i]!), this.axisOf(name)));
     for (const output of outputs) {
-      if (output.shape[0] !== rows) throw new DispatchError(503, `output ${output.name} has ${output.shape[0]} rows for a batch of ${rows}: the model's outputs are not batched along dimension 0`);
+      const axis = this.axisOf(output.name);
+      if (output.shape[axis] !== rows) throw new DispatchError(503, `output ${output.name} has ${output.shape[axis]} rows along dimension ${axis} for a batch of ${rows}: the model's outputs are not batched along that dimension`);
     }
     return { outputs, version: ready[0]!.spec.version };
   }

@@ -1,6 +1,6 @@
 // The largest JSON infer body a model could need, so a body no request to it could ever need is refused with 413
 // before it is read. A request carries at most `maxRows` rows (the queue holds no more), each input a fixed
-// number of elements per row, and a JSON number of a datatype has a longest spelling; twice that covers
+// number of elements per row (along its own batch axis), and a JSON number of a datatype has a longest spelling; twice that covers
 // separators, nesting brackets and pretty-printing. Inputs with an open dimension past the batch, or strings
 // (BYTES), have no such bound: the agent's body limit applies.
 import type { ModelMetadata } from "./served-model";
@@ -18,9 +18,14 @@ export function jsonBodyLimit(metadata: ModelMetadata, maxRows: number, fallback
   for (const input of metadata.inputs) {
     const perElement = MAX_CHARS[input.datatype];
     if (perElement === undefined) return fallbackBytes;
-    const [first, ...rest] = input.shape;
+    // Rows run along the input's own batch axis ([layers, batch, hidden] state: axis 1); an unbatched model's
+    // requests run whole, so an open dimension there has no bound.
+    const layout = metadata.layout;
+    const axis = layout?.kind === "unbatched" ? -1 : (layout?.axes.get(input.name) ?? 0);
+    const rest = input.shape.filter((_, i) => i !== axis);
     if (rest.some((d) => d < 0)) return fallbackBytes;
     const perRow = rest.reduce((product, d) => product * d, 1);
+    const first = input.shape[axis];
     const rows = first === undefined ? 1 : first < 0 ? maxRows : first;
     total += perRow * rows * perElement * SLACK;
     if (total >= fallbackBytes) return fallbackBytes;

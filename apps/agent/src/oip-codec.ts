@@ -25,6 +25,8 @@ const inferRequestSchema = z.object({
 export interface ParsedInferRequest {
   id?: string;
   inputs: WireTensor[];
+  /** The request's size along its batch axes (1 for a model served unbatched). */
+  rows: number;
   /** Output names asked for (all when absent) and which of them go back as binary. */
   outputs?: string[];
   binaryOutputs: Set<string>;
@@ -104,7 +106,7 @@ export function parseInferRequest(body: Buffer, headerLength: string | undefined
     if (!metadata.inputs.some((m) => m.name === name)) throw new OipError(400, `unknown input "${name}"; the model's inputs are ${metadata.inputs.map((m) => m.name).join(", ")}`);
   }
   let binaryOffset = 0;
-  let rows: number | undefined;
+  let rows: { tensor: string; size: number } | undefined;
   // Binary payloads follow the header in the order inputs appear in the request; tensors go out in model order.
   const decoded = new Map<string, WireTensor>();
   for (const input of request.inputs) {
@@ -114,10 +116,18 @@ export function parseInferRequest(body: Buffer, headerLength: string | undefined
     if (input.shape.length !== meta.shape.length) throw new OipError(400, `input ${input.name}: shape [${input.shape}] has ${input.shape.length} dimensions, the model expects ${meta.shape.length} ([${meta.shape}])`);
     input.shape.forEach((d, i) => {
       if (meta.shape[i] !== -1 && meta.shape[i] !== d) throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, the model expects ${meta.shape[i]}`);
+      if (!Number.isSafeInteger(d) || d < 0) throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, not a whole number`);
     });
-    if (input.shape[0] === 0) throw new OipError(400, `input ${input.name}: the batch dimension is 0`);
-    if (rows !== undefined && input.shape[0] !== rows) throw new OipError(400, `inputs disagree on the batch dimension (${rows} vs ${input.shape[0]})`);
-    rows = input.shape[0];
+    // Each input's own batch axis ([layers, batch, hidden] state on axis 1); an unbatched model has none to agree on.
+    const layout = metadata.layout;
+    if (layout?.kind !== "unbatched") {
+      const axis = layout?.axes.get(input.name) ?? 0;
+      const size = input.shape[axis];
+      const dim = `dimension ${axis}${meta.symbolicDims[axis] ? ` "${meta.symbolicDims[axis]}"` : ""}`;
+      if (size === 0) throw new OipError(400, `input ${input.name}: ${dim}, the batch, is 0`);
+      if (rows !== undefined && size !== rows.size) throw new OipError(400, `inputs disagree on the batch size: input ${rows.tensor} has ${rows.size}, input ${input.name} ${dim} is ${size}`);
+      rows ??= { tensor: input.name, size: size ?? 1 };
+    }
     const count = elementCount(input.shape);
     const bytes = count * DATATYPES[meta.datatype].bytes;
     const binarySize = input.parameters?.binary_data_size;
@@ -151,6 +161,7 @@ export function parseInferRequest(body: Buffer, headerLength: string | undefined
   return {
     id: request.id,
     inputs: metadata.inputs.map((m) => decoded.get(m.name)!),
+    rows: rows?.size ?? 1,
     outputs,
     binaryOutputs: new Set((request.outputs ?? []).filter((o) => o.parameters?.binary_data === true).map((o) => o.name)),
     allBinary: request.parameters?.binary_data_output === true,

@@ -124,7 +124,7 @@ export function createOipServer(options: OipServerOptions): Server {
       // Parsed into tensors: the body and its JSON are garbage now, so their share of the budget goes back.
       body = undefined;
       charge.release();
-      rows = parsed.inputs[0]!.shape[0]!;
+      rows = parsed.rows;
       const result = await model.dispatcher.infer(parsed.inputs, {
         deadlineMs: parsed.deadlineMs,
         elapsedMs: performance.now() - started,

@@ -9,14 +9,20 @@ import { planBatchSize, type ServingPlan } from "../../../src/contracts/serving-
 import { BatchEstimator } from "./batch-estimator";
 import { IntervalStats } from "./interval-stats";
 import type { EstimatorParams } from "../../../src/core/estimator/params";
-import { Dispatcher, type BatchRecord } from "./dispatcher";
+import { Dispatcher, type BatchLayout, type BatchRecord } from "./dispatcher";
+import { concreteShape, planProblem, type ServingAxes } from "../../../src/core/model-analysis/serving-axes";
+import { batchLayout, declaredDims, modelAxes } from "./model-axes";
 import { Instance } from "./instance";
 import { DATATYPES, elementCount, oipDatatypeOf, type OipDatatype, type WireTensor } from "./tensor-types";
 import type { ThreadAffinity } from "./thread-affinity";
 
 export interface TensorMetadata { name: string; datatype: OipDatatype; shape: number[]; symbolicDims: Array<string | undefined> }
 
-export interface ModelMetadata { name: string; version: string; inputs: TensorMetadata[]; outputs: TensorMetadata[] }
+export interface ModelMetadata {
+  name: string; version: string; inputs: TensorMetadata[]; outputs: TensorMetadata[];
+  /** Each tensor's batch axis, or unbatched (set by the served model from its plan; absent: axis 0). */
+  layout?: BatchLayout;
+}
 
 /** What one reconfiguration did and how long each phase took (Packrat §3.7), reported on the heartbeat. */
 export interface ReconfigurationReport {
@@ -92,9 +98,22 @@ export class ServedModel {
   lastReconfiguration?: ReconfigurationReport;
   private reconfiguring = false;
 
+  /** Batch axes and dimensions to fix, from the model's metadata and the plan's overrides (servingAxes). */
+  axes: ServingAxes;
+  private axesError?: Error;
+
   constructor(readonly options: ServedModelOptions, public metadata: ModelMetadata) {
+    try {
+      this.axes = modelAxes(metadata.inputs, metadata.outputs, options.plan.batchAxes ?? {});
+    } catch (error) {
+      // A bad override in the plan: the model is reported failed with the reason when it starts.
+      this.axesError = error as Error;
+      this.axes = modelAxes(metadata.inputs, metadata.outputs);
+    }
+    this.metadata = { ...metadata, layout: batchLayout(this.axes) };
     this.dispatcher = new Dispatcher({
       batchSize: planBatchSize(options.plan),
+      layout: this.metadata.layout,
       batchTimeoutMs: options.plan.batchTimeoutMs,
       maxQueueRows: options.maxQueueRows,
       instances: () => this.instances,
@@ -127,22 +146,19 @@ export class ServedModel {
     return allocation.instances.map((a) => ({ threads: a.threads, batch: a.batch, coreCpus: a.coreCpus }));
   }
 
-  /** Zero-filled inputs at the plan's per-instance batch, with dynamic dims from plan.dimensions. */
+  /** Zero-filled inputs at the plan's per-instance batch (each on its own batch axis), dimensions from the plan. */
   private warmupFor(batch: number, metadata: ModelMetadata = this.metadata, plan: ServingPlan = this.options.plan): WireTensor[] {
-    return metadata.inputs.map((input) => {
-      const shape = input.shape.map((d, i) => {
-        if (i === 0 && d === -1) return batch;
-        if (d !== -1) return d;
-        const symbol = input.symbolicDims[i];
-        const size = symbol ? plan.dimensions?.[symbol] : undefined;
-        if (!size) throw new Error(`input ${input.name} dimension ${i}${symbol ? ` ("${symbol}")` : ""} is dynamic: give its size in the plan's "dimensions"`);
-        return size;
-      });
+    const axes = modelAxes(metadata.inputs, metadata.outputs, plan.batchAxes ?? {});
+    const problem = planProblem(axes, plan);
+    if (problem) throw new Error(problem);
+    return metadata.inputs.map((input, index) => {
+      const shape = concreteShape({ name: input.name, shape: declaredDims(input) }, axes.inputs[index]!, batch, plan.dimensions ?? {}, axes.batchSymbol);
       return { name: input.name, datatype: input.datatype, shape, buffer: new ArrayBuffer(elementCount(shape) * DATATYPES[input.datatype].bytes) };
     });
   }
 
   async start(): Promise<void> {
+    if (this.axesError) throw this.axesError;
     const assignments = this.coreAssignments();
     // One at a time: an instance learns its ORT pool threads by diffing this process's threads around its
     // session creation, which concurrent creations would confuse.
@@ -212,6 +228,9 @@ export class ServedModel {
     const report: ReconfigurationReport = { generation, kind: "batch-only", outcome: "applied", started: 0, stopped: 0, kept: 0, overlapCpus: [], phasesMs: phases, servedBatches: 0 };
     const started: Instance[] = [];
     try {
+      // Refused before anything starts: a batch the model cannot take, a dimension without a value.
+      const problem = planProblem(modelAxes(metadata.inputs, metadata.outputs, plan.batchAxes ?? {}), plan);
+      if (problem) throw new Error(problem);
       const target = this.coreAssignments(plan);
       const current = this.instances;
       // A version change replaces every instance; otherwise the allocator's diff says what stays.
@@ -243,13 +262,19 @@ export class ServedModel {
         return instance;
       });
       this.instances = [...kept, ...started];
+      // The new plan (or model) may move batch axes; the dispatcher switches between two batches with the rest.
+      const axes = modelAxes(metadata.inputs, metadata.outputs, plan.batchAxes ?? {});
+      const layout = batchLayout(axes);
+      this.axes = axes;
       if (newModel) {
-        this.metadata = metadata;
+        this.metadata = { ...metadata, layout };
         this.options.modelPath = modelPath;
         this.options.version = newModel.version;
+      } else {
+        this.metadata = { ...this.metadata, layout };
       }
       this.options.plan = plan;
-      this.dispatcher.reconfigure(planBatchSize(plan), plan.batchTimeoutMs);
+      this.dispatcher.reconfigure(planBatchSize(plan), plan.batchTimeoutMs, layout);
       this.generation = generation;
       phases.switch = performance.now() - tSwitch;
 

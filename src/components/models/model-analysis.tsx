@@ -8,6 +8,13 @@ function storedWhere(p: { constantNodes?: number; inSubgraphs?: number }): strin
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
+/** "x axis 0, h0 axis 1": each tensor's batch axis, grouped when they all agree. */
+function batchAxesText(axes: Record<string, number | null>): string {
+  const entries = Object.entries(axes);
+  if (entries.length > 0 && entries.every(([, a]) => a === 0)) return "axis 0 of every tensor";
+  return entries.map(([name, a]) => `${name} axis ${a ?? "none"}`).join(", ");
+}
+
 /** What one version's file is and costs: interface, parameters, FLOPs per sample, operators, load time. */
 export function ModelAnalysis({ version }: { version: ModelVersionData }) {
   const a = version.analysis;
@@ -37,6 +44,15 @@ export function ModelAnalysis({ version }: { version: ModelVersionData }) {
             <tr><th>Producer</th><td>{s.producer.name || "—"}{s.producer.version ? ` ${s.producer.version}` : ""}</td></tr>
             <tr><th>Session load (ORT)</th><td>{formatMs(a.validation.loadMs)}{loadBytesPerS !== null && <span className="muted"> · {formatBytes(Math.round(loadBytesPerS))}/s</span>}</td></tr>
             <tr><th>Peak RSS of one run</th><td>{flops.status === "counted" && flops.peakRssBytes !== null ? formatBytes(flops.peakRssBytes) : "—"}</td></tr>
+            <tr>
+              <th>Batching</th>
+              <td data-testid="analysis-batching">
+                {s.dynamicDims.batching === undefined ? <span className="muted">batch axis 0 (analysed before per-tensor axes)</span>
+                  : s.dynamicDims.batching.batchable
+                    ? <>dynamic, along {batchAxesText(s.dynamicDims.batchAxes ?? {})}</>
+                    : <><strong>none</strong>: served one request per instance at a time (b = 1); {s.dynamicDims.batching.reason}</>}
+              </td>
+            </tr>
             <tr><th>Serving dimensions</th><td>{dims.length ? dims.map(([k, v]) => `${k} = ${v}`).join(", ") : <span className="muted">none to fix (only the batch is dynamic)</span>}</td></tr>
           </tbody>
         </table>

@@ -65,6 +65,8 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
     const dims = String(form.get("dims") ?? "").trim();
     if (description) params.set("description", description);
     if (dims) params.set("dims", dims);
+    const batchAxes = String(form.get("batchAxes") ?? "").trim();
+    if (batchAxes) params.set("batchAxes", batchAxes);
 
     const xhr = new XMLHttpRequest();
     xhrRef.current = xhr;
@@ -102,6 +104,8 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
             <input name="description" maxLength={2000} placeholder="optional" autoComplete="off" disabled={busy} /></label>
           <label className="form-field"><span>Dynamic dims</span>
             <input name="dims" placeholder="e.g. sequence=128" autoComplete="off" disabled={busy} title="Values for dynamic dimensions other than the batch, e.g. sequence=128" /></label>
+          <label className="form-field"><span>Batch axes</span>
+            <input name="batchAxes" placeholder="inferred; e.g. h0=1, state=none" autoComplete="off" disabled={busy} title="Override a tensor's batch axis (h0=1), or say it has none (state=none: the model is then served without batching)" /></label>
           <button type="submit" className="btn primary" disabled={!file || busy || !!nameProblem || !name} data-testid="upload-submit">
             {busy ? "Uploading…" : "Upload"}
           </button>

@@ -8,9 +8,13 @@ export function OipExampleBox({ name, version, deployments }: { name: string; ve
   const [copied, setCopied] = useState(false);
   if (!version?.analysis) return <p className="empty">No version to call yet.</p>;
   const a = version.analysis;
-  const inputs = a.flops.status === "counted"
-    ? a.flops.inputs.map((i) => ({ ...i }))
-    : batchOneInputs(a.summary.inputs, { ...a.dimValues, ...version.servingDims });
+  // The serving dimensions the agents run with, not the analysis's: the example must be a request they accept.
+  let inputs;
+  try {
+    inputs = batchOneInputs(a.summary.inputs, version.servingDims, a.batchAxes ?? {});
+  } catch (error) {
+    return <p className="empty" data-testid="oip-example-missing">No example: {(error as Error).message}. Register a version with a value for it.</p>;
+  }
   const agent = deployments.find((d) => d.inferenceUrl)?.inferenceUrl ?? "http://AGENT_HOST:8000";
   const text = oipCurlExample(name, inputs, agent);
   async function copy() {

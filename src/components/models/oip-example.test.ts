@@ -43,3 +43,26 @@ describe("OIP curl example", () => {
     expect(["float32", "float16", "int64", "uint8", "bool", "string"].map(oipDatatype)).toEqual(["FP32", "FP16", "INT64", "UINT8", "BOOL", "BYTES"]);
   });
 });
+
+describe("OIP curl example at the serving dimensions", () => {
+  it("two dynamic image dimensions take their serving values, not 1", () => {
+    const inputs = batchOneInputs([{ name: "x", dataType: "float32", shape: ["N", 3, "p2o.DynamicDimension.1", "p2o.DynamicDimension.2"] }],
+      { "p2o.DynamicDimension.1": 64, "p2o.DynamicDimension.2": 48 });
+    expect(inputs[0]!.shape).toEqual([1, 3, 64, 48]);
+    // 1 × 3 × 64 × 48 = 9,216 zeros.
+    expect(requestOf(oipCurlExample("img", inputs, "http://a:8000")).inputs[0]!.data).toHaveLength(9_216);
+  });
+
+  it("state with the batch on axis 1 gets batch 1 there; a scalar stays a scalar", () => {
+    const inputs = batchOneInputs([
+      { name: "x", dataType: "float32", shape: ["batch", 8] },
+      { name: "h0", dataType: "float32", shape: [2, "batch", 16] },
+      { name: "gain", dataType: "float32", shape: [] },
+    ], {});
+    expect(inputs.map((i) => i.shape)).toEqual([[1, 8], [2, 1, 16], []]);
+  });
+
+  it("a dimension with no serving value is named, not sent as 1", () => {
+    expect(() => batchOneInputs([{ name: "x", dataType: "float32", shape: ["N", 3, "height", 32] }], {})).toThrow(/x" dimension 2 "height"/);
+  });
+});

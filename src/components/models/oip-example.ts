@@ -1,5 +1,6 @@
 // A copyable Open Inference Protocol (KServe v2) request for a model: a one-line Node script that writes a request
 // of zeros at batch 1 (the body of a 3×224×224 image is too long to paste), then curl to an agent serving it.
+import { concreteShape, servingAxes } from "@/core/model-analysis/serving-axes";
 
 export interface OipInput {
   name: string;
@@ -17,14 +18,21 @@ export function oipDatatype(dataType: string): string {
   return OIP_DATATYPES[dataType] ?? dataType.toUpperCase();
 }
 
-/** Batch-1 shapes from the file's declared shapes: the first dynamic dimension is the batch, others from `dims`. */
+/**
+ * Batch-1 shapes from the file's declared shapes, decided as the agent decides them (servingAxes): each input's
+ * batch axis at 1, every other dynamic dimension at its serving value. Throws ModelAnalysisInputError naming a
+ * dimension that has no value.
+ */
 export function batchOneInputs(
-  inputs: ReadonlyArray<{ name: string; dataType: string; shape: ReadonlyArray<number | string | null> | null }>, dims: Record<string, number>,
+  inputs: ReadonlyArray<{ name: string; dataType: string; shape: ReadonlyArray<number | string | null> | null }>,
+  dims: Record<string, number>,
+  batchAxes: Record<string, number | null> = {},
 ): OipInput[] {
-  return inputs.map((input) => ({
+  const axes = servingAxes(inputs, [], Object.fromEntries(Object.entries(batchAxes).filter(([name]) => inputs.some((i) => i.name === name))));
+  return inputs.map((input, index) => ({
     name: input.name,
     dataType: input.dataType,
-    shape: (input.shape ?? [1]).map((d, axis) => (typeof d === "number" ? d : axis === 0 ? 1 : (d !== null ? dims[d] : undefined) ?? dims[`${input.name}[${axis}]`] ?? 1)),
+    shape: concreteShape(input, axes.inputs[index]!, 1, dims, axes.batchSymbol),
   }));
 }
 

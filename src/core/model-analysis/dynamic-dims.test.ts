@@ -24,7 +24,9 @@ describe("findDynamicDims", () => {
     expect(findDynamicDims(g).mustFix).toEqual([]);
   });
 
-  it("unnamed dimensions are keyed input[axis]; the batch symbol stays batch on other axes; unknown rank is flagged", () => {
+  it("unnamed dimensions are keyed input[axis]; a symbol is the batch only if it is the first input's; unknown rank is flagged", () => {
+    // x's leading dimension is unnamed, so unnamed leading dimensions are the batch; "N" leads y but is not x's
+    // batch dimension, so it is a dimension to fix like x[2]; y (leading "N", not unnamed) has no batch axis.
     const g = emptyGraph({
       inputs: [
         { name: "x", dataType: "float32", shape: [null, 3, null, "N"] },
@@ -33,9 +35,26 @@ describe("findDynamicDims", () => {
       ],
     });
     const d = findDynamicDims(g);
-    expect(d.mustFix).toEqual(["x[2]"]);
-    expect(d.dims.find((x) => x.input === "x" && x.axis === 3)?.role).toBe("batch");
+    expect(d.mustFix).toEqual(["x[2]", "N"]);
+    expect(d.dims.find((x) => x.input === "x" && x.axis === 3)?.role).toBe("fix");
     expect(d.unknownRank).toEqual(["z"]);
+    expect(d.batchAxes).toMatchObject({ x: 0, y: null });
+    expect(d.batching?.batchable).toBe(false);
+  });
+
+  it("state shaped [layers, batch, hidden] has its batch on axis 1; a scalar input makes the model unbatchable", () => {
+    const g = emptyGraph({
+      inputs: [
+        { name: "x", dataType: "float32", shape: ["batch", 8] },
+        { name: "h0", dataType: "float32", shape: [2, "batch", 16] },
+        { name: "gain", dataType: "float32", shape: [] },
+      ],
+      outputs: [{ name: "hN", dataType: "float32", shape: [2, "batch", 16] }],
+    });
+    const d = findDynamicDims(g);
+    expect(d.batchAxes).toEqual({ x: 0, h0: 1, gain: null, hN: 1 });
+    expect(d.mustFix).toEqual([]);
+    expect(d.batching).toEqual({ batchable: false, tensor: "gain", reason: 'input "gain" [] has no batch axis (no "batch" dimension), so requests cannot be concatenated' });
   });
 });
 

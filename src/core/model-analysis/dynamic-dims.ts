@@ -1,10 +1,12 @@
 import { ModelAnalysisInputError } from "./errors";
 import type { OnnxModelGraph } from "./graph";
 
+import { servingAxes, type BatchAxisOverrides, type Batching, type DimensionToFix } from "./serving-axes";
+
 /**
- * Which input dimensions are not fixed by the file. Axis 0 of an input is the batch dimension (the profiler
- * varies it); a symbolic name found at axis 0 is the batch wherever else it appears. Every other dynamic
- * dimension (a sequence length, an image size) must be given a value before the model can be profiled.
+ * Which input dimensions are not fixed by the file, as servingAxes (serving-axes.ts) decides them for the control
+ * plane and the agent alike: each input's batch axis (the profiler varies it) and the dimensions that must be
+ * given a value before the model can be profiled (a sequence length, an image size).
  */
 export interface DynamicDim {
   input: string;
@@ -20,33 +22,35 @@ export interface DynamicDims {
   dims: DynamicDim[];
   /** Distinct keys of the dimensions a user must fix, in input order. */
   mustFix: string[];
+  /** The same with readable labels (tensor, axis, symbol). Absent in analyses stored before it existed. */
+  toFix?: DimensionToFix[];
   /** Inputs whose rank the file does not give: they cannot be run without a shape from elsewhere. */
   unknownRank: string[];
+  /** Each tensor's batch axis (null: none), inputs then outputs. */
+  batchAxes?: Record<string, number | null>;
+  /** Whether requests can be concatenated into batches, and if not, which tensor prevents it. */
+  batching?: Batching;
 }
 
-export function findDynamicDims(graph: OnnxModelGraph): DynamicDims {
-  const batchSymbols = new Set<string>();
-  for (const input of graph.inputs) {
-    const first = input.shape?.[0];
-    if (typeof first === "string") batchSymbols.add(first);
-  }
+export function findDynamicDims(graph: OnnxModelGraph, overrides: BatchAxisOverrides = {}): DynamicDims {
+  const axes = servingAxes(graph.inputs, graph.outputs, overrides);
   const dims: DynamicDim[] = [];
   const unknownRank: string[] = [];
-  for (const input of graph.inputs) {
+  graph.inputs.forEach((input, index) => {
     if (input.shape === null) {
       unknownRank.push(input.name);
-      continue;
+      return;
     }
+    const a = axes.inputs[index]!;
     input.shape.forEach((dim, axis) => {
       if (typeof dim === "number") return;
-      const symbol = dim;
-      const key = symbol ?? `${input.name}[${axis}]`;
-      const isBatch = axis === 0 || (symbol !== null && batchSymbols.has(symbol));
-      dims.push({ input: input.name, axis, symbol, key, role: isBatch ? "batch" : "fix" });
+      const fix = a.fixed.find((f) => f.axis === axis);
+      dims.push({ input: input.name, axis, symbol: dim, key: fix?.key ?? dim ?? `${input.name}[${axis}]`, role: fix ? "fix" : "batch" });
     });
-  }
-  const mustFix = [...new Set(dims.filter((d) => d.role === "fix").map((d) => d.key))];
-  return { dims, mustFix, unknownRank };
+  });
+  const batchAxes: Record<string, number | null> = {};
+  for (const t of [...axes.inputs, ...axes.outputs]) batchAxes[t.name] = t.batchAxis;
+  return { dims, mustFix: axes.mustFix.map((d) => d.key), toFix: axes.mustFix, unknownRank, batchAxes, batching: axes.batching };
 }
 
 export interface ConcreteInput {
@@ -63,6 +67,7 @@ export function resolveInputShapes(
   graph: OnnxModelGraph,
   values: Readonly<Record<string, number>>,
   batch = 1,
+  batchAxes: BatchAxisOverrides = {},
 ): ConcreteInput[] {
   if (!Number.isSafeInteger(batch) || batch < 1) {
     throw new ModelAnalysisInputError("BAD_DIM_VALUE", "batch", `must be a positive integer, got ${batch}`);
@@ -72,13 +77,13 @@ export function resolveInputShapes(
       throw new ModelAnalysisInputError("BAD_DIM_VALUE", "values", `dimension "${key}" must be a positive integer, got ${value}`);
     }
   }
-  const dynamic = findDynamicDims(graph);
+  const dynamic = findDynamicDims(graph, batchAxes);
   if (dynamic.unknownRank.length > 0) {
     throw new ModelAnalysisInputError("UNKNOWN_RANK", "graph", `the file gives no shape for input(s) ${dynamic.unknownRank.join(", ")}`);
   }
-  const missing = dynamic.mustFix.filter((key) => values[key] === undefined);
+  const missing = (dynamic.toFix ?? []).filter((d) => values[d.key] === undefined);
   if (missing.length > 0) {
-    throw new ModelAnalysisInputError("UNFIXED_DIMS", "values", `dynamic dimension(s) need a value before the model can run: ${missing.join(", ")}`);
+    throw new ModelAnalysisInputError("UNFIXED_DIMS", "values", `dynamic dimension(s) need a value before the model can run: ${missing.map((d) => d.label).join(", ")}`);
   }
   const roles = new Map(dynamic.dims.map((d) => [`${d.input}\u0000${d.axis}`, d] as const));
   return graph.inputs.map((input) => ({

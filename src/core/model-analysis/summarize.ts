@@ -1,4 +1,5 @@
 import { findDynamicDims, type DynamicDims } from "./dynamic-dims";
+import type { BatchAxisOverrides } from "./serving-axes";
 import type { OnnxModelGraph, OpsetImport, TensorInfo } from "./graph";
 import type { OperatorTally } from "./flops";
 import { countParameters, type ParameterCount } from "./parameters";
@@ -50,7 +51,7 @@ function parseDimDefaults(text: string | undefined): Record<string, number> {
   return out;
 }
 
-export function summarizeModel(graph: OnnxModelGraph): ModelSummary {
+export function summarizeModel(graph: OnnxModelGraph, batchAxes: BatchAxisOverrides = {}): ModelSummary {
   const tallies = new Map<string, OperatorTally>();
   for (const node of graph.nodes) {
     const key = `${node.domain}\u0000${node.opType}`;
@@ -68,7 +69,7 @@ export function summarizeModel(graph: OnnxModelGraph): ModelSummary {
     inputs: graph.inputs,
     outputs: graph.outputs,
     parameters,
-    dynamicDims: findDynamicDims(graph),
+    dynamicDims: findDynamicDims(graph, batchAxes),
     dimDefaults: parseDimDefaults(graph.metadata[PACKRAT_METADATA.dimDefaults]),
     operators: [...tallies.values()].sort((a, b) => b.nodes - a.nodes || a.opType.localeCompare(b.opType)),
     nodes: graph.nodes.length,

@@ -34,12 +34,14 @@ export interface AnalyzeOptions {
   /** Values for dynamic dimensions, by symbol (e.g. {sequence: 128}) or `input[axis]` for unnamed ones. */
   dims?: Record<string, number>;
   probe?: ProbeOptions;
+  /** Batch-axis overrides by tensor (null: no batch axis); a bad one throws ModelAnalysisInputError naming it. */
+  batchAxes?: Record<string, number | null>;
 }
 
 export async function analyzeOnnxFile(path: string, options: AnalyzeOptions = {}): Promise<ModelAnalysis> {
   // Decode in a scope of its own so the file's bytes can be collected before the child loads them again.
   const summaryGraph = decodeOnnxModel(await readFile(path));
-  const summary = summarizeModel(summaryGraph);
+  const summary = summarizeModel(summaryGraph, options.batchAxes ?? {});
   const dimValues = { ...summary.dimDefaults, ...(options.dims ?? {}) };
 
   if (summary.externalData) {
@@ -55,7 +57,7 @@ export async function analyzeOnnxFile(path: string, options: AnalyzeOptions = {}
 
   let inputs: ConcreteInput[];
   try {
-    inputs = resolveInputShapes(summaryGraph, dimValues, 1);
+    inputs = resolveInputShapes(summaryGraph, dimValues, 1, options.batchAxes ?? {});
   } catch (error) {
     if (!(error instanceof ModelAnalysisInputError)) throw error;
     return { summary, dimValues, flops: { status: "unavailable", code: error.code, message: error.message } };

@@ -80,15 +80,18 @@ export function dynamicImageModel(): Uint8Array {
  * A recurrent step with state shaped [layers, batch, hidden] (batch on axis 1) and a scalar input that must not be
  * concatenated: x [batch, 8], h0 [2, batch, 16], gain [] → h1 = tanh(gain · (x·Wx + h0·Wh)) (Wx broadcast over
  * layers) → y = h1[last layer] [batch, 16], hN = h1 [2, batch, 16]. 8·16 + 16·16 = 384 parameters.
+ * Without `scalarInput` the gain is a weight (0.75) and the model batches along each tensor's own axis.
  */
-export function recurrentModel(): Uint8Array {
+export function recurrentModel(options: { scalarInput?: boolean } = {}): Uint8Array {
+  const scalarInput = options.scalarInput ?? true;
   return model({
     name: "recurrent",
-    input: [value("x", ["batch", 8]), value("h0", [2, "batch", 16]), value("gain", [])],
+    input: [value("x", ["batch", 8]), value("h0", [2, "batch", 16]), ...(scalarInput ? [value("gain", [])] : [])],
     output: [value("y", ["batch", 16]), value("hN", [2, "batch", 16])],
     initializer: [
       floatTensor("Wx", [8, 16], 31), floatTensor("Wh", [16, 16], 32),
       { name: "last", dims: [], dataType: DataType.INT64, int64Data: [1] },
+      ...(scalarInput ? [] : [{ name: "gain", dims: [], dataType: DataType.FLOAT, floatData: [0.75] }]),
     ],
     node: [
       { opType: "MatMul", input: ["x", "Wx"], output: ["xw"], name: "input_proj" },

@@ -1,4 +1,4 @@
-// POST /api/models/upload?name=…[&description=…][&fileName=…][&dims=sequence:128,…], the body the raw .onnx file
+// POST /api/models/upload?name=…[&description=…][&fileName=…][&dims=sequence:128,…][&batchAxes=h0:1,…], the body the raw .onnx file
 // (application/octet-stream). Streamed into the artifact store, never buffered. The same CSRF rule as every other
 // change: POST from the dashboard's Origin, with a content type a plain HTML form cannot send; then a session
 // whose role passes ml_engineer (admin passes too). This route must stay out of any Next proxy/middleware, which
@@ -23,6 +23,18 @@ function reply(status: number, body: unknown, requestId: string): Response {
 
 function refuse(status: number, code: string, message: string, requestId: string, field?: string): Response {
   return reply(status, { error: { code, message, ...(field ? { field } : {}) } } satisfies UploadErrorBody, requestId);
+}
+
+/** "h0:1,gain:none" → {h0: 1, gain: null}: batch-axis overrides by tensor; a malformed entry is reported. */
+export function parseBatchAxes(text: string | null): Record<string, number | null> | string {
+  const out: Record<string, number | null> = {};
+  if (!text) return out;
+  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([^:=\s]+)\s*[:=]\s*(\d+|none)$/.exec(part);
+    if (!m) return `"${part}" is not TENSOR=AXIS or TENSOR=none (e.g. h0=1)`;
+    out[m[1]!] = m[2] === "none" ? null : Number(m[2]);
+  }
+  return out;
 }
 
 /** "sequence:128,width=64" → {sequence: 128, width: 64}; a malformed entry is reported, not dropped. */
@@ -67,6 +79,8 @@ export async function handleModelUpload(
   const url = new URL(request.url);
   const dims = parseDims(url.searchParams.get("dims"));
   if (typeof dims === "string") return refuse(400, "INVALID_INPUT", `dims: ${dims}`, requestId, "dims");
+  const batchAxes = parseBatchAxes(url.searchParams.get("batchAxes"));
+  if (typeof batchAxes === "string") return refuse(400, "INVALID_INPUT", `batchAxes: ${batchAxes}`, requestId, "batchAxes");
   const length = request.headers.get("content-length");
   const declaredBytes = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
   if (!request.body && declaredBytes !== 0) return refuse(422, "EMPTY", "the file is empty", requestId);
@@ -81,6 +95,7 @@ export async function handleModelUpload(
         description: url.searchParams.get("description") ?? undefined,
         fileName: url.searchParams.get("fileName") ?? undefined,
         dims,
+        batchAxes,
         body: (request.body as AsyncIterable<Uint8Array> | null) ?? (async function* () { /* no body */ })(),
         declaredBytes,
       },

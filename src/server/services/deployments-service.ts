@@ -8,6 +8,7 @@ import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-a
 import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import { DEFAULT_PLAN_LABEL, defaultPlan } from "./deployment-plans";
+import { planForVersion } from "./model-serving-axes";
 import type { ServiceCaller } from "./users-service";
 
 type Tx = Prisma.TransactionClient;
@@ -34,13 +35,16 @@ export async function writeGeneration(
   deployment: { id: string; agentId: string },
   next: { modelVersionId: string; plan: ServingPlan; label: string; createdById: string | null },
 ): Promise<number> {
+  // Every generation (a proposal approved, a rollback, a version change) is checked against the model's axes.
+  const version = await tx.modelVersion.findUnique({ where: { id: next.modelVersionId }, select: { analysis: true } });
+  const plan = planForVersion(version?.analysis, next.plan);
   await lockAgent(tx, deployment.agentId);
   const updated = await tx.deployment.update({
     where: { id: deployment.id },
     data: { generation: { increment: 1 }, modelVersionId: next.modelVersionId, state: "applying", failureReason: null },
   });
   await tx.deploymentGeneration.create({
-    data: { id: randomUUID(), deploymentId: deployment.id, generation: updated.generation, modelVersionId: next.modelVersionId, plan: json(next.plan), label: next.label, createdById: next.createdById },
+    data: { id: randomUUID(), deploymentId: deployment.id, generation: updated.generation, modelVersionId: next.modelVersionId, plan: json(plan), label: next.label, createdById: next.createdById },
   });
   await bumpAgentRevision(tx, deployment.agentId);
   return updated.generation;
@@ -79,7 +83,7 @@ export async function deployModelAs(by: Acting, input: DeployInput, prisma: Pris
       if (shared.length) throw conflict(`CPUs ${shared.join(", ")} already belong to another deployment on ${agent.hostName}; core budgets never overlap`);
       if (other.modelVersion.modelId === version.modelId) throw conflict(`${version.model.name} is already deployed on ${agent.hostName}; change its version instead`);
     }
-    const plan = defaultPlan(agent.topology as unknown as HostTopology, cpus, version.servingDims as Record<string, number>);
+    const plan = planForVersion(version.analysis, defaultPlan(agent.topology as unknown as HostTopology, cpus, version.servingDims as Record<string, number>), "modelVersionId");
     const deployment = await tx.deployment.create({
       data: { id: randomUUID(), agentId: agent.id, modelVersionId: version.id, cpus, generation: 1, state: "applying", createdById: by.userId },
     });
@@ -120,7 +124,7 @@ export async function changeDeploymentVersion(caller: ServiceCaller, input: { de
     if (!version) throw notFound("model version", input.modelVersionId);
     if (version.modelId !== deployment.modelVersion.modelId) throw invalidInput("the new version must be a version of the same model", { field: "modelVersionId" });
     if (version.id === deployment.modelVersionId) throw conflict(`version ${version.number} is already deployed here`);
-    const plan = defaultPlan(deployment.agent.topology as unknown as HostTopology, deployment.cpus, version.servingDims as Record<string, number>);
+    const plan = planForVersion(version.analysis, defaultPlan(deployment.agent.topology as unknown as HostTopology, deployment.cpus, version.servingDims as Record<string, number>), "modelVersionId");
     const generation = await writeGeneration(tx, deployment, { modelVersionId: version.id, plan, label: `version ${version.number}, ${DEFAULT_PLAN_LABEL}`, createdById: caller.user.id });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "deployment.change_version",

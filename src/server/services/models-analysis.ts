@@ -18,6 +18,8 @@ export interface StoredAnalysis {
   summary: ModelSummary;
   /** Values used for dynamic dimensions other than the batch. */
   dimValues: Record<string, number>;
+  /** Batch-axis overrides given at registration, by tensor (null: no batch axis); absent when none. */
+  batchAxes?: Record<string, number | null>;
   flops: StoredFlops;
   validation: {
     /** ONNX Runtime session creation, in ms: the load part of a cold start. */
@@ -28,7 +30,7 @@ export interface StoredAnalysis {
   };
 }
 
-export function toStoredAnalysis(analysis: ModelAnalysis, validation: ModelValidation): StoredAnalysis {
+export function toStoredAnalysis(analysis: ModelAnalysis, validation: ModelValidation, batchAxes?: Record<string, number | null>): StoredAnalysis {
   const flops: StoredFlops = analysis.flops.status === "counted"
     ? {
       status: "counted",
@@ -45,6 +47,7 @@ export function toStoredAnalysis(analysis: ModelAnalysis, validation: ModelValid
     schemaVersion: STORED_ANALYSIS_VERSION,
     summary: analysis.summary,
     dimValues: analysis.dimValues,
+    ...(batchAxes && Object.keys(batchAxes).length ? { batchAxes } : {}),
     flops,
     validation: { loadMs: Math.round(validation.loadMs * 10) / 10, peakRssBytes: validation.peakRssBytes, inputNames: validation.inputNames, outputNames: validation.outputNames },
   };

@@ -5,7 +5,9 @@
 import { storageFailure } from "@/server/artifacts/storage-failure";
 import type { Readable } from "node:stream";
 import type { PrismaClient } from "@/generated/prisma/client";
-import { analyzeOnnxFile } from "@/lib/onnx/analyze-model";
+import { analyzeOnnxFile, type ModelAnalysis } from "@/lib/onnx/analyze-model";
+import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
+import { servingAxes } from "@/core/model-analysis/serving-axes";
 import { OnnxFileError } from "@/lib/onnx/decode-model";
 import { ModelRejectedError, validateOnnxFile } from "@/lib/onnx/validate-model";
 import { modelNameProblem } from "@/lib/models/model-name";
@@ -30,6 +32,8 @@ export interface ModelUpload {
   fileName?: string;
   /** Values for dynamic dimensions other than the batch, e.g. {sequence: 128}. */
   dims?: Record<string, number>;
+  /** Batch-axis overrides by tensor name (null: the tensor has no batch axis). */
+  batchAxes?: Record<string, number | null>;
   body: AsyncIterable<Uint8Array> | Readable;
   /** The request's Content-Length, when it sent one. */
   declaredBytes?: number;
@@ -83,6 +87,27 @@ async function stageBody(upload: ModelUpload, limits: UploadLimits, store: Artif
   return staged;
 }
 
+/**
+ * The values the model needs before it can run, asked for now rather than discovered at deploy: every dimension to
+ * fix besides the batch has a value (the caller's or the file's default), and the caller names no other.
+ */
+function checkServingDims(analysis: ModelAnalysis, upload: Pick<ModelUpload, "dims">): void {
+  const summary = analysis.summary;
+  const axes = servingAxes(summary.inputs, summary.outputs, {});
+  const toFix = summary.dynamicDims.toFix ?? axes.mustFix;
+  const keys = new Set(toFix.map((d) => d.key));
+  for (const key of Object.keys(upload.dims ?? {})) {
+    if (!keys.has(key)) {
+      const wanted = toFix.length ? `it needs ${toFix.map((d) => d.label).join(", ")}` : "it has no dynamic dimension to fix besides the batch";
+      throw invalidInput(`the model has no dynamic dimension "${key}" (${wanted})`, { field: "dims" });
+    }
+  }
+  const missing = toFix.filter((d) => analysis.dimValues[d.key] === undefined);
+  if (missing.length > 0) {
+    throw invalidInput(`give a value for each dynamic dimension besides the batch (dims=${missing.map((d) => `${d.key}=…`).join(",")}): ${missing.map((d) => d.label).join(", ")}`, { field: "dims" });
+  }
+}
+
 export async function uploadModel(
   caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient = db(),
 ): Promise<UploadResult> {
@@ -93,16 +118,18 @@ export async function uploadModel(
     const validation = await validateOnnxFile(staged.path, childLimits);
     let analysis;
     try {
-      analysis = await analyzeOnnxFile(staged.path, { dims: upload.dims, probe: childLimits });
+      analysis = await analyzeOnnxFile(staged.path, { dims: upload.dims, probe: childLimits, batchAxes: upload.batchAxes });
     } catch (error) {
       // Validation has decoded the file already; this is a file the analysis cannot read after all.
       if (error instanceof OnnxFileError) throw new ModelRejectedError("NOT_ONNX", error.message);
+      if (error instanceof ModelAnalysisInputError) throw invalidInput(error.message, { field: "batchAxes" });
       throw error;
     }
+    checkServingDims(analysis, upload);
     const result = await registerModelVersion({
       actor: userActor(caller.user), createdById: caller.user.id, requestId: caller.requestId,
       name: upload.name, description: upload.description, staged,
-      analysis: toStoredAnalysis(analysis, validation), servingDims: servingDimsOf(analysis),
+      analysis: toStoredAnalysis(analysis, validation, upload.batchAxes), servingDims: servingDimsOf(analysis),
       source: "upload", auditAction: "model.upload", fileName: upload.fileName,
     }, store, prisma);
     return { ...result, sha256: staged.sha256, bytes: staged.bytes, flops: analysis.flops.status };

@@ -1,6 +1,7 @@
 // The Optimizer page's data: Packrat's knapsack (§3.3) on a compatible, complete profile for a deployment's core
 // budget, the allocation that would run it (§3.4), both baselines, latency vs B, and why the choice wins.
 import type { PrismaClient } from "@/generated/prisma/client";
+import { versionServingAxes } from "./model-serving-axes";
 import { optimize } from "@/core/optimizer/optimize";
 import { optimumTable } from "@/core/optimizer/optimum-table";
 import type { ProfileCell } from "@/core/profile/profile";
@@ -29,7 +30,7 @@ export function whyLine(cells: readonly ProfileCell[], batchSize: number): strin
 }
 
 export async function optimizeForDeployment(input: OptimizeForDeploymentInput, prisma: PrismaClient = db()) {
-  const deployment = await prisma.deployment.findUnique({ where: { id: input.deploymentId }, include: { agent: true } });
+  const deployment = await prisma.deployment.findUnique({ where: { id: input.deploymentId }, include: { agent: true, modelVersion: { select: { analysis: true } } } });
   if (!deployment || deployment.removedAt) throw notFound("deployment", input.deploymentId);
   const compat = await compatibility(input.profileId, input.deploymentId, prisma);
   if (!compat.compatible) {
@@ -49,7 +50,9 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
     return { kind: "infeasible" as const, reason: result.reason, cores: T, table: table.rows, perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS };
   }
   const items = result.instances.map(({ count, threads, batch }) => ({ count, threads, batch }));
-  const plan = allocatePlan(topology, deployment.cpus, { items, batchSize: input.batchSize, batchTimeoutMs, dimensions: profile.dimensions as Record<string, number> });
+  const allocated = allocatePlan(topology, deployment.cpus, { items, batchSize: input.batchSize, batchTimeoutMs, dimensions: profile.dimensions as Record<string, number> });
+  const overrides = versionServingAxes(deployment.modelVersion.analysis)?.batchAxes ?? {};
+  const plan = Object.keys(overrides).length ? { ...allocated, batchAxes: overrides } : allocated;
   return {
     kind: "plan" as const,
     cores: T, batchSize: input.batchSize, batchTimeoutMs,

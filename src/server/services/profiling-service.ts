@@ -2,6 +2,9 @@
 // deployment's core budget; the agent claims the job, measures cell by cell, and the control plane keeps the cells.
 // Lifecycle: queued → running → done | failed | cancelled; a lost agent's job is requeued once, then failed.
 import { randomUUID } from "node:crypto";
+import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
+import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
+import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { DEFAULT_STOPPING_RULE, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
 import { summarizeTopology } from "@/core/topology/topology-queries";
@@ -53,10 +56,26 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
   const T = budgetCores(deployment.agent.topology as unknown as HostTopology, deployment.cpus);
   const threads = [...new Set(input.threads ?? Array.from({ length: T }, (_, i) => i + 1))].sort((a, b) => a - b);
   if (threads.some((t) => t < 1 || t > T)) throw invalidInput(`threads must be between 1 and the budget's ${T} cores`, { field: "threads" });
-  const batches = [...new Set(input.batches ?? powersOfTwo(input.maxBatch ?? 64))].sort((a, b) => a - b);
+  const found = versionServingAxes(version.analysis);
+  const batchable = found?.axes.batching ?? { batchable: true };
+  // A model that cannot be batched is profiled at batch 1 only: the sweep is over threads.
+  const asked = input.batches ?? (batchable.batchable ? powersOfTwo(input.maxBatch ?? 64) : [1]);
+  const batches = [...new Set(asked)].sort((a, b) => a - b);
   if (batches.some((b) => b < 1 || b > 4096)) throw invalidInput("batch sizes must be between 1 and 4096", { field: "batches" });
+  if (!batchable.batchable && batches.some((b) => b > 1)) {
+    throw invalidInput(`this model cannot be batched (${batchable.reason}): profile batch 1 only`, { field: "batches" });
+  }
   const rule = input.rule === "paper" ? PAPER_STOPPING_RULE : DEFAULT_STOPPING_RULE;
   const dimensions = { ...(version.servingDims as Record<string, number>), ...(input.dimensions ?? {}) };
+  if (found) {
+    try {
+      checkDimensionValues(found.axes, dimensions);
+    } catch (error) {
+      if (error instanceof ModelAnalysisInputError) throw invalidInput(error.message, { field: error.parameter });
+      throw error;
+    }
+  }
+  const batchAxes = found && Object.keys(found.batchAxes).length ? { batchAxes: found.batchAxes } : {};
   return prisma.$transaction(async (tx) => {
     const jobId = randomUUID();
     const profile = await tx.profile.create({
@@ -68,7 +87,7 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
     });
     const params: ProfileJobParams = {
       profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
-      threads, batches, dimensions, rule, budgetCpus: deployment.cpus, done: [],
+      threads, batches, dimensions, ...batchAxes, rule, budgetCpus: deployment.cpus, done: [],
     };
     await tx.job.create({ data: { id: jobId, kind: "profile", params: json({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
     await recordAudit(tx, {

@@ -7,6 +7,7 @@ import { servingPlanSchema, planBatchSize } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";
+import { planForVersion } from "./model-serving-axes";
 import { activeSweep, startApprovedSweep } from "./batching-sweeps-service";
 import { writeGeneration } from "./deployments-service";
 import { optimizeForDeployment } from "./optimizer-service";
@@ -32,7 +33,9 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
   const optimized = await optimizeForDeployment(input, prisma);
   if (optimized.kind === "infeasible") throw invalidInput(`no plan: ${optimized.reason}`, { field: "batchSize" });
   return prisma.$transaction(async (tx) => {
-    const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: input.deploymentId } });
+    const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: input.deploymentId }, include: { modelVersion: { select: { analysis: true } } } });
+    // A model that cannot be batched takes b = 1 per instance: a plan with more is refused, naming the tensor.
+    planForVersion(deployment.modelVersion.analysis, optimized.plan, "batchSize");
     const id = randomUUID();
     await tx.proposal.create({
       data: {

@@ -16,6 +16,7 @@ export interface ProfileGrid {
   threads: number[];
   batches: number[];
   dimensions: Record<string, number>;
+  batchAxes?: Record<string, number | null>;
   rule: StoppingRule;
   budgetCpus: number[];
   /** Cells already measured (a resumed job): skipped. */
@@ -44,7 +45,7 @@ export class ProfileRunner {
       if (batches.length === 0) continue;
       if (this.cancelled) throw new ProfileCancelledError("cancelled");
       const [instance] = allocate(scoped, [{ count: 1, threads, batch: 1 }], { spanning: "sockets" }).instances;
-      const run: ProfilerRun = { modelPath: grid.modelPath, threads, coreCpus: instance!.coreCpus, batches, dimensions: grid.dimensions, rule: grid.rule };
+      const run: ProfilerRun = { modelPath: grid.modelPath, threads, coreCpus: instance!.coreCpus, batches, dimensions: grid.dimensions, ...(grid.batchAxes ? { batchAxes: grid.batchAxes } : {}), rule: grid.rule };
       await this.runOne(run, onCell);
     }
   }

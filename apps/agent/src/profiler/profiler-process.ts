@@ -7,6 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
 import { cellStatistics, shouldStop, type StoppingRule } from "../../../../src/core/profiling/stopping-rule";
 import { LatencyHistogram } from "../../../../src/core/stats/histogram";
+import { concreteShape } from "../../../../src/core/model-analysis/serving-axes";
+import { declaredDims, modelAxes } from "../model-axes";
 import { DATATYPES, elementCount, oipDatatypeOf } from "../tensor-types";
 
 export interface ProfilerRun {
@@ -17,6 +19,8 @@ export interface ProfilerRun {
   batches: number[];
   /** Sizes of the dynamic non-batch dimensions, by symbol. */
   dimensions: Record<string, number>;
+  /** Batch-axis overrides by tensor name (null: none), as in the serving plan. */
+  batchAxes?: Record<string, number | null>;
   rule: StoppingRule;
 }
 
@@ -43,19 +47,23 @@ async function main(run: ProfilerRun): Promise<void> {
     intraOpNumThreads: run.threads, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all",
     extra: { session: run.threads > 1 ? { intra_op_thread_affinities: affinities } : {} },
   });
+  const describe = (list: readonly ort.InferenceSession.ValueMetadata[]) => list.map((m) => ({
+    name: m.name,
+    shape: m.isTensor ? m.shape.map((d) => (typeof d === "number" && d >= 0 ? d : -1)) : [],
+    symbolicDims: m.isTensor ? m.shape.map((d) => (typeof d === "string" ? d : undefined)) : [],
+  }));
+  const inputs = describe(session.inputMetadata);
+  // The same decision as the served model's (servingAxes): each input's own batch axis, the plan's dimensions.
+  const axes = modelAxes(inputs, describe(session.outputMetadata), run.batchAxes ?? {});
+  const tooBig = run.batches.find((b) => b > 1);
+  if (!axes.batching.batchable && tooBig !== undefined) throw new Error(`this model cannot be batched (${axes.batching.reason}): profile batch 1 only, not ${tooBig}`);
   for (const batch of run.batches) {
     const feeds: Record<string, ort.Tensor> = {};
-    for (const meta of session.inputMetadata) {
+    for (const [index, meta] of session.inputMetadata.entries()) {
       if (!meta.isTensor) throw new Error(`input ${meta.name} is not a tensor`);
       const datatype = oipDatatypeOf(meta.type);
       if (!datatype) throw new Error(`input ${meta.name} has unsupported type ${meta.type}`);
-      const shape = meta.shape.map((d, i) => {
-        if (typeof d === "number" && d >= 0) return i === 0 && d === 1 && batch !== 1 ? batch : d;
-        if (i === 0) return batch;
-        const size = typeof d === "string" ? run.dimensions[d] : undefined;
-        if (!size) throw new Error(`input ${meta.name} dimension ${i}${typeof d === "string" ? ` ("${d}")` : ""} is dynamic: give its size`);
-        return size;
-      });
+      const shape = concreteShape({ name: meta.name, shape: declaredDims(inputs[index]!) }, axes.inputs[index]!, batch, run.dimensions, axes.batchSymbol);
       const info = DATATYPES[datatype];
       // Zeros for integer inputs (token ids stay in range), 0.5 for floats (no denormals, no shortcut on zeros).
       const data = new info.array(new ArrayBuffer(elementCount(shape) * info.bytes));
