@@ -22,4 +22,14 @@ describe("jsonBodyLimit", () => {
   it("an open dimension past the batch has no bound: the fallback", () => {
     expect(jsonBodyLimit(model([tensor("FP32", [-1, -1, 80])]), 8, 64 * MiB)).toBe(64 * MiB);
   });
+
+  it("state with its batch on axis 1: [2, -1, 16] FP32 at 8 rows = 65 536 + 32 x 8 x 25 x 2 = 78 336", () => {
+    const m = { ...model([tensor("FP32", [2, -1, 16])]), layout: { kind: "batched" as const, axes: new Map([["x", 1]]) } };
+    expect(jsonBodyLimit(m, 8, 64 * MiB)).toBe(65_536 + 12_800);
+  });
+
+  it("an unbatched model with an open dimension: the fallback", () => {
+    const m = { ...model([tensor("FP32", [2, -1, 16])]), layout: { kind: "unbatched" as const, reason: "scalar" } };
+    expect(jsonBodyLimit(m, 8, 64 * MiB)).toBe(64 * MiB);
+  });
 });
