@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import { TrpcReactProvider } from "@/trpc/react";
 import { NotificationBell } from "@/components/notifications/notification-bell";
 import { AppNav } from "@/components/app-nav";
@@ -6,12 +5,11 @@ import { linksFor } from "@/components/nav-links";
 import { UserMenu } from "@/components/user-menu";
 import { currentUser } from "@/server/auth/page-guard";
 import { roleLabels } from "@/server/auth/roles";
+import { metadata as appMetadata, viewport as appViewport } from "@/lib/app-metadata";
 import "./globals.css";
 
-export const metadata: Metadata = {
-  title: "Packrat",
-  description: "Control plane for DNN model serving on many-core CPUs",
-};
+export const metadata = appMetadata;
+export const viewport = appViewport;
 
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
   const user = await currentUser();
