@@ -143,8 +143,10 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
   await expect(results.locator(sel.optSpeedupAll)).toContainText(`${Number(allThreads.toPrecision(3))}×`);
   await expect(results.locator(sel.optSpeedupOne)).toContainText("1×");
   await expect(results.locator(sel.baselines)).toContainText("All threads ⟨1, T, B⟩");
-  // At b = 2 a second thread gives L(1, 2) / L(2, 2) = 17 / 13.6 = 1.25×.
-  await expect(results.locator(sel.whyLine)).toContainText("going from 1 to 2 threads is only 1.25× faster");
+  // Why, from the plan itself: two one-thread instances on b = 1, where a second thread gives L(1, 1) / L(2, 1) =
+  // 10 / (10 · 0.8) = 1.25× on twice the cores.
+  await expect(results.locator(sel.whyLine)).toContainText("2 instances (2 × 1 thread): at b = 1, going from 1 to 2 threads (2.00× the cores) is only 1.25× faster");
+  await expect(results.locator(sel.whyLine)).not.toContainText("one wide instance");
   // The allocation: two one-thread instances, each pinned to its own CPU of the budget.
   await expect(results.locator(sel.plannedCoreMap).locator(".cpu.owned:not(.budget)")).toHaveCount(2);
   await expect(results.locator(sel.plannedCoreMap)).toContainText("⟨1t, b1⟩");
@@ -166,6 +168,8 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
 
   // Propose: a reason is required.
   await expect(page.locator(sel.proposeSubmit)).toBeDisabled();
+  // Disabled, and it says why beside the button.
+  await expect(page.getByTestId("propose-blocked")).toHaveText("Write a reason first: the SRE who approves it reads it.");
   await page.locator(sel.proposeReason).fill("the profile says a second thread buys only 1.25×: two one-thread instances serve B = 2");
   await page.locator(sel.proposeSubmit).click();
   await expect(page.locator(sel.proposeDone)).toBeVisible();

@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
+import { DEMO_MODEL, demoDeployment, sendTrafficAndWait } from "./live-traffic";
 import { sel } from "./selectors";
-import { signIn } from "./sign-in";
+import { screenshot, signIn } from "./sign-in";
 
 test("the overview shows a healthy control plane on the embedded database", async ({ page }) => {
   await signIn(page, "ml@example.com");
@@ -29,4 +30,37 @@ test("tRPC rejects a malformed call with a JSON error, not a crash", async ({ re
   expect(response.status()).toBe(404);
   const body = await response.json();
   expect(JSON.stringify(body)).toContain("No procedure found");
+});
+
+test("the Overview names the demo deployment and its state, shows the loop with profiling next, then the traffic", async ({ page }) => {
+  test.setTimeout(300_000);
+  const deployment = await demoDeployment();
+  await signIn(page, "sre@example.com");
+  await page.goto("/");
+  const row = page.getByTestId("overview-deployments").locator(`tr[data-model="${DEMO_MODEL}"]`);
+  await expect(row).toContainText(`${DEMO_MODEL} v1`);
+  await expect(row.getByTestId("overview-state")).toHaveText("serving");
+  await expect(page.getByTestId("overview-agents")).toContainText("1 online");
+  // Nothing profiled yet on a fresh system: the loop's first step is the highlighted one.
+  await expect(page.getByTestId("loop-profile")).toHaveAttribute("data-state", "next");
+  await expect(page.getByTestId("loop-approve")).toHaveAttribute("data-state", "todo");
+  for (const tile of ["overview-approvals", "overview-alerts", "overview-jobs", "overview-cost", "overview-rate"]) await expect(page.getByTestId(tile)).toBeVisible();
+  await screenshot(page, "overview-fresh");
+
+  await sendTrafficAndWait(deployment.id, deployment.agent.inferenceUrl!, 400, 4);
+  await page.reload();
+  await expect(page.getByTestId("overview-rate").locator(".overview-figure")).not.toHaveText("0.00 /s");
+  await expect(row.locator("td.num").nth(1)).toHaveText(/\d+(\.\d+)? ms/);
+  await screenshot(page, "overview-traffic");
+  // Each tile leads to its page.
+  await page.getByTestId("overview-approvals").click();
+  await expect(page).toHaveURL(/\/approvals$/);
+});
+
+test("a manager's Overview has no agent, deployment or job tiles (not theirs to read), but cost and approvals", async ({ page }) => {
+  await signIn(page, "manager@example.com");
+  await page.goto("/");
+  await expect(page.getByTestId("overview-cost")).toBeVisible();
+  await expect(page.getByTestId("overview-approvals")).toBeVisible();
+  for (const tile of ["overview-agents", "overview-rate", "overview-jobs", "overview-deployments"]) await expect(page.getByTestId(tile)).toHaveCount(0);
 });

@@ -11,7 +11,8 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
   await form.getByLabel("Email").fill(email);
   await form.getByLabel("Password").fill(password);
   await form.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.locator(sel.userMenu)).toContainText(email);
+  // The first page a fresh server renders can take a while on a loaded machine.
+  await expect(page.locator(sel.userMenu)).toContainText(email, { timeout: 30_000 });
   // The session is a secret the CI scan looks for in the server's output and the bundles (so is a password
   // other than the documented demo one).
   for (const c of await page.context().cookies()) if (c.name.includes("session_token")) recordSessionCookie(`${c.name}=${c.value}`);

@@ -1,4 +1,5 @@
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
+import { OverviewTiles } from "@/components/overview/overview-tiles";
 import { SystemHealthCard } from "@/components/system-health-card";
 import { requireUser } from "@/server/auth/page-guard";
 
@@ -6,7 +7,10 @@ export const dynamic = "force-dynamic";
 
 export default async function OverviewPage() {
   await requireUser("/");
-  await getQueryClient().prefetchQuery(trpc.system.health.queryOptions());
+  await Promise.all([
+    getQueryClient().prefetchQuery(trpc.system.health.queryOptions()),
+    getQueryClient().prefetchQuery(trpc.overview.get.queryOptions()),
+  ]);
   return (
     <HydrateClient>
       <h1>Overview</h1>
@@ -14,7 +18,8 @@ export default async function OverviewPage() {
         Packrat profiles each ONNX model on the machines that serve it and picks the split of cores into
         instances, threads and batch that minimizes batch latency.
       </p>
-      <div className="cards">
+      <OverviewTiles />
+      <div className="cards overview-health">
         <SystemHealthCard />
       </div>
     </HydrateClient>

@@ -13,8 +13,12 @@ export default async function ModelsPage() {
   const user = await requireUser("/models");
   const canEdit = roleSatisfies(user.role, "ml_engineer");
   const queryClient = getQueryClient();
-  void queryClient.prefetchQuery(trpc.models.list.queryOptions(undefined));
-  void queryClient.prefetchQuery(trpc.models.zooCatalog.queryOptions());
+  // Awaited: a query still pending when the page streams renders "loading" on the server but its data on a client
+  // that received it before hydrating, a hydration mismatch (React error #418).
+  await Promise.all([
+    queryClient.prefetchQuery(trpc.models.list.queryOptions(undefined)),
+    queryClient.prefetchQuery(trpc.models.zooCatalog.queryOptions()),
+  ]);
   return (
     <HydrateClient>
       <h1>Models</h1>

@@ -70,6 +70,10 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
       void queryClient.invalidateQueries({ queryKey: trpc.proposals.list.queryKey() });
     },
   }));
+  // Why Propose is disabled, said beside it (null: it is enabled).
+  const proposeBlocked = propose.isPending ? "Proposing…"
+    : optimize.isPlaceholderData ? "Waiting for the optimizer's plan for these settings."
+    : !reason.trim() ? "Write a reason first: the SRE who approves it reads it." : null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!plan || !chosen || !profile || !reason.trim()) return;
@@ -152,7 +156,7 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
             <SummaryTile label="vs all threads ⟨1, T, B⟩" value={plan.baselines.allThreads.available ? times(plan.baselines.allThreads.speedup) : "—"} sub={plan.baselines.allThreads.available ? "predicted speedup" : "cell not profiled"} testId="opt-speedup-all" />
             <SummaryTile label="vs one thread each" value={plan.baselines.oneThread.available ? times(plan.baselines.oneThread.speedup) : "—"} sub={plan.baselines.oneThread.available ? "predicted speedup" : "cells not profiled"} testId="opt-speedup-one" />
           </div>
-          <p className="why-line" data-testid="why-line"><strong>Why this plan:</strong> {plan.why ?? "the profile has one thread count at this batch size, so there is no thread trade-off to explain"}.</p>
+          <p className="why-line" data-testid="why-line"><strong>Why this plan:</strong> {plan.why}.</p>
 
           <div className="table-wrap">
             <table className="data compact-table" data-testid="baselines">
@@ -253,7 +257,8 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
                 <textarea data-testid="propose-reason" rows={2} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. the profile says 4-thread instances serve B = 8 twice as fast" required />
               </label>
               <div className="propose-actions">
-                <button className="btn primary" type="submit" data-testid="propose-submit" disabled={!reason.trim() || propose.isPending || optimize.isPlaceholderData}>Propose</button>
+                <button className="btn primary" type="submit" data-testid="propose-submit" disabled={proposeBlocked !== null} aria-describedby={proposeBlocked ? "propose-blocked" : undefined}>Propose</button>
+                {proposeBlocked && <span className="muted small" id="propose-blocked" data-testid="propose-blocked">{proposeBlocked}</span>}
                 {propose.error && <span className="form-field-error" role="alert">{propose.error.message}</span>}
                 {created && <span className="notice-inline" data-testid="propose-done">Proposed. It waits for an SRE on <Link href="/approvals">Approvals</Link>.</span>}
               </div>

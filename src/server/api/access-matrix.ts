@@ -18,6 +18,9 @@ export const accessMatrix: Record<string, Allowed> = {
 
   "users.me": everyone,
 
+  // The Overview: everyone; each tile is left out unless the role may read its page's procedure (overview-service.ts).
+  "overview.get": everyone,
+
   // In-app notifications (issue #14): each user their own (the service scopes to the caller).
   "notifications.list": everyone,
   "notifications.markRead": everyone,

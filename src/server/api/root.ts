@@ -16,6 +16,7 @@ import { batchingRouter } from "@/server/api/routers/batching";
 import { costRouter } from "@/server/api/routers/cost";
 import { planningRouter } from "@/server/api/routers/planning";
 import { notificationsRouter } from "@/server/api/routers/notifications";
+import { overviewRouter } from "@/server/api/routers/overview";
 
 export const appRouter = createTrpcRouter({
   system: systemRouter,
@@ -35,6 +36,7 @@ export const appRouter = createTrpcRouter({
   cost: costRouter,
   planning: planningRouter,
   notifications: notificationsRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

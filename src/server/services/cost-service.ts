@@ -136,6 +136,8 @@ export interface CostReportParams {
   redundancyK: number;
   breakEven?: { modelId: string; classA: string; classB: string; capacityA?: number; capacityB?: number };
   now?: Date;
+  /** Start of the window instead of `period` before now (the Overview's month to date); not a tRPC input. */
+  since?: Date;
 }
 
 type DeploymentRow = Prisma.DeploymentGetPayload<{ include: { agent: true; modelVersion: { include: { model: true } } } }>;
@@ -171,7 +173,7 @@ const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : typeof v === "n
 export async function getCostReport(params: CostReportParams, prisma: PrismaClient = db()) {
   const now = params.now ?? new Date();
   const periodS = COST_PERIODS[params.period];
-  const since = new Date(now.getTime() - periodS * 1000);
+  const since = params.since ?? new Date(now.getTime() - periodS * 1000);
   const peakSince = new Date(now.getTime() - 7 * 86_400_000);
   const [prices, history] = await Promise.all([
     prisma.hardwarePrice.findMany(),

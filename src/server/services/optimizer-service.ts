@@ -1,9 +1,11 @@
 // The Optimizer page's data: Packrat's knapsack (§3.3) on a compatible, complete profile for a deployment's core
-// budget, the allocation that would run it (§3.4), both baselines, latency vs B, and why the choice wins.
+// budget, the allocation that would run it (§3.4), both baselines, latency vs B, and why the choice wins
+// (derived from the chosen plan: core/optimizer/why-this-plan.ts).
 import type { PrismaClient } from "@/generated/prisma/client";
 import { versionServingAxes } from "./model-serving-axes";
 import { optimize } from "@/core/optimizer/optimize";
 import { optimumTable } from "@/core/optimizer/optimum-table";
+import { whyThisPlan } from "@/core/optimizer/why-this-plan";
 import type { ProfileCell } from "@/core/profile/profile";
 import type { HostTopology } from "@/core/topology/types";
 import type { ServingPlan } from "@/contracts/serving-plan";
@@ -13,21 +15,6 @@ import { allocatePlan, budgetCores } from "./deployment-plans";
 import { compatibility } from "./profiles-query-service";
 
 export interface OptimizeForDeploymentInput { deploymentId: string; profileId: string; batchSize: number; batchTimeoutMs?: number }
-
-/** One line from the profile on where threads stop paying, at the batch size nearest B. */
-export function whyLine(cells: readonly ProfileCell[], batchSize: number): string | null {
-  const batches = [...new Set(cells.map((c) => c.batch))].sort((a, b) => Math.abs(a - batchSize) - Math.abs(b - batchSize));
-  const b = batches[0];
-  if (b === undefined) return null;
-  const byThreads = cells.filter((c) => c.batch === b).sort((x, y) => x.threads - y.threads);
-  for (let i = 1; i < byThreads.length; i++) {
-    const gain = byThreads[i - 1]!.latencyMs / byThreads[i]!.latencyMs;
-    if (gain < 1.3) {
-      return `at b = ${b}, going from ${byThreads[i - 1]!.threads} to ${byThreads[i]!.threads} threads is only ${gain.toFixed(2)}× faster: more, smaller instances use those cores better`;
-    }
-  }
-  return byThreads.length > 1 ? `at b = ${b}, every added thread still pays ≥ 1.3×: one wide instance stays competitive` : null;
-}
 
 export async function optimizeForDeployment(input: OptimizeForDeploymentInput, prisma: PrismaClient = db()) {
   const deployment = await prisma.deployment.findUnique({ where: { id: input.deploymentId }, include: { agent: true, modelVersion: { select: { analysis: true } } } });
@@ -58,7 +45,7 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
     cores: T, batchSize: input.batchSize, batchTimeoutMs,
     latencyMs: result.latencyMs, throughputPerS: result.throughputPerS, idleCores: result.idleCores,
     instances: result.instances, baselines: result.baselines, plan,
-    table: table.rows, why: whyLine(cells, input.batchSize),
+    table: table.rows, why: whyThisPlan(result, cells),
     perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS,
     current: { generation: deployment.generation, plan: currentPlan },
   };
