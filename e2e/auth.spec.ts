@@ -98,7 +98,7 @@ test("an admin creates a user, the user can sign in, and the audit page lists th
 
 test("an agent token made in the UI authenticates to the agent API until it is revoked", async ({ page, playwright }) => {
   await signIn(page, "sre@example.com");
-  await page.getByRole("link", { name: "Agents" }).click();
+  await page.locator(sel.mainNav).getByRole("link", { name: "Agents" }).click();
   const tokenName = `e2e-host-${Date.now().toString(36)}`; // unique: a retried run must not meet the first one's token
   await page.locator(sel.createTokenForm).getByLabel("Name").fill(tokenName);
   await page.locator(sel.createTokenForm).getByRole("button", { name: "Create token" }).click();

@@ -182,7 +182,7 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
 
 test("a manager sees the proposal but has no approve control, and the API refuses him", async ({ browser }, testInfo) => {
   const page = await signedIn(browser, "manager@example.com");
-  await page.getByRole("link", { name: "Approvals" }).click();
+  await page.locator(sel.mainNav).getByRole("link", { name: "Approvals" }).click();
   const card = page.locator(sel.proposal(proposalId));
   await expect(card).toContainText("two one-thread instances serve B = 2");
   const diff = card.locator(sel.proposalDiff);
@@ -255,7 +255,7 @@ test("an SRE approves; the agent applies generation 2; the Audit page shows prop
   }).toPass({ timeout: 30_000 });
   await shot(page, testInfo, "approvals-history");
 
-  await page.getByRole("link", { name: "Agents" }).click();
+  await page.locator(sel.mainNav).getByRole("link", { name: "Agents" }).click();
   const agentRow = page.locator('tr[data-model="mobilenet-v2"]').first();
   await expect(agentRow.getByTestId("generation")).toHaveText("2 / 2", { timeout: 30_000 });
 

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { DEMO_MODEL, demoDeployment, sendTrafficAndWait } from "./live-traffic";
+import { servingLoop } from "../src/core/overview/serving-loop";
+import { DEMO_MODEL, demoDeployment, e2ePrisma, sendTrafficAndWait } from "./live-traffic";
 import { sel } from "./selectors";
 import { screenshot, signIn } from "./sign-in";
 
@@ -41,9 +42,21 @@ test("the Overview names the demo deployment and its state, shows the loop with 
   await expect(row).toContainText(`${DEMO_MODEL} v1`);
   await expect(row.getByTestId("overview-state")).toHaveText("serving");
   await expect(page.getByTestId("overview-agents")).toContainText("1 online");
-  // Nothing profiled yet on a fresh system: the loop's first step is the highlighted one.
-  await expect(page.getByTestId("loop-profile")).toHaveAttribute("data-state", "next");
-  await expect(page.getByTestId("loop-approve")).toHaveAttribute("data-state", "todo");
+  // The loop's checklist as the database has it: on a fresh system profiling is next; after other specs (the
+  // optimizer's profiles and proposals) a later step, or none once a proposal was applied.
+  const prisma = e2ePrisma();
+  const loop = servingLoop({
+    deployments: await prisma.deployment.count({ where: { removedAt: null } }),
+    completeProfiles: await prisma.profile.count({ where: { status: "complete" } }),
+    proposals: await prisma.proposal.count(),
+    appliedProposals: await prisma.proposal.count({ where: { state: "applied" } }),
+  });
+  if (loop.next === null) await expect(page.getByTestId("overview-loop")).toHaveCount(0);
+  else {
+    for (const step of loop.steps) {
+      await expect(page.getByTestId(`loop-${step.key}`)).toHaveAttribute("data-state", step.done ? "done" : step.key === loop.next ? "next" : "todo");
+    }
+  }
   for (const tile of ["overview-approvals", "overview-alerts", "overview-jobs", "overview-cost", "overview-rate"]) await expect(page.getByTestId(tile)).toBeVisible();
   await screenshot(page, "overview-fresh");
 
