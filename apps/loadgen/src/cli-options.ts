@@ -24,7 +24,7 @@ load (--mode open, the default: arrivals follow the schedule whatever the respon
   --on D --off D          bursts: phase lengths (default 1s each); --off-rate N: rate while off (default 0)
   --steps LIST            steps: rate:duration,… e.g. 50:10s,100:10s,200:10s
   --arrivals A            within bursts and steps: constant | poisson (default constant)
-  --replay FILE.csv       replay: one arrival per row (see README); --replay-speed X plays it X times faster
+  --replay FILE.csv       replay: one arrival per row (see docs/load-generator.md); --replay-speed X plays it X times faster
   --max-in-flight N       requests outstanding at most; arrivals beyond are dropped and counted (default 256)
   --seed N                schedule and input seed (default 1)
 

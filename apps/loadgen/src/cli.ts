@@ -1,5 +1,5 @@
 // `npm run loadgen -- --url http://127.0.0.1:8000 --model NAME --rate 200 --pattern poisson --duration 30s
-//   [--binary] [--out run.json]` — see USAGE in cli-options.ts and the README's "Load generator" section.
+//   [--binary] [--out run.json]` — see USAGE in cli-options.ts and docs/load-generator.md.
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { runClosedLoop, sweepConcurrency } from "./closed-loop";
