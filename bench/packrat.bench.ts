@@ -17,7 +17,7 @@ import { parseProfileCsv } from "../src/cli/profile-csv";
 import { allThreadsShape, oneThreadShape } from "../src/core/optimizer/baselines";
 import { optimize } from "../src/core/optimizer/optimize";
 import type { OptimizedPlan } from "../src/core/optimizer/types";
-import { DEFAULT_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
+import { PRECISION_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
 import { listCores, restrictTopology } from "../src/core/topology/topology-queries";
 import { zooEntry } from "../src/modelzoo/registry";
 import {
@@ -62,7 +62,7 @@ interface Settings {
   maxPerBlock: number;
 }
 
-const FULL: Settings = { budgetMs: 60 * 60_000, rule: DEFAULT_STOPPING_RULE, blockTargetMs: 2000, minPerBlock: 5, maxPerBlock: 200 };
+const FULL: Settings = { budgetMs: 60 * 60_000, rule: PRECISION_STOPPING_RULE, blockTargetMs: 2000, minPerBlock: 5, maxPerBlock: 200 };
 const QUICK: Settings = {
   budgetMs: 3 * 60_000, rule: { kind: "adaptive", warmup: 5, minIterations: 10, maxIterations: 100, relativeHalfWidth: 0.02, confidence: 0.95, maxCellMs: 2000 }, blockTargetMs: 300, minPerBlock: 5, maxPerBlock: 60,
 };

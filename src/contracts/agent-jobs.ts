@@ -3,10 +3,13 @@
 // report), POST /jobs/{id}/finish.
 import { z } from "zod";
 
-const stoppingRuleSchema = z.discriminatedUnion("kind", [
+const roundIterations = z.number().int().min(1).max(1000);
+export const stoppingRuleSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("adaptive"), warmup: z.number().int().min(0), minIterations: z.number().int().min(2), maxIterations: z.number().int().min(2),
-    relativeHalfWidth: z.number().positive(), confidence: z.number().gt(0).lt(1), maxCellMs: z.number().positive() }),
-  z.object({ kind: z.literal("fixed"), warmup: z.number().int().min(0), iterations: z.number().int().min(1) }),
+    relativeHalfWidth: z.number().positive(), confidence: z.number().gt(0).lt(1), maxCellMs: z.number().positive(), roundIterations: roundIterations.optional() }),
+  z.object({ kind: z.literal("fixed"), warmup: z.number().int().min(0), iterations: z.number().int().min(1), roundIterations: roundIterations.optional() }),
+  z.object({ kind: z.literal("decision"), warmup: z.number().int().min(0), roundIterations, minRounds: z.number().int().min(2).max(1000),
+    maxIterations: z.number().int().min(2), tolerance: z.number().positive().max(1), confidence: z.number().gt(0).lt(1), maxCellMs: z.number().positive() }),
 ]);
 
 export const profileJobParamsSchema = z.object({
@@ -21,8 +24,8 @@ export const profileJobParamsSchema = z.object({
   batchAxes: z.record(z.string().min(1).max(256), z.number().int().min(0).max(64).nullable()).optional(),
   rule: stoppingRuleSchema,
   budgetCpus: z.array(z.number().int().min(0)).min(1),
-  /** Cells already measured (a job resumed after its agent restarted). */
-  done: z.array(z.object({ threads: z.number().int(), batch: z.number().int() })),
+  /** Cells already measured (a job resumed after its agent restarted), with their estimate when known. */
+  done: z.array(z.object({ threads: z.number().int(), batch: z.number().int(), meanMs: z.number().nonnegative().optional(), ciHalfWidthMs: z.number().nonnegative().optional() })),
 });
 export type ProfileJobParams = z.infer<typeof profileJobParamsSchema>;
 
@@ -131,8 +134,21 @@ export const profileCellReportSchema = z.object({
   stopReason: z.string().max(40),
   peakRssBytes: z.number().int().nonnegative().nullable(),
   histogram: z.string().max(65_536),
+  /** Rounds the estimate (meanMs, ciHalfWidthMs) was taken over; absent from older agents. */
+  rounds: z.number().int().min(0).optional(),
+  /** Share of the profiled CPUs' time other processes took while the cell was measured, in percent. */
+  interferencePct: z.number().min(0).max(100_000).optional(),
+  /** Times it was measured again from scratch because of that interference. */
+  remeasured: z.number().int().min(0).max(100).optional(),
+  /** Still above the interference threshold after the re-measures. */
+  flagged: z.boolean().optional(),
 });
 export type ProfileCellReport = z.infer<typeof profileCellReportSchema>;
 
-export const postCellsSchema = z.object({ cells: z.array(profileCellReportSchema).min(1).max(1024) });
+/** Cells as they finish; with none, a round's progress (cells are measured in interleaved rounds and may all finish
+ *  late): the answer is 409 once the job was cancelled, so the agent learns of it between rounds. */
+export const postCellsSchema = z.object({
+  cells: z.array(profileCellReportSchema).max(1024),
+  progress: z.object({ round: z.number().int().min(1), measuring: z.number().int().min(0) }).optional(),
+}).refine((b) => b.cells.length > 0 || b.progress !== undefined, { message: "send at least one cell, or the progress of a round", path: ["cells"] });
 export const finishJobSchema = z.object({ outcome: z.enum(["done", "failed"]), error: z.string().max(2000).optional() });

@@ -144,6 +144,11 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
         <div className="warn-box section" data-testid="perturbed-warning">⚠ This profile was {perturbedWarning(profile)}.</div>
       )}
       {canOptimize && optimize.error && <div className="error-box section" role="alert">{optimize.error.message}</div>}
+      {plan && plan.flaggedInPlan.length > 0 && (
+        <div className="warn-box section" data-testid="flagged-cells-warning">
+          ⚠ This plan rests on {plan.flaggedInPlan.length === 1 ? "a cell" : `${plan.flaggedInPlan.length} cells`} measured while other processes took a large share of the profiled CPUs ({plan.flaggedInPlan.map((c) => `⟨t = ${c.threads}, b = ${c.batch}⟩${c.interferencePct === null ? "" : ` ${formatFixed(c.interferencePct, 0)}%`}`).join(", ")}): its predicted latency may be off. Profile quality: {plan.quality.summary}.
+        </div>
+      )}
       {result?.kind === "infeasible" && <div className="panel section" data-testid="infeasible">No plan for B = {batch.ok ? batch.value : "?"} on T = {result.cores} cores: {result.reason}</div>}
 
       {plan && (

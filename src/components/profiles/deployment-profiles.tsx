@@ -38,7 +38,7 @@ export function DeploymentProfiles({ deploymentId, canProfile }: { deploymentId:
                     <td className="nowrap small">{formatTime(p.createdAt)}</td>
                     <td>v{p.version}</td>
                     <td className="small">{describeGrid(p.threads, p.batches)}</td>
-                    <td className="small">{p.rule === "fixed" ? "paper 10 + 100" : "adaptive"}</td>
+                    <td className="small">{p.rule === "fixed" ? "paper 10 + 100" : p.rule === "decision" ? "decision-aware" : "precision 2%"}</td>
                     <td>
                       <span className={`badge ${statusBadgeClass(p.status)}`} title={p.error ?? undefined}>{p.status}</span>
                       {p.perturbed && <span className="badge warn" style={{ marginLeft: 6 }} title={`${p.perturbedRatePerS ?? "?"} requests/s while measuring`}>perturbed</span>}

@@ -57,7 +57,7 @@ const dims = (d: Record<string, number>) => {
 };
 
 /** The form's preset names: "fixed" is the paper's 10 + 100. */
-export const ruleName = (kind: string) => (kind === "fixed" ? "paper (10 + 100)" : kind);
+export const ruleName = (kind: string) => (kind === "fixed" ? "paper (10 + 100)" : kind === "decision" ? "decision-aware" : kind);
 
 export function compareProfiles(a: ComparedProfile, b: ComparedProfile): ProfileComparison {
   const perturbed = (p: ComparedProfile) => (p.perturbed ? `yes (${p.perturbedRatePerS ?? "?"} requests/s)` : "no");

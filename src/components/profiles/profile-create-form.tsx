@@ -5,7 +5,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { DEFAULT_STOPPING_RULE, estimateGridDurationMs, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
+import { estimateGridDurationMs, ruleForPreset } from "@/core/profiling/stopping-rule";
 import { useTRPC } from "@/trpc/react";
 import { formatDuration } from "./profile-grid-data";
 import {
@@ -39,7 +39,8 @@ export function ProfileCreateForm({ deploymentId, data }: { deploymentId: string
   const [versionId, setVersionId] = useState(data.deployedVersionId);
   const [threads, setThreads] = useState<number[]>(() => allThreads(Math.max(1, T)));
   const [maxBatch, setMaxBatch] = useState(DEFAULT_MAX_BATCH);
-  const [rule, setRule] = useState<RulePreset>("adaptive");
+  const [rule, setRule] = useState<RulePreset>("decision");
+  const [placement, setPlacement] = useState<"free" | "serving">(data.placement.kind);
   const version = data.versions.find((v) => v.id === versionId) ?? data.versions[0];
   const [dims, setDims] = useState<Record<string, string>>({});
   const dimNames = Object.keys(version?.servingDims ?? {}).sort();
@@ -68,7 +69,7 @@ export function ProfileCreateForm({ deploymentId, data }: { deploymentId: string
   const probeView = probe.isPending ? undefined : probeResult.data ?? probe.data;
   const probeMs = probeView?.state === "done" ? probeView.meanMs : null;
   const probeFailed = probe.error?.message ?? (probeView && probeView.state !== "done" && probeView.state !== "queued" && probeView.state !== "running" ? probeView.error ?? probeView.state : null);
-  const probeEstimate = probeMs !== null && grid.ok ? { probeMs, ...estimateGridDurationMs(probeMs, grid.value.threads, grid.value.batches, rule === "paper" ? PAPER_STOPPING_RULE : DEFAULT_STOPPING_RULE) } : null;
+  const probeEstimate = probeMs !== null && grid.ok ? { probeMs, ...estimateGridDurationMs(probeMs, grid.value.threads, grid.value.batches, ruleForPreset(rule)) } : null;
   const create = useMutation(trpc.profiles.create.mutationOptions({ onSuccess: (r) => router.push(`/profiles/${r.profileId}`) }));
   const problem = !grid.ok ? grid.message : !dimensions.ok ? dimensions.message : null;
 
@@ -80,7 +81,7 @@ export function ProfileCreateForm({ deploymentId, data }: { deploymentId: string
       onSubmit={(e) => {
         e.preventDefault();
         if (!grid.ok || !dimensions.ok) return;
-        create.mutate({ deploymentId, modelVersionId: versionId, threads: grid.value.threads, batches: grid.value.batches, rule, dimensions: dimensions.value });
+        create.mutate({ deploymentId, modelVersionId: versionId, threads: grid.value.threads, batches: grid.value.batches, rule, dimensions: dimensions.value, cpus: placement });
       }}
     >
       <h3 style={{ margin: 0, fontSize: 15 }}>Profile this deployment</h3>
@@ -135,6 +136,25 @@ export function ProfileCreateForm({ deploymentId, data }: { deploymentId: string
               </label>
             ))}
           </div>
+        </fieldset>
+      </div>
+      <div className="form-row">
+        <fieldset data-testid="field-cpus">
+          <legend>Where to measure</legend>
+          {data.placement.kind === "free" ? (
+            <div className="radios">
+              <label>
+                <input type="radio" name="cpus" value="free" checked={placement === "free"} onChange={() => setPlacement("free")} />
+                <span>Free CPUs {data.placement.cpus.join(", ")} (default) <span className="muted">— {data.placement.freeCores} physical cores outside every deployment&apos;s budget on socket {data.placement.socket}: no serving traffic on them</span></span>
+              </label>
+              <label>
+                <input type="radio" name="cpus" value="serving" checked={placement === "serving"} onChange={() => setPlacement("serving")} />
+                <span>The serving cores {data.cpus.join(", ")} <span className="muted">— measures alongside the deployment&apos;s own traffic</span></span>
+              </label>
+            </div>
+          ) : (
+            <div className="small" data-testid="cpu-placement-note">Measures on the serving cores {data.cpus.join(", ")}: {data.placement.reason}. Traffic and other processes there are counted per cell.</div>
+          )}
         </fieldset>
       </div>
       <div className="estimate" data-testid="profile-estimate" aria-live="polite">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateGridDurationMs, DEFAULT_STOPPING_RULE, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
+import { estimateGridDurationMs, PRECISION_STOPPING_RULE, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
 import { formatDuration } from "./profile-grid-data";
 import { allThreads, batchesUpTo, chosenThreads, describeEstimate, describeGrid, parseDimensions, ProfileFormError } from "./profile-form-data";
 
@@ -57,7 +57,7 @@ describe("duration estimate text", () => {
   });
 
   it("adaptive rule gives a range: low Σ (2·b/t)·15 = 9 · 15 = 135 ms, high Σ (2·b/t)·205 = 9 · 205 = 1,845 ms", () => {
-    const est = { probeMs: 2, ...estimateGridDurationMs(2, [1, 2], [1, 2], DEFAULT_STOPPING_RULE) };
+    const est = { probeMs: 2, ...estimateGridDurationMs(2, [1, 2], [1, 2], PRECISION_STOPPING_RULE) };
     expect(est.lowMs).toBeCloseTo(135, 9);
     expect(est.highMs).toBeCloseTo(1845, 9);
     expect(describeEstimate(est, formatDuration)).toMatch(/^Estimated duration: under 1 s to 2 s of measuring/);

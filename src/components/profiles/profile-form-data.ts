@@ -1,18 +1,23 @@
 /**
  * The "Profile this deployment" form's arithmetic: the grid ⟨t, b⟩ ∈ {chosen threads} × {2⁰ … max batch} (Packrat
- * §3.2: powers of two keep (n + 1) · T cells instead of 2ⁿ · T), its size, the two stopping-rule presets, and the
+ * §3.2: powers of two keep (n + 1) · T cells instead of 2ⁿ · T), its size, the stopping-rule presets, and the
  * duration estimate read as a range.
  */
 
 export const MAX_BATCH_CHOICES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096] as const;
 export const DEFAULT_MAX_BATCH = 64;
 
-export type RulePreset = "adaptive" | "paper";
+export type RulePreset = "decision" | "adaptive" | "paper";
 
 export const RULE_PRESETS: ReadonlyArray<{ value: RulePreset; label: string; detail: string }> = [
   {
+    value: "decision",
+    label: "Decision-aware (default)",
+    detail: "warm-up 3, rounds of 3 iterations, at least 4 rounds; a cell stops once its 95% interval cannot change the optimizer's plan for any B by more than 2%; ≤ 30 iterations, ≤ 60 s per cell",
+  },
+  {
     value: "adaptive",
-    label: "Adaptive (default)",
+    label: "Precision 2%",
     detail: "warm-up 5, then until the 95% confidence half-width of the mean is ≤ 2% of the mean; 10–200 iterations, ≤ 30 s per cell",
   },
   { value: "paper", label: "Paper (10 + 100)", detail: "the paper's fixed protocol: 10 warm-up, then exactly 100 measured iterations per cell" },

@@ -18,6 +18,11 @@ export interface ProfileCellData {
   ciHalfWidthMs?: number;
   stopReason?: string;
   peakRssBytes?: number | null;
+  rounds?: number | null;
+  /** Other processes' share of the profiled CPUs' time while the cell was measured, %. */
+  interferencePct?: number | null;
+  flagged?: boolean;
+  remeasured?: number;
 }
 
 export interface ProfileGrid {

@@ -20,8 +20,11 @@ export function statusBadgeClass(status: string): string {
 }
 
 export function describeRule(rule: ProfileData["stoppingRule"]): string {
+  if (rule.kind === "decision") {
+    return `decision-aware rule: warm-up ${rule.warmup}, rounds of ${rule.roundIterations}, at least ${rule.minRounds} rounds, until no cell's 95% interval can move a plan by more than ${formatFixed(rule.tolerance * 100, 1)}%, ≤ ${rule.maxIterations} iterations, ≤ ${formatFixed(rule.maxCellMs / 1000, 0)} s per cell; interleaved`;
+  }
   return rule.kind === "fixed"
-    ? `paper rule: ${rule.warmup} warm-up + ${rule.iterations} iterations`
+    ? `paper rule: ${rule.warmup} warm-up + ${rule.iterations} iterations; interleaved`
     : `adaptive rule: warm-up ${rule.warmup}, 95% CI ≤ ${formatFixed(rule.relativeHalfWidth * 100, 1)}% of the mean, ${rule.minIterations}–${rule.maxIterations} iterations, ≤ ${formatFixed(rule.maxCellMs / 1000, 0)} s per cell`;
 }
 

@@ -107,6 +107,12 @@ export function ProfileView({ id, canDelete }: { id: string; canDelete: boolean 
         </div>
       )}
       <StaleBanner profile={p} />
+      {p.cells.length > 0 && (
+        <div className={`banner ${p.quality.verdict === "clean" ? "ok" : p.quality.verdict === "unknown" ? "info" : "warn"}`} data-testid="profile-verdict" role="status">
+          <strong>Measurement quality:</strong> {p.quality.summary}.{" "}
+          {p.measuredOn.placement === "free" ? `Measured on free CPUs ${p.measuredOn.cpus.join(", ")}, outside every deployment's budget.` : "Measured on the deployment's serving cores."}
+        </div>
+      )}
 
       <section className="panel section profile-progress" data-testid="profile-progress">
         <div className="progress-head">

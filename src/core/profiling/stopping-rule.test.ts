@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Prng } from "../stats/prng";
-import { cellStatistics, DEFAULT_STOPPING_RULE, estimateGridDurationMs, PAPER_STOPPING_RULE, shouldStop } from "./stopping-rule";
+import { cellStatistics, PRECISION_STOPPING_RULE, estimateGridDurationMs, PAPER_STOPPING_RULE, shouldStop } from "./stopping-rule";
 
 describe("profiling stopping rule", () => {
   it("the fixed (paper) rule stops at exactly 100 measured iterations", () => {
@@ -9,9 +9,9 @@ describe("profiling stopping rule", () => {
   });
 
   it("adaptive: never before 10 iterations, even with zero spread", () => {
-    expect(shouldStop(DEFAULT_STOPPING_RULE, new Array(9).fill(5), 0)).toBeNull();
+    expect(shouldStop(PRECISION_STOPPING_RULE, new Array(9).fill(5), 0)).toBeNull();
     // 10 identical samples: half-width 0 ≤ 2% of 5 → converged.
-    expect(shouldStop(DEFAULT_STOPPING_RULE, new Array(10).fill(5), 0)).toBe("converged");
+    expect(shouldStop(PRECISION_STOPPING_RULE, new Array(10).fill(5), 0)).toBe("converged");
   });
 
   it("adaptive: converges once the 95% half-width is ≤ 2% of the mean", () => {
@@ -19,16 +19,16 @@ describe("profiling stopping rule", () => {
     // n = 10: t = 2.262, s = 1.054 → 0.754 (7.5%): keep going. n = 60: t ≈ 2.001, s ≈ 1.008 → 0.260 (2.6%).
     // n = 100: t = 1.984, s = 1.005 → 0.199 (1.99%) ≤ 2% → stop.
     const alternating = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? 11 : 9));
-    expect(shouldStop(DEFAULT_STOPPING_RULE, alternating(10), 0)).toBeNull();
-    expect(shouldStop(DEFAULT_STOPPING_RULE, alternating(60), 0)).toBeNull();
-    expect(shouldStop(DEFAULT_STOPPING_RULE, alternating(100), 0)).toBe("converged");
+    expect(shouldStop(PRECISION_STOPPING_RULE, alternating(10), 0)).toBeNull();
+    expect(shouldStop(PRECISION_STOPPING_RULE, alternating(60), 0)).toBeNull();
+    expect(shouldStop(PRECISION_STOPPING_RULE, alternating(100), 0)).toBe("converged");
   });
 
   it("adaptive: caps at 200 iterations and at 30 s per cell", () => {
     const random = new Prng(3);
     const noisy = Array.from({ length: 200 }, () => 10 + random.normal() * 8);
-    expect(shouldStop(DEFAULT_STOPPING_RULE, noisy, 1000)).toBe("max-iterations");
-    expect(shouldStop(DEFAULT_STOPPING_RULE, noisy.slice(0, 12), 30_000)).toBe("time-cap");
+    expect(shouldStop(PRECISION_STOPPING_RULE, noisy, 1000)).toBe("max-iterations");
+    expect(shouldStop(PRECISION_STOPPING_RULE, noisy.slice(0, 12), 30_000)).toBe("time-cap");
   });
 
   it("cell statistics: nearest-rank percentiles and the sample standard deviation", () => {
@@ -45,6 +45,6 @@ describe("profiling stopping rule", () => {
     // Fixed 10 + 100: 110 iterations → 1650 ms both ends.
     expect(estimateGridDurationMs(2, [1, 2], [1, 4], PAPER_STOPPING_RULE)).toEqual({ lowMs: 1650, highMs: 1650 });
     // Adaptive: low (5 + 10) · 15 = 225 ms; high (5 + 200) · 15 = 3075 ms (no cell reaches the 30 s cap).
-    expect(estimateGridDurationMs(2, [1, 2], [1, 4], DEFAULT_STOPPING_RULE)).toEqual({ lowMs: 225, highMs: 3075 });
+    expect(estimateGridDurationMs(2, [1, 2], [1, 4], PRECISION_STOPPING_RULE)).toEqual({ lowMs: 225, highMs: 3075 });
   });
 });

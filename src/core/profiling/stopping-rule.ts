@@ -1,25 +1,50 @@
 /**
- * When a profile cell has been measured enough (Packrat §3.2 as a product feature). Adaptive (the default): after
- * the warm-up, measure until the Student-t 95% confidence half-width of the mean is ≤ 2% of the mean, with at least
- * 10 and at most 200 iterations and a 30 s cap per cell. Fixed ("paper"): exactly 10 warm-up + 100 iterations.
+ * When a profile cell has been measured enough (Packrat §3.2 as a product feature). Cells are measured in
+ * interleaved rounds (round-plan.ts) under any rule. Decision-aware (the default): a cell stops once its interval
+ * cannot change the optimizer's plan for any B by more than 2% of the plan's latency (decision-rule.ts), after at
+ * least `minRounds` rounds. Adaptive ("precision"): until the 95% interval half-width is ≤ 2% of the estimate,
+ * 10–200 iterations, a 30 s cap per cell. Fixed ("paper"): exactly 10 warm-up + 100 iterations.
  */
 import { meanConfidenceInterval } from "../stats/confidence";
 
+/** `roundIterations`: iterations of one cell per round (absent: 10). */
 export type StoppingRule =
-  | { kind: "adaptive"; warmup: number; minIterations: number; maxIterations: number; relativeHalfWidth: number; confidence: number; maxCellMs: number }
-  | { kind: "fixed"; warmup: number; iterations: number };
+  | { kind: "adaptive"; warmup: number; minIterations: number; maxIterations: number; relativeHalfWidth: number; confidence: number; maxCellMs: number; roundIterations?: number }
+  | { kind: "fixed"; warmup: number; iterations: number; roundIterations?: number }
+  | { kind: "decision"; warmup: number; roundIterations: number; minRounds: number; maxIterations: number; tolerance: number; confidence: number; maxCellMs: number };
 
-export const DEFAULT_STOPPING_RULE: StoppingRule = {
+export const DECISION_STOPPING_RULE: StoppingRule = {
+  kind: "decision", warmup: 3, roundIterations: 3, minRounds: 4, maxIterations: 30, tolerance: 0.02, confidence: 0.95, maxCellMs: 60_000,
+};
+
+export const PRECISION_STOPPING_RULE: StoppingRule = {
   kind: "adaptive", warmup: 5, minIterations: 10, maxIterations: 200, relativeHalfWidth: 0.02, confidence: 0.95, maxCellMs: 30_000,
 };
 
+export const DEFAULT_STOPPING_RULE: StoppingRule = DECISION_STOPPING_RULE;
+
 export const PAPER_STOPPING_RULE: StoppingRule = { kind: "fixed", warmup: 10, iterations: 100 };
 
-export type StopReason = "converged" | "max-iterations" | "time-cap" | "fixed-count";
+export const DEFAULT_ROUND_ITERATIONS = 10;
+
+/** The form's presets: decision-aware (default), 2% precision ("adaptive"), the paper's fixed rule. */
+export const RULE_PRESET_NAMES = ["decision", "adaptive", "paper"] as const;
+export type RulePresetName = (typeof RULE_PRESET_NAMES)[number];
+
+export function ruleForPreset(preset: RulePresetName | undefined): StoppingRule {
+  return preset === "paper" ? PAPER_STOPPING_RULE : preset === "adaptive" ? PRECISION_STOPPING_RULE : DECISION_STOPPING_RULE;
+}
+
+export function roundIterationsOf(rule: StoppingRule): number {
+  return rule.roundIterations ?? DEFAULT_ROUND_ITERATIONS;
+}
+
+export type StopReason = "converged" | "settled" | "max-iterations" | "time-cap" | "fixed-count";
 
 /** Whether to stop after `samplesMs` (measured iterations, warm-up excluded) taking `elapsedMs` so far. */
 export function shouldStop(rule: StoppingRule, samplesMs: readonly number[], elapsedMs: number): StopReason | null {
   const n = samplesMs.length;
+  if (rule.kind === "decision") throw new Error("the decision-aware rule judges the whole grid: use round-plan.ts");
   if (rule.kind === "fixed") return n >= rule.iterations ? "fixed-count" : null;
   if (n >= rule.maxIterations) return "max-iterations";
   if (elapsedMs >= rule.maxCellMs && n >= 2) return "time-cap";
@@ -55,14 +80,15 @@ export function cellStatistics(samplesMs: readonly number[], confidence = 0.95):
  * iteration) × the iterations the rule needs, as a range between the fewest and the most iterations it allows.
  */
 export function estimateGridDurationMs(probeMsAtT1B1: number, threads: readonly number[], batches: readonly number[], rule: StoppingRule): { lowMs: number; highMs: number } {
-  const [minIt, maxIt] = rule.kind === "fixed" ? [rule.iterations, rule.iterations] : [rule.minIterations, rule.maxIterations];
+  const [minIt, maxIt] = rule.kind === "fixed" ? [rule.iterations, rule.iterations]
+    : rule.kind === "decision" ? [rule.minRounds * rule.roundIterations, rule.maxIterations] : [rule.minIterations, rule.maxIterations];
   let low = 0;
   let high = 0;
   for (const t of threads) {
     for (const b of batches) {
       const perIteration = (probeMsAtT1B1 * b) / t;
       low += perIteration * (rule.warmup + minIt);
-      high += Math.min(perIteration * (rule.warmup + maxIt), rule.kind === "adaptive" ? rule.maxCellMs + perIteration * rule.warmup : Infinity);
+      high += Math.min(perIteration * (rule.warmup + maxIt), rule.kind !== "fixed" ? rule.maxCellMs + perIteration * rule.warmup : Infinity);
     }
   }
   return { lowMs: low, highMs: high };

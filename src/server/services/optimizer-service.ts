@@ -6,6 +6,7 @@ import { versionServingAxes } from "./model-serving-axes";
 import { optimize } from "@/core/optimizer/optimize";
 import { optimumTable } from "@/core/optimizer/optimum-table";
 import { whyThisPlan } from "@/core/optimizer/why-this-plan";
+import { flaggedCellsOfPlan, profileQuality } from "@/core/profiling/profile-quality";
 import type { ProfileCell } from "@/core/profile/profile";
 import type { HostTopology } from "@/core/topology/types";
 import type { ServingPlan } from "@/contracts/serving-plan";
@@ -37,6 +38,8 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
     return { kind: "infeasible" as const, reason: result.reason, cores: T, table: table.rows, perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS };
   }
   const items = result.instances.map(({ count, threads, batch }) => ({ count, threads, batch }));
+  // Cells measured while other processes took more than the threshold of their CPUs: the plan is said to rest on them.
+  const flaggedInPlan = flaggedCellsOfPlan(result.instances, profile.cells).map((c) => ({ threads: c.threads, batch: c.batch, interferencePct: c.interferencePct }));
   const allocated = allocatePlan(topology, deployment.cpus, { items, batchSize: input.batchSize, batchTimeoutMs, dimensions: profile.dimensions as Record<string, number> });
   const overrides = versionServingAxes(deployment.modelVersion.analysis)?.batchAxes ?? {};
   const plan = Object.keys(overrides).length ? { ...allocated, batchAxes: overrides } : allocated;
@@ -47,6 +50,7 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
     instances: result.instances, baselines: result.baselines, plan,
     table: table.rows, why: whyThisPlan(result, cells),
     perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS,
+    flaggedInPlan, quality: profileQuality(profile.cells),
     current: { generation: deployment.generation, plan: currentPlan },
   };
 }

@@ -5,6 +5,7 @@ import type { HostTopology } from "@/core/topology/types";
 import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
 import { budgetCores } from "./deployment-plans";
+import { profilingCpusFor } from "./profiling-service";
 
 export async function profilesForDeployment(deploymentId: string, prisma: PrismaClient = db()) {
   const deployment = await prisma.deployment.findUnique({ where: { id: deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
@@ -17,8 +18,11 @@ export async function profilesForDeployment(deploymentId: string, prisma: Prisma
     }),
   ]);
   const jobs = await prisma.job.findMany({ where: { id: { in: profiles.map((p) => p.jobId).filter((x): x is string => x !== null) } }, select: { id: true, error: true } });
+  const cores = budgetCores(deployment.agent.topology as unknown as HostTopology, deployment.cpus);
+  const placement = await profilingCpusFor(deployment, cores, prisma);
   return {
-    cores: budgetCores(deployment.agent.topology as unknown as HostTopology, deployment.cpus),
+    cores,
+    placement,
     cpus: deployment.cpus,
     hostName: deployment.agent.hostName,
     modelName: deployment.modelVersion.model.name,

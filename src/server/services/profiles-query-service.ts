@@ -2,6 +2,7 @@
 // deployment (a stale-profile banner, or the optimizer's refusal, names what differs).
 import type { PrismaClient } from "@/generated/prisma/client";
 import type { HostTopology } from "@/core/topology/types";
+import { profileQuality } from "@/core/profiling/profile-quality";
 import { estimateGridDurationMs, type StoppingRule } from "@/core/profiling/stopping-rule";
 import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
@@ -34,7 +35,10 @@ export async function getProfile(id: string, prisma: PrismaClient = db()) {
     cells: profile.cells.map((c) => ({
       threads: c.threads, batch: c.batch, meanMs: c.meanMs, p50Ms: c.p50Ms, p90Ms: c.p90Ms, p99Ms: c.p99Ms, stddevMs: c.stddevMs,
       ciHalfWidthMs: c.ciHalfWidthMs, iterations: c.iterations, stopReason: c.stopReason, peakRssBytes: c.peakRssBytes === null ? null : Number(c.peakRssBytes),
+      rounds: c.rounds, interferencePct: c.interferencePct, flagged: c.flagged, remeasured: c.remeasured,
     })),
+    quality: profileQuality(profile.cells),
+    measuredOn: { placement: profile.cpuPlacement, cpus: profile.measuredCpus },
   };
 }
 

@@ -6,7 +6,8 @@ import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
 import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { DEFAULT_STOPPING_RULE, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
+import { ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
+import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
 import { summarizeTopology } from "@/core/topology/topology-queries";
 import type { HostTopology } from "@/core/topology/types";
 import { profileJobParamsSchema, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
@@ -42,8 +43,20 @@ export interface CreateProfileInput {
   threads?: number[];
   maxBatch?: number;
   batches?: number[];
-  rule?: "adaptive" | "paper";
+  rule?: RulePresetName;
   dimensions?: Record<string, number>;
+  /** "free": CPUs outside every deployment's budget (refused when there are not enough); "serving": the
+   *  deployment's own cores. Default: free when there are enough, else serving. */
+  cpus?: "free" | "serving";
+}
+
+/** Where a deployment's profile would be measured (the profile form shows it; a plan trial reuses it). */
+export async function profilingCpusFor(deployment: { id: string; agentId: string; cpus: number[]; agent: { topology: unknown; allowedCpus: number[] } }, coresNeeded: number, prisma: PrismaClient | Prisma.TransactionClient = db()) {
+  const others = await prisma.deployment.findMany({ where: { agentId: deployment.agentId, removedAt: null }, select: { cpus: true } });
+  return selectProfilingCpus({
+    topology: deployment.agent.topology as HostTopology, allowedCpus: deployment.agent.allowedCpus, budgetCpus: deployment.cpus,
+    deploymentBudgets: others.map((d) => d.cpus), coresNeeded,
+  });
 }
 
 export async function createProfileJob(caller: ServiceCaller, input: CreateProfileInput, prisma: PrismaClient = db()) {
@@ -65,7 +78,11 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
   if (!batchable.batchable && batches.some((b) => b > 1)) {
     throw invalidInput(`this model cannot be batched (${batchable.reason}): profile batch 1 only`, { field: "batches" });
   }
-  const rule = input.rule === "paper" ? PAPER_STOPPING_RULE : DEFAULT_STOPPING_RULE;
+  const rule = ruleForPreset(input.rule);
+  const selection = await profilingCpusFor(deployment, Math.max(...threads), prisma);
+  if (input.cpus === "free" && selection.kind !== "free") throw invalidInput(`no free CPUs to profile on: ${selection.reason}`, { field: "cpus" });
+  const placement = input.cpus === "serving" ? "serving" : selection.kind;
+  const measuredCpus = placement === "free" ? selection.cpus : deployment.cpus;
   const dimensions = { ...(version.servingDims as Record<string, number>), ...(input.dimensions ?? {}) };
   if (found) {
     try {
@@ -82,17 +99,17 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
       data: {
         id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: json(dimensions),
         hardwareClass: hardwareClassOf(deployment.agent), runtimeSignature: runtimeSignatureOf(deployment.agent), cores: T,
-        threads, batches, stoppingRule: json(rule), status: "queued", createdById: caller.user.id,
+        threads, batches, stoppingRule: json(rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
       },
     });
     const params: ProfileJobParams = {
       profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
-      threads, batches, dimensions, ...batchAxes, rule, budgetCpus: deployment.cpus, done: [],
+      threads, batches, dimensions, ...batchAxes, rule, budgetCpus: measuredCpus, done: [],
     };
     await tx.job.create({ data: { id: jobId, kind: "profile", params: json({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "profile.create", target: { type: "profile", id: profile.id, label: `${version.model.name} v${version.number} on ${deployment.agent.hostName}` },
-      after: { threads, batches, rule: rule.kind, dimensions }, requestId: caller.requestId,
+      after: { threads, batches, rule: rule.kind, dimensions, cpus: placement, measuredCpus }, requestId: caller.requestId,
     });
     await tx.$executeRaw`SELECT pg_notify('packrat_jobs', ${deployment.agentId})`;
     return { profileId: profile.id, jobId, cells: threads.length * batches.length };
@@ -162,11 +179,12 @@ async function claim(agentId: string, prisma: PrismaClient, kinds: readonly Agen
   if (job.kind === LOAD_TEST_JOB_KIND) return claimedLoadTest(job, prisma);
   if (job.kind === PROFILE_PROBE_JOB_KIND) return claimedProbe(job);
   const params = profileJobParamsSchema.parse(job.params);
-  const done = await prisma.profileCell.findMany({ where: { profileId: params.profileId }, select: { threads: true, batch: true } });
+  const done = await prisma.profileCell.findMany({ where: { profileId: params.profileId }, select: { threads: true, batch: true, meanMs: true, ciHalfWidthMs: true } });
   // Traffic on the deployment while profiling: the profile is perturbed (shown beside it, and the optimizer warns).
   const profile = await prisma.profile.findUniqueOrThrow({ where: { id: params.profileId } });
   const deployment = profile.deploymentId ? await prisma.deployment.findUnique({ where: { id: profile.deploymentId } }) : null;
-  const rate = (deployment?.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? 0;
+  // On free CPUs the deployment's own traffic does not share the measured cores (other load there is counted per cell).
+  const rate = profile.cpuPlacement === "free" ? 0 : (deployment?.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? 0;
   await prisma.profile.update({ where: { id: profile.id }, data: { status: "running", ...(rate > 0 ? { perturbed: true, perturbedRatePerS: rate } : {}) } });
   return { id, kind: "profile" as const, params: { ...params, done } };
 }
@@ -199,10 +217,15 @@ async function ownedRunningJob(agentId: string, jobId: string, tx: Prisma.Transa
   return { job, params: profileJobParamsSchema.parse(job.params) };
 }
 
-export async function recordProfileCells(agentId: string, jobId: string, cells: ProfileCellReport[], prisma: PrismaClient = db()) {
+export async function recordProfileCells(agentId: string, jobId: string, cells: ProfileCellReport[], progress?: { round: number; measuring: number }, prisma: PrismaClient = db()) {
   return prisma.$transaction(async (tx) => {
     const { job, params } = await ownedRunningJob(agentId, jobId, tx);
     const total = params.threads.length * params.batches.length;
+    if (cells.length === 0) {
+      const measured = await tx.profileCell.count({ where: { profileId: params.profileId } });
+      await tx.job.update({ where: { id: job.id }, data: { progressMessage: `${measured} / ${total} cells; round ${progress?.round ?? "?"}, ${progress?.measuring ?? "?"} cells measuring` } });
+      return { measured, total };
+    }
     for (const c of cells) {
       if (!params.threads.includes(c.threads) || !params.batches.includes(c.batch)) throw invalidInput(`cell t=${c.threads}, b=${c.batch} is not in the job's grid`);
       const data = { ...c, peakRssBytes: c.peakRssBytes === null ? null : BigInt(c.peakRssBytes) };

@@ -15,8 +15,8 @@ import { agentVersion } from "../version";
 import { ArtifactCache } from "./artifact-cache";
 import { ControlPlaneClient, ControlPlaneError } from "./control-plane-client";
 import { AgentStateStore } from "./state-store";
-import { ProfileCancelledError, ProfileRunner } from "../profiler/profile-runner";
-import type { LoadTestJobParams, ProfileJobParams, ProfileProbeParams } from "../../../../src/contracts/agent-jobs";
+import { cellReport, ProfileCancelledError, ProfileRunner } from "../profiler/profile-runner";
+import type { LoadTestJobParams, ProfileCellReport, ProfileJobParams, ProfileProbeParams } from "../../../../src/contracts/agent-jobs";
 import type { HostTopology } from "../../../../src/core/topology/types";
 import { runLoadTest } from "./load-test-job";
 
@@ -111,14 +111,23 @@ export class AttachedAgent {
     try {
       const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
       const modelPath = await this.cache.ensure(params.artifactSha256, params.artifactBytes, () => this.client.artifact(params.artifactSha256), inUse);
-      await runner.run({ ...params, modelPath }, async (cell) => {
+      // A 409 on a cell or a round's progress: the job was cancelled.
+      const post = async (cells: ProfileCellReport[], progress?: { round: number; measuring: number }) => {
         try {
-          await this.client.postCells(jobId, [{ threads: cell.threads, batch: cell.batch, ...cell.stats, stopReason: cell.stopReason, peakRssBytes: cell.peakRssBytes, histogram: cell.histogram }]);
+          await this.client.postCells(jobId, cells, progress);
         } catch (error) {
           if (error instanceof ControlPlaneError && error.status === 409) { runner.cancel(); throw new ProfileCancelledError(error.message); }
           throw error;
         }
-      });
+      };
+      // Progress at most once a second (rounds of small cells take milliseconds).
+      let lastProgress = 0;
+      const progress = async (round: number, measuring: number) => {
+        if (Date.now() - lastProgress < 1000) return;
+        lastProgress = Date.now();
+        await post([], { round, measuring });
+      };
+      await runner.run({ ...params, modelPath }, (cell) => post([cellReport(cell)]), progress);
       await this.client.finishJob(jobId, "done");
       this.options.log("info", "profiling job done", { jobId });
     } catch (error) {
@@ -136,9 +145,9 @@ export class AttachedAgent {
       const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
       const modelPath = await this.cache.ensure(params.artifactSha256, params.artifactBytes, () => this.client.artifact(params.artifactSha256), inUse);
       await runner.run(
-        { modelPath, threads: [params.threads], batches: [params.batch], dimensions: params.dimensions, budgetCpus: params.budgetCpus, rule: { kind: "fixed", warmup: params.warmup, iterations: params.iterations } },
+        { modelPath, threads: [params.threads], batches: [params.batch], dimensions: params.dimensions, budgetCpus: params.budgetCpus, maxRemeasures: 0, rule: { kind: "fixed", warmup: params.warmup, iterations: params.iterations } },
         async (cell) => {
-          await this.client.postCells(jobId, [{ threads: cell.threads, batch: cell.batch, ...cell.stats, stopReason: cell.stopReason, peakRssBytes: cell.peakRssBytes, histogram: cell.histogram }]);
+          await this.client.postCells(jobId, [cellReport(cell)]);
         },
       );
       await this.client.finishJob(jobId, "done");

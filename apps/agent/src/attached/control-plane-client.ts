@@ -65,8 +65,8 @@ export class ControlPlaneClient {
     }
   }
 
-  async postCells(jobId: string, cells: ProfileCellReport[]): Promise<void> {
-    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/cells`, undefined, { cells });
+  async postCells(jobId: string, cells: ProfileCellReport[], progress?: { round: number; measuring: number }): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/cells`, undefined, { cells, ...(progress ? { progress } : {}) });
   }
 
   /** A load test's report (the job is then done); 409 when the job was cancelled meanwhile. */

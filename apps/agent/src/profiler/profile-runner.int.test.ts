@@ -1,10 +1,12 @@
-// The profiler on this host: tiny CNN over t ∈ {1, 2} × b ∈ {1, 2, 4, 8}, one pinned instance at a time.
+// The profiler on this host: tiny CNN over t ∈ {1, 2} × b ∈ {1, 2, 4, 8}, in interleaved rounds, one pinned
+// instance per thread count, one running at a time.
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_STOPPING_RULE, PAPER_STOPPING_RULE } from "../../../../src/core/profiling/stopping-rule";
+import { DECISION_STOPPING_RULE, PAPER_STOPPING_RULE } from "../../../../src/core/profiling/stopping-rule";
 import { buildTinyCnn } from "../../../../src/modelzoo/tiny-models";
 import { readHostTopology } from "../topology-reader";
 import { ProfileCancelledError, ProfileRunner, type ProfiledCell } from "./profile-runner";
@@ -15,21 +17,32 @@ writeFileSync(modelPath, buildTinyCnn({ seed: 3, producerVersion: "packrat-test"
 const { topology, allowedCpus } = readHostTopology();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The last report of each cell (the decision-aware rule may report a cell again after refining it). */
+function lastOf(cells: ProfiledCell[]): Map<string, ProfiledCell> {
+  return new Map(cells.map((c) => [`${c.threads}x${c.batch}`, c]));
+}
+
 describe("profile runner", () => {
-  it("measures 8 cells, and its b = 8 cell agrees with a direct ORT measurement", async () => {
-    const cells: ProfiledCell[] = [];
+  it("measures 8 cells in rounds under the decision-aware rule, and its b = 8 cell agrees with a direct ORT measurement", async () => {
+    const reports: ProfiledCell[] = [];
     await new ProfileRunner(topology).run(
-      { modelPath, threads: [1, 2], batches: [1, 2, 4, 8], dimensions: {}, rule: DEFAULT_STOPPING_RULE, budgetCpus: allowedCpus },
-      async (cell) => { cells.push(cell); },
+      { modelPath, threads: [1, 2], batches: [1, 2, 4, 8], dimensions: {}, rule: DECISION_STOPPING_RULE, budgetCpus: allowedCpus, maxRemeasures: 0, seed: 1 },
+      async (cell) => { reports.push(cell); },
     );
-    expect(cells.map((c) => `${c.threads}x${c.batch}`)).toEqual(["1x1", "1x2", "1x4", "1x8", "2x1", "2x2", "2x4", "2x8"]);
+    const cells = lastOf(reports);
+    expect([...cells.keys()].sort()).toEqual(["1x1", "1x2", "1x4", "1x8", "2x1", "2x2", "2x4", "2x8"]);
     // No ordering claim between cells: sub-millisecond cells on a loaded host can swap. That the batch is really
     // run is checked below, loosely, against a direct measurement of b = 8.
-    for (const c of cells) {
-      expect(c.stats.iterations).toBeGreaterThanOrEqual(10);
-      expect(c.stats.iterations).toBeLessThanOrEqual(200);
+    for (const c of cells.values()) {
+      // Floor: 4 rounds of 3; cap: 30 iterations (or the time cap).
+      expect(c.rounds).toBeGreaterThanOrEqual(4);
+      expect(c.stats.iterations).toBeGreaterThanOrEqual(12);
+      expect(c.stats.iterations).toBeLessThanOrEqual(30);
+      expect(["settled", "max-iterations", "time-cap"]).toContain(c.stopReason);
       expect(c.peakRssBytes).toBeGreaterThan(0);
       expect(c.stats.p99Ms).toBeGreaterThanOrEqual(c.stats.p50Ms);
+      expect(c.stats.ciHalfWidthMs).toBeGreaterThan(0);
+      expect(c.interferencePct).toBeGreaterThanOrEqual(0);
     }
     // Direct: 50 runs of b = 8 at one thread in this process; medians on both sides (one preemption of a ~1 ms run
     // moves a mean by tens of percent), and still a generous factor (machines are noisy and shared).
@@ -41,29 +54,59 @@ describe("profile runner", () => {
     await session.release();
     times.sort((a, b) => a - b);
     const direct = (times[24]! + times[25]!) / 2;
-    const profiled = cells.find((c) => c.threads === 1 && c.batch === 8)!.stats.p50Ms;
+    const profiled = cells.get("1x8")!.stats.p50Ms;
     expect(profiled / direct).toBeGreaterThan(0.25);
     expect(profiled / direct).toBeLessThan(4);
   });
 
-  it("resumes at the first missing cell and runs the fixed paper rule exactly", async () => {
+  it("resumes without the measured cells and runs the fixed paper rule exactly, in 10 rounds of 10", async () => {
     const cells: ProfiledCell[] = [];
     await new ProfileRunner(topology).run(
-      { modelPath, threads: [1], batches: [1, 2, 4], dimensions: {}, rule: PAPER_STOPPING_RULE, budgetCpus: allowedCpus, done: [{ threads: 1, batch: 1 }] },
+      { modelPath, threads: [1], batches: [1, 2, 4], dimensions: {}, rule: PAPER_STOPPING_RULE, budgetCpus: allowedCpus, done: [{ threads: 1, batch: 1 }], maxRemeasures: 0 },
       async (cell) => { cells.push(cell); },
     );
-    expect(cells.map((c) => c.batch)).toEqual([2, 4]);
-    expect(cells.every((c) => c.stats.iterations === 100 && c.stopReason === "fixed-count")).toBe(true);
+    expect(cells.map((c) => c.batch).sort()).toEqual([2, 4]);
+    expect(cells.every((c) => c.stats.iterations === 100 && c.stopReason === "fixed-count" && c.rounds === 10)).toBe(true);
+  });
+
+  it("measures one cell after another when not interleaved, with the same estimator over blocks", async () => {
+    const order: string[] = [];
+    await new ProfileRunner(topology).run(
+      { modelPath, threads: [1], batches: [1, 2], dimensions: {}, rule: { kind: "fixed", warmup: 2, iterations: 20, roundIterations: 5 }, budgetCpus: allowedCpus, interleave: false, maxRemeasures: 0 },
+      async (cell) => { order.push(`${cell.batch}:${cell.rounds}:${cell.stats.iterations}`); },
+    );
+    // Grid order, each cell's 20 samples in 4 blocks of 5.
+    expect(order).toEqual(["1:4:20", "2:4:20"]);
+  });
+
+  it("sees another process spinning on the profiled CPU, measures the cell again, then flags it", async () => {
+    const cpu = allowedCpus[0]!;
+    // A busy loop pinned to the one CPU the instance gets: the scheduler shares that CPU between the two.
+    const spinner = spawn("taskset", ["-c", String(cpu), process.execPath, "-e", "for (;;) {}"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const cells: ProfiledCell[] = [];
+      await new ProfileRunner(topology).run(
+        { modelPath, threads: [1], batches: [8], dimensions: {}, rule: { kind: "fixed", warmup: 2, iterations: 40, roundIterations: 10 }, budgetCpus: [cpu], maxRemeasures: 1 },
+        async (cell) => { cells.push(cell); },
+      );
+      expect(cells).toHaveLength(1);
+      expect(cells[0]!.interferencePct).toBeGreaterThan(10);
+      expect(cells[0]!.remeasured).toBe(1);
+      expect(cells[0]!.flagged).toBe(true);
+    } finally {
+      spinner.kill("SIGKILL");
+    }
   });
 
   it("stops when cancelled", async () => {
     const runner = new ProfileRunner(topology);
     const seen: ProfiledCell[] = [];
     const run = runner.run(
-      { modelPath, threads: [1, 2], batches: [1, 2, 4, 8], dimensions: {}, rule: PAPER_STOPPING_RULE, budgetCpus: allowedCpus },
+      { modelPath, threads: [1, 2], batches: [1, 2, 4, 8], dimensions: {}, rule: PAPER_STOPPING_RULE, budgetCpus: allowedCpus, maxRemeasures: 0 },
       async (cell) => { seen.push(cell); if (seen.length === 1) runner.cancel(); },
     );
     await expect(run).rejects.toBeInstanceOf(ProfileCancelledError);
-    expect(seen.length).toBeLessThan(8);
+    expect(seen.length).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_STOPPING_RULE, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
+import { RULE_PRESET_NAMES, ruleForPreset } from "@/core/profiling/stopping-rule";
 import { createTrpcRouter, mlEngineerProcedure, operatorProcedure } from "@/server/api/trpc";
 import { compatibility, estimateProfileDuration, getProfile, listProfilesForModel } from "@/server/services/profiles-query-service";
 import { cancelProfileJob, createProfileJob, deleteProfile } from "@/server/services/profiling-service";
@@ -15,8 +15,8 @@ export const profilesRouter = createTrpcRouter({
   listForModel: operatorProcedure.input(z.object({ modelId: id })).query(({ input }) => listProfilesForModel(input.modelId)),
   compatibility: operatorProcedure.input(z.object({ profileId: id, deploymentId: id })).query(({ input }) => compatibility(input.profileId, input.deploymentId)),
   estimate: operatorProcedure
-    .input(z.object({ modelVersionId: id, threads: z.array(z.number().int().min(1).max(1024)).min(1).max(1024), batches: z.array(z.number().int().min(1).max(4096)).min(1).max(64), rule: z.enum(["adaptive", "paper"]) }))
-    .query(({ input }) => estimateProfileDuration({ ...input, rule: input.rule === "paper" ? PAPER_STOPPING_RULE : DEFAULT_STOPPING_RULE })),
+    .input(z.object({ modelVersionId: id, threads: z.array(z.number().int().min(1).max(1024)).min(1).max(1024), batches: z.array(z.number().int().min(1).max(4096)).min(1).max(64), rule: z.enum(RULE_PRESET_NAMES) }))
+    .query(({ input }) => estimateProfileDuration({ ...input, rule: ruleForPreset(input.rule) })),
   // The form's duration probe: a few iterations at t = 1, b = 1 on the agent (the form's user is the one who may profile).
   probe: mlEngineerProcedure
     .input(z.object({ deploymentId: id, modelVersionId: id.optional(), dimensions: z.record(z.string().max(64), z.number().int().min(1).max(1_000_000)).optional() }))
@@ -29,7 +29,8 @@ export const profilesRouter = createTrpcRouter({
       threads: z.array(z.number().int().min(1).max(1024)).min(1).max(1024).optional(),
       batches: z.array(z.number().int().min(1).max(4096)).min(1).max(64).optional(),
       maxBatch: z.number().int().min(1).max(4096).optional(),
-      rule: z.enum(["adaptive", "paper"]).default("adaptive"),
+      rule: z.enum(RULE_PRESET_NAMES).default("decision"),
+      cpus: z.enum(["free", "serving"]).optional(),
       dimensions: z.record(z.string().max(64), z.number().int().min(1).max(1_000_000)).optional(),
     }))
     .mutation(({ ctx, input }) => createProfileJob(ctx.caller, input)),

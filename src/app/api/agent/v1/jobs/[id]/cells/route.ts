@@ -13,7 +13,10 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
   return agentRoute(postCellsSchema, async ({ agent, body, requestId }) => {
     if (!agent.agentId) return agentError(409, "CONFLICT", "register first", requestId);
     const job = await db().job.findUnique({ where: { id }, select: { kind: true } });
-    const record = job?.kind === PROFILE_PROBE_JOB_KIND ? recordProbeCells : recordProfileCells;
-    return Response.json(await record(agent.agentId, id, body.cells), { headers: { "cache-control": "no-store" } });
+    if (job?.kind === PROFILE_PROBE_JOB_KIND) {
+      if (body.cells.length === 0) return agentError(400, "BAD_REQUEST", "a duration probe reports its cell, not progress", requestId);
+      return Response.json(await recordProbeCells(agent.agentId, id, body.cells), { headers: { "cache-control": "no-store" } });
+    }
+    return Response.json(await recordProfileCells(agent.agentId, id, body.cells, body.progress), { headers: { "cache-control": "no-store" } });
   })(request);
 }
