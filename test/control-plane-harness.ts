@@ -21,6 +21,8 @@ export async function agentApiRoutes(): Promise<Route[]> {
   const cells = await import("@/app/api/agent/v1/jobs/[id]/cells/route");
   const finish = await import("@/app/api/agent/v1/jobs/[id]/finish/route");
   const result = await import("@/app/api/agent/v1/jobs/[id]/result/route");
+  const rounds = await import("@/app/api/agent/v1/jobs/[id]/rounds/route");
+  const trial = await import("@/app/api/agent/v1/jobs/[id]/trial/route");
   return [
     { method: "POST", pattern: /^\/api\/agent\/v1\/register$/, handler: register.POST },
     { method: "POST", pattern: /^\/api\/agent\/v1\/heartbeat$/, handler: heartbeat.POST },
@@ -31,6 +33,8 @@ export async function agentApiRoutes(): Promise<Route[]> {
     { method: "POST", pattern: /^\/api\/agent\/v1\/jobs\/([^/]+)\/cells$/, handler: cells.POST as Route["handler"], params: ["id"] },
     { method: "POST", pattern: /^\/api\/agent\/v1\/jobs\/([^/]+)\/finish$/, handler: finish.POST as Route["handler"], params: ["id"] },
     { method: "POST", pattern: /^\/api\/agent\/v1\/jobs\/([^/]+)\/result$/, handler: result.POST as Route["handler"], params: ["id"] },
+    { method: "POST", pattern: /^\/api\/agent\/v1\/jobs\/([^/]+)\/rounds$/, handler: rounds.POST as Route["handler"], params: ["id"] },
+    { method: "POST", pattern: /^\/api\/agent\/v1\/jobs\/([^/]+)\/trial$/, handler: trial.POST as Route["handler"], params: ["id"] },
   ];
 }
 

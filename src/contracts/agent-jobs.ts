@@ -1,7 +1,12 @@
-// Jobs agents run for the control plane (profiling and load tests), claimed over the agent API:
+// Jobs agents run for the control plane (profiling, load tests, probes, plan trials), claimed over the agent API:
 // GET /jobs/next (long-poll), POST /jobs/{id}/cells (profiling progress, a probe's one cell), POST /jobs/{id}/result (a load test's
-// report), POST /jobs/{id}/finish.
+// report), POST /jobs/{id}/rounds (a plan trial's progress), POST /jobs/{id}/trial (its result), POST /jobs/{id}/finish.
 import { z } from "zod";
+
+/** Every job kind an agent runs: the one list the control plane, its routes and the agent share. */
+export const AGENT_JOB_KINDS = ["profile", "load_test", "profile_probe", "plan_trial"] as const;
+export const agentJobKindSchema = z.enum(AGENT_JOB_KINDS);
+export type AgentJobKind = z.infer<typeof agentJobKindSchema>;
 
 const roundIterations = z.number().int().min(1).max(1000);
 export const stoppingRuleSchema = z.discriminatedUnion("kind", [
@@ -80,11 +85,57 @@ export const profileProbeParamsSchema = z.object({
 });
 export type ProfileProbeParams = z.infer<typeof profileProbeParamsSchema>;
 
+const shapeGroupSchema = z.object({ count: z.number().int().min(1).max(4096), threads: z.number().int().min(1).max(4096), batch: z.number().int().min(1).max(1 << 20) });
+
+/**
+ * A plan trial: the candidate plans (the optimizer's top k, ⟨1,T,B⟩, the running configuration) run as they would be
+ * served, all instances at once, pinned inside the budget, interleaved in rounds of about `roundMs` each.
+ */
+export const planTrialParamsSchema = z.object({
+  modelName: z.string(),
+  artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  artifactBytes: z.number().int().positive(),
+  batch: z.number().int().min(1).max(4096),
+  dimensions: z.record(z.string(), z.number().int().min(1)),
+  budgetCpus: z.array(z.number().int().min(0)).min(1),
+  plans: z.array(z.object({ key: z.string().min(1).max(400), groups: z.array(shapeGroupSchema).min(1).max(64) })).min(1).max(8),
+  rounds: z.number().int().min(1).max(20),
+  roundMs: z.number().int().min(10).max(60_000),
+  settleMs: z.number().int().min(0).max(5_000),
+  minBatchesPerTurn: z.number().int().min(1).max(100),
+  warmupIterations: z.number().int().min(0).max(10),
+  /** The whole trial, start-up included; the agent stops the rounds there and is stopped a grace period after. */
+  maxDurationMs: z.number().int().min(1_000).max(3_600_000),
+});
+export type PlanTrialParams = z.infer<typeof planTrialParamsSchema>;
+
+/** POST /jobs/{id}/rounds: a plan trial's progress; 409 once the trial was cancelled (the agent stops). */
+export const trialProgressSchema = z.object({ round: z.number().int().min(0), rounds: z.number().int().min(1) });
+
+const trialTurnSchema = z.object({
+  batches: z.number().int().min(1),
+  /** The caller's view: infer() → result, ms. */
+  meanMs: z.number().nonnegative(),
+  /** The dispatcher's: dispatch → merged result (split, hand-off, compute, merge), ms. */
+  dispatchMeanMs: z.number().nonnegative(),
+  /** The slowest instance's session.run, ms. */
+  instanceMeanMs: z.number().nonnegative(),
+});
+
+/** POST /jobs/{id}/trial: every plan's turns, one per round (none when it failed to start, with the reason). */
+export const planTrialResultSchema = z.object({
+  plans: z.array(z.object({ key: z.string().max(400), error: z.string().max(2000).optional(), startMs: z.number().nonnegative().optional(), turns: z.array(trialTurnSchema).max(20) })).min(1).max(8),
+  stoppedEarly: z.boolean(),
+  durationMs: z.number().nonnegative(),
+});
+export type PlanTrialResult = z.infer<typeof planTrialResultSchema>;
+
 export const claimedJobSchema = z.object({
   job: z.discriminatedUnion("kind", [
     z.object({ id: z.string(), kind: z.literal("profile"), params: profileJobParamsSchema }),
     z.object({ id: z.string(), kind: z.literal("load_test"), params: loadTestJobParamsSchema }),
     z.object({ id: z.string(), kind: z.literal("profile_probe"), params: profileProbeParamsSchema }),
+    z.object({ id: z.string(), kind: z.literal("plan_trial"), params: planTrialParamsSchema }),
   ]).nullable(),
 });
 export type ClaimedJob = NonNullable<z.infer<typeof claimedJobSchema>["job"]>;

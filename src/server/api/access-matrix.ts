@@ -78,6 +78,7 @@ export const accessMatrix: Record<string, Allowed> = {
   "proposals.optimize": everyone,
   "proposals.optimizerContext": everyone,
   "proposals.create": operators,
+  "proposals.cancelTrial": operators,
   "proposals.approve": sre,
   "proposals.reject": sre,
   "proposals.rollback": sre,

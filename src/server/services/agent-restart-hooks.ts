@@ -3,6 +3,7 @@
 import type { PrismaClient } from "@/generated/prisma/client";
 import { db } from "@/server/db/client";
 import { notifyProfileOutcome } from "./profile-notifications";
+import { trialLost } from "./plan-trial-service";
 
 export async function releaseAgentJobs(agentId: string, reason: string, prisma: PrismaClient = db()): Promise<{ requeued: number; failed: number }> {
   return prisma.$transaction(async (tx) => {
@@ -20,6 +21,8 @@ export async function releaseAgentJobs(agentId: string, reason: string, prisma: 
           await tx.profile.updateMany({ where: { id: profileId, status: { in: ["queued", "running"] } }, data: { status, finishedAt: new Date() } });
           await notifyProfileOutcome(tx, profileId, { status, measured, total: null, reason: `agent lost (${reason}) twice` });
         }
+        // A plan trial's proposal is offered on its predictions alone, saying the trial was lost.
+        if (job.kind === "plan_trial") await trialLost(tx, job, `agent lost (${reason}) twice`);
         failed++;
       } else {
         await tx.job.update({ where: { id: job.id }, data: { state: "queued", agentId: null, progressMessage: `requeued: ${reason}` } });

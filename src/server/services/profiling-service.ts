@@ -10,7 +10,7 @@ import { ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-ru
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
 import { summarizeTopology } from "@/core/topology/topology-queries";
 import type { HostTopology } from "@/core/topology/types";
-import { profileJobParamsSchema, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
+import { profileJobParamsSchema, type AgentJobKind, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
@@ -21,6 +21,7 @@ import { budgetCores } from "./deployment-plans";
 import { claimedLoadTest, LOAD_TEST_JOB_KIND } from "./load-tests-service";
 import { notifyProfileOutcome } from "./profile-notifications";
 import { claimedProbe, expireStaleProbes, PROFILE_PROBE_JOB_KIND } from "./profile-probe-service";
+import { claimedPlanTrial, PLAN_TRIAL_JOB_KIND } from "./plan-trial-service";
 import type { ServiceCaller } from "./users-service";
 
 const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
@@ -162,22 +163,22 @@ export async function sweepLostAgents(prisma: PrismaClient = db()): Promise<numb
   return released;
 }
 
-/** Job kinds agents run; an agent names those it knows when it polls (older agents: profiling only). */
-export const AGENT_JOB_KINDS = ["profile", "load_test", "profile_probe"] as const;
-export type AgentJobKind = (typeof AGENT_JOB_KINDS)[number];
+// Job kinds agents run (src/contracts): an agent names those it knows when it polls (older agents: profiling only).
+export { AGENT_JOB_KINDS, type AgentJobKind } from "@/contracts/agent-jobs";
 
 async function claim(agentId: string, prisma: PrismaClient, kinds: readonly AgentJobKind[]) {
   // One statement: concurrent long-polls of one agent (or two replicas) cannot claim the same job. A probe (seconds,
   // with someone waiting on the form) goes before the queue's long jobs.
   const rows = await prisma.$queryRaw<Array<{ id: string }>>`
     UPDATE job SET state = 'running', "agentId" = ${agentId}, attempts = attempts + 1, "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
-    WHERE id = (SELECT id FROM job WHERE state = 'queued' AND kind = ANY(${[...kinds]}::text[]) AND params->>'agentId' = ${agentId} ORDER BY (kind = ${PROFILE_PROBE_JOB_KIND}) DESC, "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+    WHERE id = (SELECT id FROM job WHERE state = 'queued' AND kind = ANY(${[...kinds]}::text[]) AND params->>'agentId' = ${agentId} ORDER BY (kind = ${PROFILE_PROBE_JOB_KIND}) DESC, (kind = ${PLAN_TRIAL_JOB_KIND}) DESC, "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING id`;
   const id = rows[0]?.id;
   if (!id) return null;
   const job = await prisma.job.findUniqueOrThrow({ where: { id } });
   if (job.kind === LOAD_TEST_JOB_KIND) return claimedLoadTest(job, prisma);
   if (job.kind === PROFILE_PROBE_JOB_KIND) return claimedProbe(job);
+  if (job.kind === PLAN_TRIAL_JOB_KIND) return claimedPlanTrial(job);
   const params = profileJobParamsSchema.parse(job.params);
   const done = await prisma.profileCell.findMany({ where: { profileId: params.profileId }, select: { threads: true, batch: true, meanMs: true, ciHalfWidthMs: true } });
   // Traffic on the deployment while profiling: the profile is perturbed (shown beside it, and the optimizer warns).

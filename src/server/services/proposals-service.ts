@@ -11,6 +11,8 @@ import { planForVersion } from "./model-serving-axes";
 import { activeSweep, startApprovedSweep } from "./batching-sweeps-service";
 import { writeGeneration } from "./deployments-service";
 import { optimizeForDeployment } from "./optimizer-service";
+import { initialTrialView, queuePlanTrial, type StoredTrialParams } from "./plan-trial-service";
+import { proposalTrialSchema } from "@/contracts/plan-trial";
 import type { ServiceCaller } from "./users-service";
 
 const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
@@ -23,6 +25,8 @@ export interface ProposeInput {
   deploymentId: string; profileId: string; batchSize: number; batchTimeoutMs?: number; reason: string;
   /** The batching validator's verdict as the proposer saw it (the Optimizer page runs it), kept as evidence. */
   validation?: { pass: boolean; checks: Array<{ id: string; status: string; message: string }>; note?: string };
+  /** Check the plan by a plan trial on the agent before it is offered (the proposal is 'trialing' until then). */
+  trial?: boolean;
 }
 
 export async function proposeFromOptimizer(caller: ServiceCaller, input: ProposeInput, prisma: PrismaClient = db()) {
@@ -33,7 +37,7 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
   const optimized = await optimizeForDeployment(input, prisma);
   if (optimized.kind === "infeasible") throw invalidInput(`no plan: ${optimized.reason}`, { field: "batchSize" });
   return prisma.$transaction(async (tx) => {
-    const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: input.deploymentId }, include: { modelVersion: { select: { analysis: true } } } });
+    const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: input.deploymentId }, include: { modelVersion: { include: { artifact: true, model: true } } } });
     // A model that cannot be batched takes b = 1 per instance: a plan with more is refused, naming the tensor.
     planForVersion(deployment.modelVersion.analysis, optimized.plan, "batchSize");
     const id = randomUUID();
@@ -46,11 +50,23 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
         reason, source: "manual", proposedById: caller.user.id, expiresAt: new Date(Date.now() + PROPOSAL_TTL_MS),
       },
     });
+    let trial: { jobId: string; estimateMs: number } | null = null;
+    if (input.trial) {
+      const profile = await tx.profile.findUniqueOrThrow({ where: { id: input.profileId }, include: { cells: true } });
+      const version = deployment.modelVersion;
+      trial = await queuePlanTrial(tx, {
+        agentId: deployment.agentId, deploymentId: deployment.id, proposalId: id, cores: optimized.cores, batch: optimized.batchSize, budgetCpus: deployment.cpus,
+        cells: profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })), dimensions: profile.dimensions as Record<string, number>,
+        running: optimized.current.plan, version: { modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes) },
+      }, caller.user.id);
+      const params = (await tx.job.findUniqueOrThrow({ where: { id: trial.jobId } })).params as unknown as StoredTrialParams;
+      await tx.proposal.update({ where: { id }, data: { state: "trialing", trialJobId: trial.jobId, trial: json(initialTrialView(trial.jobId, params)) } });
+    }
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "proposal.create", target: { type: "proposal", id },
-      after: { deploymentId: deployment.id, items: optimized.instances, batchSize: optimized.batchSize, predictedLatencyMs: optimized.latencyMs, reason }, requestId: caller.requestId,
+      after: { deploymentId: deployment.id, items: optimized.instances, batchSize: optimized.batchSize, predictedLatencyMs: optimized.latencyMs, reason, trialJobId: trial?.jobId ?? null }, requestId: caller.requestId,
     });
-    return { id };
+    return { id, trial };
   });
 }
 
@@ -218,7 +234,7 @@ export async function listProposals(input: { state?: string; deploymentId?: stri
       predictedLatencyMs: p.predictedLatencyMs, predictedThroughputPerS: p.predictedThroughputPerS,
       // ρ at the current arrival rate against the proposed batched capacity (B / predicted latency).
       utilizationAtCurrentRate: p.predictedThroughputPerS ? arrival / p.predictedThroughputPerS : null,
-      evidence: p.evidence, measuredBatchLatencyMs: p.measuredBatchLatencyMs,
+      evidence: p.evidence, measuredBatchLatencyMs: p.measuredBatchLatencyMs, trial: p.trial === null ? null : proposalTrialSchema.safeParse(p.trial).data ?? null,
       contentionGap: gap, contentionFlag: gap !== null && gap > CONTENTION_GAP_THRESHOLD,
     };
   });

@@ -16,9 +16,11 @@ import { ArtifactCache } from "./artifact-cache";
 import { ControlPlaneClient, ControlPlaneError } from "./control-plane-client";
 import { AgentStateStore } from "./state-store";
 import { cellReport, ProfileCancelledError, ProfileRunner } from "../profiler/profile-runner";
-import type { LoadTestJobParams, ProfileCellReport, ProfileJobParams, ProfileProbeParams } from "../../../../src/contracts/agent-jobs";
+import type { LoadTestJobParams, PlanTrialParams, ProfileCellReport, ProfileJobParams, ProfileProbeParams } from "../../../../src/contracts/agent-jobs";
+import { PlanTrialRunner, TrialCancelledError } from "../trial/plan-trial-runner";
 import type { HostTopology } from "../../../../src/core/topology/types";
 import { runLoadTest } from "./load-test-job";
+import { loadAgentEnv } from "../env";
 
 export interface AttachedAgentOptions {
   controlPlaneUrl: string;
@@ -100,6 +102,7 @@ export class AttachedAgent {
       if (!job) continue;
       if (job.kind === "load_test") await this.runLoadTestJob(job.id, job.params);
       else if (job.kind === "profile_probe") await this.runProbeJob(job.id, job.params, topology);
+      else if (job.kind === "plan_trial") await this.runTrialJob(job.id, job.params, topology);
       else await this.runProfileJob(job.id, job.params, topology);
     }
   }
@@ -133,6 +136,32 @@ export class AttachedAgent {
     } catch (error) {
       if (error instanceof ProfileCancelledError) { this.options.log("info", "profiling job cancelled", { jobId }); return; }
       this.options.log("error", "profiling job failed", { jobId, error: (error as Error).message });
+      await this.client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
+    }
+  }
+
+  /** A plan trial: rounds report progress (a 409 means it was cancelled), then every plan's measurements. */
+  private async runTrialJob(jobId: string, params: PlanTrialParams, topology: HostTopology): Promise<void> {
+    this.options.log("info", "plan trial claimed", { jobId, model: params.modelName, plans: params.plans.length, batch: params.batch });
+    const runner = new PlanTrialRunner(topology);
+    try {
+      const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
+      const modelPath = await this.cache.ensure(params.artifactSha256, params.artifactBytes, () => this.client.artifact(params.artifactSha256), inUse);
+      await this.client.postTrialProgress(jobId, 0, params.rounds);
+      const outcome = await runner.run({ ...params, modelPath, allowSpinning: loadAgentEnv(this.options.env).AGENT_ORT_ALLOW_SPINNING }, async (round, rounds) => {
+        try {
+          await this.client.postTrialProgress(jobId, round, rounds);
+        } catch (error) {
+          if (error instanceof ControlPlaneError && error.status === 409) { runner.cancel(); throw new TrialCancelledError(error.message); }
+          throw error;
+        }
+      });
+      if (outcome.plans.every((p) => p.error)) throw new Error(outcome.plans.map((p) => `${p.key} ${p.error}`).join("; "));
+      await this.client.postTrialResult(jobId, { plans: outcome.plans, stoppedEarly: outcome.stoppedEarly, durationMs: outcome.durationMs });
+      this.options.log("info", "plan trial done", { jobId, seconds: Math.round(outcome.durationMs / 1000) });
+    } catch (error) {
+      if (error instanceof TrialCancelledError || (error instanceof ControlPlaneError && error.status === 409)) { this.options.log("info", "plan trial cancelled", { jobId }); return; }
+      this.options.log("error", "plan trial failed", { jobId, error: (error as Error).message });
       await this.client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
     }
   }

@@ -1,6 +1,6 @@
 // HTTP to the control plane's agent API with the agent's bearer token; every response validated by the contracts.
 import type { z } from "zod";
-import { claimedJobSchema, type ProfileCellReport } from "../../../../src/contracts/agent-jobs";
+import { AGENT_JOB_KINDS, claimedJobSchema, type PlanTrialResult, type ProfileCellReport } from "../../../../src/contracts/agent-jobs";
 import {
   AGENT_API_PREFIX, desiredStateSchema, heartbeatResponseSchema, registerResponseSchema,
   type DesiredState, type HeartbeatRequest, type RegisterRequest, type RegisterResponse,
@@ -49,7 +49,7 @@ export class ControlPlaneClient {
   }
 
   /** Job kinds this agent runs, narrowed once to those an older control plane knows (it refuses unknown kinds). */
-  private jobKinds = ["profile", "load_test", "profile_probe"];
+  private jobKinds: string[] = [...AGENT_JOB_KINDS];
 
   /** Long-poll: the next job claimed for this agent, or null when none came within the hold. `kinds` tells the
    *  control plane which jobs this agent runs (an older agent, asking without it, gets profiling jobs only). */
@@ -72,6 +72,16 @@ export class ControlPlaneClient {
   /** A load test's report (the job is then done); 409 when the job was cancelled meanwhile. */
   async postLoadTestResult(jobId: string, report: unknown, generationAtEnd: number | undefined): Promise<void> {
     await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/result`, undefined, { report, ...(generationAtEnd !== undefined ? { generationAtEnd } : {}) });
+  }
+
+  /** A plan trial's round; 409 once the trial was cancelled (the agent stops it). */
+  async postTrialProgress(jobId: string, round: number, rounds: number): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/rounds`, undefined, { round, rounds });
+  }
+
+  /** A plan trial's measurements (the job is then done). */
+  async postTrialResult(jobId: string, result: PlanTrialResult): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/trial`, undefined, result);
   }
 
   async finishJob(jobId: string, outcome: "done" | "failed", error?: string): Promise<void> {

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "proposal" ADD COLUMN     "trialJobId" TEXT,
+ADD COLUMN     "trial" JSONB;
