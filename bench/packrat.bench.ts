@@ -62,8 +62,8 @@ const AUTHORS_B = [1, 2, 4, 8, 32, 256, 1024];
 interface Settings {
   budgetMs: number;
   trial: { rounds: number; roundMs: number; settleMs: number; minBatchesPerTurn: number };
-  /** Models whose proposals get a plan trial (quick mode: the first only, to exercise it within 3 minutes). */
-  trialModels: "all" | "first";
+  /** Which proposals get a plan trial: every one, or (quick mode, to stay within 3 minutes) the first model's at the largest B only. */
+  trialScope: "all" | "one";
   rule: StoppingRule;
   /** A block of one configuration lasts about this long (a warm-up request first, not counted). */
   blockTargetMs: number;
@@ -72,10 +72,10 @@ interface Settings {
 }
 
 const FULL: Settings = {
-  budgetMs: 38 * 60_000, trialModels: "all", trial: { rounds: 4, roundMs: 1000, settleMs: 150, minBatchesPerTurn: 3 }, rule: PRECISION_STOPPING_RULE, blockTargetMs: 1500, minPerBlock: 5, maxPerBlock: 200,
+  budgetMs: 38 * 60_000, trialScope: "all", trial: { rounds: 4, roundMs: 1000, settleMs: 150, minBatchesPerTurn: 3 }, rule: PRECISION_STOPPING_RULE, blockTargetMs: 1500, minPerBlock: 5, maxPerBlock: 200,
 };
 const QUICK: Settings = {
-  budgetMs: 3 * 60_000, trialModels: "first", trial: { rounds: 3, roundMs: 60, settleMs: 30, minBatchesPerTurn: 3 }, rule: { kind: "adaptive", warmup: 5, minIterations: 10, maxIterations: 100, relativeHalfWidth: 0.02, confidence: 0.95, maxCellMs: 2000 }, blockTargetMs: 300, minPerBlock: 5, maxPerBlock: 60,
+  budgetMs: 3 * 60_000, trialScope: "one", trial: { rounds: 3, roundMs: 60, settleMs: 30, minBatchesPerTurn: 3 }, rule: { kind: "adaptive", warmup: 5, minIterations: 10, maxIterations: 100, relativeHalfWidth: 0.02, confidence: 0.95, maxCellMs: 2000 }, blockTargetMs: 300, minPerBlock: 5, maxPerBlock: 60,
 };
 
 interface Measured { totalMs: number[]; computeMs: number[] }
@@ -201,7 +201,7 @@ async function benchModel(spec: ModelSpec, settings: Settings, deadline: number,
     if (plan.kind !== "plan") throw new Error(`optimizer: ${plan.reason}`);
     const base = plan.baselines;
     if (!base.allThreads.available || !base.oneThread.available) throw new Error(`B=${batch}: the profile lacks a baseline's cells`);
-    const trial = settings.trialModels === "all" || spec === MODELS[0] ? await runTrial(profile, cores, batch, modelPath, spec, settings, allowedCpus, topology) : noTrial();
+    const trial = settings.trialScope === "all" || (spec === MODELS[0] && batch === BATCHES[BATCHES.length - 1]) ? await runTrial(profile, cores, batch, modelPath, spec, settings, allowedCpus, topology) : noTrial();
     const proposed = trial.verdict ? trial.candidates.find((c) => c.key === trial.verdict!.proposedKey)! : undefined;
     const packratShape = proposed ? proposed.groups.map((g) => ({ ...g })) : plan.instances.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch }));
     plans.push({

@@ -10,6 +10,8 @@ import { checkLabels, serializeOptimizerState } from "@/components/optimizer/opt
 import { formatSig } from "@/lib/planning/format";
 import type { Role } from "@/server/auth/roles";
 import { useTRPC } from "@/trpc/react";
+import { PlanTrialPanel } from "@/components/trials/plan-trial-panel";
+import { trialStatus } from "@/components/trials/plan-trial-data";
 import { candidatesText, sweepApprovedText, sweepConfirmText, sweepOf } from "@/components/batching-sweeps/sweep-data";
 import { canApprove, diffRows, expiresIn, gapText, outcomeText, phaseText, planShape, stateBadge, switchCost, type ApplyReport } from "./approvals-data";
 
@@ -54,19 +56,38 @@ export function ApprovalsView({ viewer }: { viewer: Viewer }) {
   const [notice, setNotice] = useState<string | null>(null);
   const [confirmed, setConfirmed] = useState<Record<string, boolean>>({});
   const reject = useMutation(trpc.proposals.reject.mutationOptions({ onSuccess: () => void refresh() }));
+  const cancelTrial = useMutation(trpc.proposals.cancelTrial.mutationOptions({ onSuccess: () => void refresh() }));
   const isSre = viewer.role === "sre" || viewer.role === "admin";
   const canOpenDeployment = viewer.role !== "manager";
 
   if (list.isPending) return <p className="muted">Loading…</p>;
   if (list.error) return <div className="error-box" role="alert">{list.error.message}</div>;
   const pending = list.data.filter((p) => p.state === "pending");
-  const decided = list.data.filter((p) => p.state !== "pending");
+  const trialing = list.data.filter((p) => p.state === "trialing");
+  const decided = list.data.filter((p) => p.state !== "pending" && p.state !== "trialing");
   // The countdown runs from the list's fetch time (refetched every 5 s), which keeps rendering pure.
   const now = list.dataUpdatedAt;
 
   return (
     <>
       {notice && <div className="ok-box section" role="status" data-testid="approve-notice">{notice}</div>}
+      {trialing.length > 0 && (
+        <section className="section" data-testid="trialing-proposals">
+          <h2>Being checked by a plan trial ({trialing.length})</h2>
+          {trialing.map((p) => (
+            <article className="proposal-card" key={p.id} data-testid="trialing-proposal" data-proposal-id={p.id}>
+              <header>
+                <h3>{p.deployment ? `${p.deployment.model} v${p.deployment.version} on ${p.deployment.host}` : "a removed deployment"}</h3>
+                <span className="badge warn">trialing</span>
+                <span className="proposal-meta"><span>proposed by {p.proposedBy ?? "the estimator"}</span><span>{formatTime(p.createdAt)}</span><span>B = {p.proposed.batchSize}</span></span>
+              </header>
+              <p className="proposal-reason"><strong>Reason:</strong> {p.reason}</p>
+              {p.trial && <PlanTrialPanel trial={p.trial} cancelling={cancelTrial.isPending} onCancel={viewer.role !== "manager" ? () => cancelTrial.mutate({ proposalId: p.id }, { onError: fail(p.id) }) : undefined} />}
+              {errors[p.id] && <div className="error-box" role="alert" style={{ marginTop: 10 }}>{errors[p.id]}</div>}
+            </article>
+          ))}
+        </section>
+      )}
       <section className="section" data-testid="pending-proposals">
         <h2>Pending ({pending.length})</h2>
         {pending.length === 0 && <div className="panel muted" data-testid="no-pending">Nothing waits for approval. Proposals come from the <Link href="/optimizer">Optimizer</Link> page.</div>}
@@ -117,6 +138,7 @@ export function ApprovalsView({ viewer }: { viewer: Viewer }) {
               </div>
               <p className="switch-cost" data-testid="switch-cost" data-kind={cost.kind}><strong>Expected switch cost:</strong> {cost.text}</p>
               <EvidenceBlock evidence={(p.evidence ?? {}) as Evidence} />
+              {p.trial ? <PlanTrialPanel trial={p.trial} /> : <p className="muted small" data-testid="no-trial">Not checked by a plan trial: predictions only.</p>}
               </>)}
               {isSre && (
                 <form className="decision" data-testid="decision" onSubmit={(e) => e.preventDefault()}>
@@ -175,6 +197,7 @@ export function ApprovalsView({ viewer }: { viewer: Viewer }) {
                         <div>{outcomeText({ ...p, applyReport: p.applyReport as ApplyReport | null })}</div>
                         {p.state !== "rejected" && p.state !== "withdrawn" && p.decisionComment && <div className="muted">“{p.decisionComment}”</div>}
                         {phases && <div className="phase-list" data-testid="phase-timings">phases: {phases}</div>}
+                        {p.trial && <div className="muted" data-testid="history-trial">plan trial: {trialStatus(p.trial)}</div>}
                       </td>
                       <td className={`small${gap.flag ? " gap-flag" : ""}`} data-testid="latency-gap">{gap.flag ? "⚠ " : ""}{gap.text}</td>
                     </tr>

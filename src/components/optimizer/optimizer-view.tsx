@@ -11,6 +11,7 @@ import { XYChart } from "@/components/charts/xy-chart";
 import { SummaryTile } from "@/components/planning/planner-controls";
 import { formatFixed, formatMs, formatRate, formatSig } from "@/lib/planning/format";
 import { useTRPC } from "@/trpc/react";
+import { PlanTrialPanel } from "@/components/trials/plan-trial-panel";
 import {
   batchTicks, chartCsv, chartRows, checkLabels, defaultProfile, describeGroups, parseBatch, parseTimeout, perturbedWarning,
   plannedCoreMap, profileOptions, serializeOptimizerState, tupleText, validateCandidate, type OptimizerUrlState,
@@ -63,6 +64,14 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
   // From the batching page's "Propose this": the reason starts as what was validated there (editable).
   const [reason, setReason] = useState(initial.from === "batching" ? `Batching page validator: window ${initial.timeout} ms, max batch ${initial.batch}` : "");
   const [created, setCreated] = useState<string | null>(null);
+  const [withTrial, setWithTrial] = useState(true);
+  // The proposal just made, polled while its plan trial runs: predicted beside measured, here and on Approvals.
+  const createdList = useQuery(trpc.proposals.list.queryOptions({ deploymentId: chosen?.id ?? undefined }, {
+    enabled: !!created && !!chosen,
+    refetchInterval: (q) => (q.state.data?.find((p) => p.id === created)?.state === "trialing" ? 2000 : false),
+  }));
+  const createdProposal = created ? createdList.data?.find((p) => p.id === created) ?? null : null;
+  const cancelTrial = useMutation(trpc.proposals.cancelTrial.mutationOptions({ onSuccess: () => void createdList.refetch() }));
   const propose = useMutation(trpc.proposals.create.mutationOptions({
     onSuccess: (r) => {
       setCreated(r.id);
@@ -79,7 +88,7 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
     if (!plan || !chosen || !profile || !reason.trim()) return;
     setCreated(null);
     propose.mutate({
-      deploymentId: chosen.id, profileId: profile.id, batchSize: plan.batchSize, batchTimeoutMs: plan.batchTimeoutMs, reason: reason.trim(),
+      deploymentId: chosen.id, profileId: profile.id, batchSize: plan.batchSize, batchTimeoutMs: plan.batchTimeoutMs, reason: reason.trim(), trial: withTrial,
       validation: validator?.ok ? { pass: validator.value.validation.pass, note: validator.value.note, checks: validator.value.validation.checks.map((c) => ({ id: c.id, status: c.status, message: c.message })) } : undefined,
     });
   };
@@ -156,6 +165,7 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
           <div className="summary-strip">
             <SummaryTile label="Plan ⟨i, t, b⟩" value={tupleText(plan.instances)} sub={`${plan.instances.reduce((s, g) => s + g.count, 0)} instances · B = ${plan.batchSize}`} testId="opt-plan" />
             <SummaryTile label="Predicted batch latency" value={formatMs(plan.latencyMs, 4)} sub={`timeout ${formatFixed(plan.batchTimeoutMs, 3)} ms`} testId="opt-latency" />
+            <SummaryTile label="Corrected for this host" value={formatMs(plan.correction.latencyMs, 4)} sub={plan.correction.model.observations ? `contention + overhead from ${plan.correction.model.observations} trial measurements` : "no plan trial on this host yet"} testId="opt-corrected" />
             <SummaryTile label="Predicted throughput" value={formatRate(plan.throughputPerS, "samples/s", 4)} sub="B ÷ batch latency" testId="opt-throughput" />
             <SummaryTile label="Cores used" value={`${plan.cores - plan.idleCores} of ${plan.cores}`} sub={plan.idleCores ? `${plan.idleCores} idle` : "none idle"} />
             <SummaryTile label="vs all threads ⟨1, T, B⟩" value={plan.baselines.allThreads.available ? times(plan.baselines.allThreads.speedup) : "—"} sub={plan.baselines.allThreads.available ? "predicted speedup" : "cell not profiled"} testId="opt-speedup-all" />
@@ -165,16 +175,16 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
 
           <div className="table-wrap">
             <table className="data compact-table" data-testid="baselines">
-              <thead><tr><th>Configuration</th><th>Instances</th><th className="num">Batch latency</th><th className="num">Throughput</th><th className="num">Packrat&apos;s speedup</th></tr></thead>
+              <thead><tr><th>Configuration</th><th>Instances</th><th className="num">Batch latency (profile)</th><th className="num">Corrected for this host</th><th className="num">Throughput</th><th className="num">Packrat&apos;s speedup</th></tr></thead>
               <tbody>
-                <tr><td><strong>Packrat</strong></td><td>{describeGroups(plan.instances)}</td><td className="num">{formatMs(plan.latencyMs)}</td><td className="num">{formatRate(plan.throughputPerS, "samples/s", 4)}</td><td className="num">1×</td></tr>
-                {([["All threads ⟨1, T, B⟩", plan.baselines.allThreads], ["One thread per instance", plan.baselines.oneThread]] as const).map(([label, b]) => (
+                <tr><td><strong>Packrat</strong></td><td>{describeGroups(plan.instances)}</td><td className="num">{formatMs(plan.latencyMs)}</td><td className="num">{formatMs(plan.correction.latencyMs)}</td><td className="num">{formatRate(plan.throughputPerS, "samples/s", 4)}</td><td className="num">1×</td></tr>
+                {([["All threads ⟨1, T, B⟩", plan.baselines.allThreads, plan.correction.allThreadsMs], ["One thread per instance", plan.baselines.oneThread, plan.correction.oneThreadMs]] as const).map(([label, b, corrected]) => (
                   <tr key={label}>
                     <td>{label}</td>
                     {b.available ? (
-                      <><td>{describeGroups(b.instances)}</td><td className="num">{formatMs(b.latencyMs)}</td><td className="num">{formatRate(b.throughputPerS, "samples/s", 4)}</td><td className="num">{times(b.speedup)}</td></>
+                      <><td>{describeGroups(b.instances)}</td><td className="num">{formatMs(b.latencyMs)}</td><td className="num">{formatMs(corrected)}</td><td className="num">{formatRate(b.throughputPerS, "samples/s", 4)}</td><td className="num">{times(b.speedup)}</td></>
                     ) : (
-                      <td colSpan={4} className="muted">not predictable: the profile lacks {b.missing.map(([t, bb]) => `⟨t = ${t}, b = ${bb}⟩`).join(", ")}</td>
+                      <td colSpan={5} className="muted">not predictable: the profile lacks {b.missing.map(([t, bb]) => `⟨t = ${t}, b = ${bb}⟩`).join(", ")}</td>
                     )}
                   </tr>
                 ))}
@@ -261,12 +271,20 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
               <label className="form-field"><span>Reason (required)</span>
                 <textarea data-testid="propose-reason" rows={2} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. the profile says 4-thread instances serve B = 8 twice as fast" required />
               </label>
+              <label className="form-check" data-testid="propose-trial-label">
+                <input type="checkbox" data-testid="propose-trial" checked={withTrial} onChange={(e) => setWithTrial(e.target.checked)} />{" "}
+                Check it by a plan trial first: the agent runs the optimizer&apos;s top 3 plans, ⟨1, T, B⟩ and the running configuration as they would be served (a few seconds each, interleaved, inside the core budget);
+                the proposal is offered once measured, and if the trial contradicts the prediction beyond noise it proposes the measured best.
+              </label>
               <div className="propose-actions">
                 <button className="btn primary" type="submit" data-testid="propose-submit" disabled={proposeBlocked !== null} aria-describedby={proposeBlocked ? "propose-blocked" : undefined}>Propose</button>
                 {proposeBlocked && <span className="muted small" id="propose-blocked" data-testid="propose-blocked">{proposeBlocked}</span>}
                 {propose.error && <span className="form-field-error" role="alert">{propose.error.message}</span>}
-                {created && <span className="notice-inline" data-testid="propose-done">Proposed. It waits for an SRE on <Link href="/approvals">Approvals</Link>.</span>}
+                {created && <span className="notice-inline" data-testid="propose-done">Proposed. {createdProposal?.state === "trialing" ? "Its plan trial runs first; then it" : "It"} waits for an SRE on <Link href="/approvals">Approvals</Link>.</span>}
               </div>
+              {createdProposal?.trial && (
+                <PlanTrialPanel trial={createdProposal.trial} cancelling={cancelTrial.isPending} onCancel={() => cancelTrial.mutate({ proposalId: createdProposal.id })} />
+              )}
             </form>
           ) : (
             <p className="muted small" data-testid="read-only-note">Read-only: managers see what the optimizer would propose; ML engineers and SREs propose, SREs approve.</p>

@@ -14,6 +14,7 @@ import { db } from "@/server/db/client";
 import { DomainError, notFound } from "@/server/errors/domain-errors";
 import { allocatePlan, budgetCores } from "./deployment-plans";
 import { compatibility } from "./profiles-query-service";
+import { agentContentionModel, correctedFor } from "./plan-trial-service";
 
 export interface OptimizeForDeploymentInput { deploymentId: string; profileId: string; batchSize: number; batchTimeoutMs?: number }
 
@@ -40,6 +41,15 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
   const items = result.instances.map(({ count, threads, batch }) => ({ count, threads, batch }));
   // Cells measured while other processes took more than the threshold of their CPUs: the plan is said to rest on them.
   const flaggedInPlan = flaggedCellsOfPlan(result.instances, profile.cells).map((c) => ({ threads: c.threads, batch: c.batch, interferencePct: c.interferencePct }));
+  // This host's contention and per-batch overhead, fitted on its earlier plan trials (the identity before any).
+  const model = await agentContentionModel(deployment.agentId, prisma);
+  const base = result.baselines;
+  const correction = {
+    model,
+    latencyMs: correctedFor(model, result.instances, result.latencyMs, T),
+    allThreadsMs: base.allThreads.available ? correctedFor(model, base.allThreads.instances, base.allThreads.latencyMs, T) : null,
+    oneThreadMs: base.oneThread.available ? correctedFor(model, base.oneThread.instances, base.oneThread.latencyMs, T) : null,
+  };
   const allocated = allocatePlan(topology, deployment.cpus, { items, batchSize: input.batchSize, batchTimeoutMs, dimensions: profile.dimensions as Record<string, number> });
   const overrides = versionServingAxes(deployment.modelVersion.analysis)?.batchAxes ?? {};
   const plan = Object.keys(overrides).length ? { ...allocated, batchAxes: overrides } : allocated;
@@ -47,7 +57,7 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
     kind: "plan" as const,
     cores: T, batchSize: input.batchSize, batchTimeoutMs,
     latencyMs: result.latencyMs, throughputPerS: result.throughputPerS, idleCores: result.idleCores,
-    instances: result.instances, baselines: result.baselines, plan,
+    instances: result.instances, baselines: result.baselines, plan, correction,
     table: table.rows, why: whyThisPlan(result, cells),
     perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS,
     flaggedInPlan, quality: profileQuality(profile.cells),
