@@ -171,6 +171,8 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
   // Disabled, and it says why beside the button.
   await expect(page.getByTestId("propose-blocked")).toHaveText("Write a reason first: the SRE who approves it reads it.");
   await page.locator(sel.proposeReason).fill("the profile says a second thread buys only 1.25×: two one-thread instances serve B = 2");
+  // This one on its (synthetic) profile's predictions alone: the plan trial has a test of its own below.
+  await page.locator(sel.proposeTrial).uncheck();
   await page.locator(sel.proposeSubmit).click();
   await expect(page.locator(sel.proposeDone)).toBeVisible();
   const row = await prisma.proposal.findFirstOrThrow({ where: { deploymentId, state: "pending", source: "manual" }, orderBy: { createdAt: "desc" } });
@@ -308,4 +310,40 @@ test("an SRE rolls the deployment back to generation 1 from its page: generation
   await expectReadable(page);
   await shot(page, testInfo, "rollback");
   await page.context().close();
+});
+
+test("a plan trial checks a proposal before it is offered: predicted beside measured on the Optimizer page and on Approvals", async ({ browser }, testInfo) => {
+  test.setTimeout(420_000);
+  const page = await signedIn(browser, "ml@example.com");
+  await page.goto(`/optimizer?deployment=${deploymentId}&profile=${goodProfile}&B=2`);
+  await expect(page.locator(sel.optPlan)).toContainText("⟨2, 1, 1⟩");
+  await expect(page.locator(sel.optCorrected)).toBeVisible();
+  await expect(page.locator(sel.proposeTrial)).toBeChecked();
+  await page.locator(sel.proposeReason).fill("checked by a plan trial before it is offered");
+  await page.locator(sel.proposeSubmit).click();
+  await expect(page.locator(sel.proposeDone)).toBeVisible();
+  const trial = page.locator(sel.planTrial);
+  await expect(trial).toBeVisible();
+  // The agent runs the candidates (the optimizer's top plans and ⟨1, T, 2⟩) on the real MobileNetV2, interleaved.
+  await expect(trial).toHaveAttribute("data-state", "done", { timeout: 360_000 });
+  const table = trial.locator(sel.planTrialTable);
+  await expect(table.locator("tbody tr").first()).toBeVisible();
+  await expect(table).toContainText("optimizer #1");
+  await expect(table).toContainText("⟨1, T, B⟩");
+  await expect(table.locator("tbody tr td:nth-child(5)").first()).toContainText(/ms \[/);
+  await expect(trial.locator(sel.planTrialStatus)).toContainText(/trial (confirms|contradicts)|within noise/);
+  await expectReadable(page);
+  await shot(page, testInfo, "optimizer-trial");
+  const row = await prisma.proposal.findFirstOrThrow({ where: { deploymentId, source: "manual", reason: { startsWith: "checked by a plan trial" } }, orderBy: { createdAt: "desc" } });
+  expect(row.state).toBe("pending");
+  await page.context().close();
+
+  const sre = await signedIn(browser, "sre@example.com");
+  await sre.goto("/approvals");
+  const card = sre.locator(sel.proposal(row.id));
+  await expect(card.locator(sel.planTrialTable)).toBeVisible();
+  await expect(card.locator(sel.planTrialTable)).toContainText("Measured in the trial");
+  await expectReadable(sre);
+  await shot(sre, testInfo, "approvals-trial");
+  await sre.context().close();
 });

@@ -99,6 +99,7 @@ test("Propose this: the validator's window and max batch land on the Optimizer, 
   await expectReadable(page);
   await page.screenshot({ fullPage: true, path: "e2e/.artifacts/screens/planning-batching-sweep-optimizer-prefilled.png" });
   // Proposed as it came: a pending proposal with B = 32 and a 12 ms timeout (the sweep below expires it).
+  await page.getByTestId("propose-trial").uncheck(); // on its predictions: the sweep measures it
   await page.getByTestId("propose-submit").click();
   await expect(page.getByTestId("propose-done")).toBeVisible();
   const proposal = await prisma.proposal.findFirstOrThrow({ where: { deploymentId, state: "pending", source: "manual" }, orderBy: { createdAt: "desc" } });

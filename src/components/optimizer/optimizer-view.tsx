@@ -271,7 +271,7 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
               <label className="form-field"><span>Reason (required)</span>
                 <textarea data-testid="propose-reason" rows={2} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. the profile says 4-thread instances serve B = 8 twice as fast" required />
               </label>
-              <label className="form-check" data-testid="propose-trial-label">
+              <label className="trial-check small" data-testid="propose-trial-label">
                 <input type="checkbox" data-testid="propose-trial" checked={withTrial} onChange={(e) => setWithTrial(e.target.checked)} />{" "}
                 Check it by a plan trial first: the agent runs the optimizer&apos;s top 3 plans, ⟨1, T, B⟩ and the running configuration as they would be served (a few seconds each, interleaved, inside the core budget);
                 the proposal is offered once measured, and if the trial contradicts the prediction beyond noise it proposes the measured best.
