@@ -548,7 +548,9 @@ const bench: Benchmark = {
     let lastLargeFirstBMs = 0;
     const log = (s: string) => console.log(s);
     try {
-      for (const spec of MODELS) {
+      // The full run measures the large models first: on a loaded shared host the tiny ones (reported apart) are what
+      // the budget leaves out.
+      for (const spec of quick ? MODELS : [...MODELS.filter((m) => !m.quick), ...MODELS.filter((m) => m.quick)]) {
         if (quick && !spec.quick) continue;
         const left = deadline - Date.now();
         // A model needs at least its profile and one B served: at least as long as the previous model of its kind

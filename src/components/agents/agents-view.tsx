@@ -58,6 +58,15 @@ export function AgentsView({ canManage }: { canManage: boolean }) {
             <CoreMap topology={agent.topology} allowedCpus={agent.allowedCpus} deployments={agent.deployments.map((d) => ({
               id: d.id, label: `${d.modelName} v${d.version}`, cpus: d.cpus, instances: d.instances,
             }))} />
+            <p className="small contention-line" data-testid="agent-contention">
+              <strong>Contention on this host:</strong>{" "}
+              {agent.contention.observations === 0
+                ? "no plan trial has run here yet, so predictions are the profile's own (each instance timed alone)."
+                : <>from {agent.contention.observations} plan-trial measurements, a plan&apos;s slowest instance runs {agent.contention.contention.intercept.toFixed(3)}× its profiled time when alone,
+                  {" "}{agent.contention.contention.slope >= 0 ? "+" : "−"}{Math.abs(agent.contention.contention.slope).toFixed(3)}× per share of the cores its other instances keep busy;
+                  the agent adds {agent.contention.overhead.intercept.toFixed(3)} ms per batch (dispatch, split, hand-off, merge) {agent.contention.overhead.slope >= 0 ? "+" : "−"} {Math.abs(agent.contention.overhead.slope).toFixed(3)} ms per extra instance.
+                  Later predictions are corrected by it{agent.contention.rmsRelativeError !== null ? ` (RMS error on these measurements ${(100 * agent.contention.rmsRelativeError).toFixed(1)}%)` : ""}.</>}
+            </p>
             {agent.deployments.length === 0 ? <p className="muted">No deployments on this agent.</p> : (
               <div className="table-wrap">
                 <table className="data" data-testid="deployments-table">

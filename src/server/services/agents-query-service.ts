@@ -8,6 +8,7 @@ import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { notFound } from "@/server/errors/domain-errors";
 import { hostTopologySchema } from "@/contracts/agent-protocol";
+import { agentContentionModel } from "./plan-trial-service";
 
 /** The registered topology, or an empty one if the stored JSON is not a topology (never crash a page on it). */
 function topologyOf(json: unknown): HostTopology {
@@ -57,6 +58,8 @@ export async function listAgents(prisma: PrismaClient = db()) {
   });
   const figures = await liveFigures(agents.flatMap((a) => a.deployments.map((d) => d.id)), 5, prisma);
   const offlineAfter = env().AGENT_OFFLINE_AFTER_MS;
+  // Each host's contention and per-batch overhead, fitted on its plan trials (applied to later predictions).
+  const contention = new Map(await Promise.all(agents.map(async (a) => [a.id, await agentContentionModel(a.id, prisma)] as const)));
   return agents.map((agent) => {
     const topology = topologyOf(agent.topology);
     const host = agent.lastHost as { cpuBusyFraction?: number; memoryUsedBytes?: number; servingProcessRestarts?: number } | null;
@@ -68,6 +71,7 @@ export async function listAgents(prisma: PrismaClient = db()) {
       topology, summary: summarizeTopology(topology), allowedCpus: agent.allowedCpus,
       revision: agent.revision, appliedRevision: agent.appliedRevision,
       cpuBusyFraction: host?.cpuBusyFraction ?? null, servingProcessRestarts: host?.servingProcessRestarts ?? 0,
+      contention: contention.get(agent.id)!,
       deployments: agent.deployments.map((d) => {
         const report = (d.lastReport ?? {}) as LastReport;
         return {
