@@ -189,7 +189,8 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
       const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: params.deploymentId }, include: { agent: true } });
       const current = servingPlanSchema.parse(proposal.plan);
       const items = best.groups.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch }));
-      const plan = allocatePlan(deployment.agent.topology as unknown as HostTopology, deployment.cpus, { items, batchSize: params.batch, batchTimeoutMs: current.batchTimeoutMs, dimensions: current.dimensions });
+      const allocated = allocatePlan(deployment.agent.topology as unknown as HostTopology, deployment.cpus, { items, batchSize: params.batch, batchTimeoutMs: current.batchTimeoutMs, dimensions: current.dimensions });
+      const plan = current.batchAxes ? { ...allocated, batchAxes: current.batchAxes } : allocated;
       replaced = { key: verdict.predictedKey, items: (proposal.items as Array<{ count: number; threads: number; batch: number }>).map((g) => ({ count: g.count, threads: g.threads, batch: g.batch })) };
       Object.assign(data, {
         items: json(best.groupLatencies.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch, latencyMs: g.latencyMs ?? null }))),
