@@ -43,7 +43,7 @@ export default defineConfig({
   webServer: {
     command: "npm start",
     url: `http://localhost:${port}/api/health`,
-    timeout: 300_000,
+    timeout: 600_000, // a cold production build on 2 shared cores can take 8 minutes
     reuseExistingServer: false,
     stdout: "pipe",
     stderr: "pipe",

@@ -19,7 +19,8 @@ test("an anonymous visitor is sent to the sign-in page and comes back after sign
   await page.locator(sel.signInForm).getByLabel("Email").fill("sre@example.com");
   await page.locator(sel.signInForm).getByLabel("Password").fill("packrat-demo");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/audit$/);
+  // The run's first sign-in hashes a password and renders a first page: seconds on a loaded 2-core host.
+  await expect(page).toHaveURL(/\/audit$/, { timeout: 30_000 });
   await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
 });
 
