@@ -85,6 +85,12 @@ describe("control-plane env", () => {
     expect([set.MODEL_UPLOAD_MAX_BYTES, set.MODEL_VALIDATE_MAX_RSS, set.MODEL_VALIDATE_TIMEOUT_MS]).toEqual([1000, 2000, 3000]);
     expect(() => loadControlPlaneEnv({ MODEL_UPLOAD_MAX_BYTES: "-5" })).toThrowError(/^invalid environment variable MODEL_UPLOAD_MAX_BYTES \(got "-5"\)/);
   });
+  it("import by URL: https only and 10 minutes per download by default; http is an admin's opt-in", () => {
+    const d = loadControlPlaneEnv({});
+    expect([d.MODEL_IMPORT_ALLOW_HTTP, d.MODEL_IMPORT_TIMEOUT_MS]).toEqual([false, 600_000]);
+    const set = loadControlPlaneEnv({ MODEL_IMPORT_ALLOW_HTTP: "true", MODEL_IMPORT_TIMEOUT_MS: "5000" });
+    expect([set.MODEL_IMPORT_ALLOW_HTTP, set.MODEL_IMPORT_TIMEOUT_MS]).toEqual([true, 5000]);
+  });
   it("alerts: evaluated every 5 s over a 5-minute window; webhook retries from 1 s doubling to 5 min, 6 tries", () => {
     const d = loadControlPlaneEnv({});
     expect(d.ALERT_EVALUATION_INTERVAL_MS).toBe(5_000);

@@ -124,6 +124,10 @@ export const controlPlaneEnvSchema = z.object({
   MODEL_VALIDATE_MAX_RSS: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   /** Wall-clock limit of a model's validation (and of its analysis run), in ms. */
   MODEL_VALIDATE_TIMEOUT_MS: ms(60_000),
+  /** Import by URL: the whole download's time limit, in ms (the size limit is MODEL_UPLOAD_MAX_BYTES). */
+  MODEL_IMPORT_TIMEOUT_MS: ms(600_000),
+  /** Import by URL from plain http:// (no TLS: anyone on the path can swap the model). Off: https:// only. */
+  MODEL_IMPORT_ALLOW_HTTP: bool(false),
 });
 
 export type ControlPlaneEnv = Omit<z.infer<typeof controlPlaneEnvSchema>, "PACKRAT_DEMO_USERS"> & { PACKRAT_PUBLIC_URL: string; PACKRAT_DEMO_USERS: boolean };

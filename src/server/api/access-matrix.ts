@@ -107,6 +107,7 @@ export const accessMatrix: Record<string, Allowed> = {
   "models.setSlo": ml,
   "models.delete": ml,
   "models.registerZoo": ml,
+  "models.importUrl": ml,
 
   // The batching page (issue #20): everyone reads its context and sweeps; ML engineers and SREs propose a sweep
   // (approved through proposals.approve); SREs stop a running one.

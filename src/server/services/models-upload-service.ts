@@ -37,6 +37,8 @@ export interface ModelUpload {
   body: AsyncIterable<Uint8Array> | Readable;
   /** The request's Content-Length, when it sent one. */
   declaredBytes?: number;
+  /** The audit event's action: "model.upload" unless the bytes came another way (an import by URL). */
+  auditAction?: "model.upload" | "model.import";
 }
 
 export interface UploadResult extends NewVersionResult {
@@ -130,7 +132,7 @@ export async function uploadModel(
       actor: userActor(caller.user), createdById: caller.user.id, requestId: caller.requestId,
       name: upload.name, description: upload.description, staged,
       analysis: toStoredAnalysis(analysis, validation, upload.batchAxes), servingDims: servingDimsOf(analysis),
-      source: "upload", auditAction: "model.upload", fileName: upload.fileName,
+      source: "upload", auditAction: upload.auditAction ?? "model.upload", fileName: upload.fileName,
     }, store, prisma);
     return { ...result, sha256: staged.sha256, bytes: staged.bytes, flops: analysis.flops.status };
   } catch (error) {

@@ -5,12 +5,14 @@ import { getJob } from "@/server/services/jobs-service";
 import { ARTIFACT_GC_QUEUE } from "@/server/services/models-artifact-gc-service";
 import { deleteModel, getModel, listDeploymentsForModel, listModels, listProfilesForModel, listVersions, setModelSlo } from "@/server/services/models-service";
 import { requestZooRegistration, zooCatalog } from "@/server/services/models-zoo-service";
+import { importModelFromUrl } from "@/server/services/models-import-service";
 
 const id = z.string().min(1).max(100);
 const ms = (what: string) => z.number({ error: `${what} must be a number of milliseconds` }).positive(`${what} must be positive`).max(3_600_000, `${what} must be at most one hour`);
 
 // Every signed-in role reads the registry (the planners, the validator and the cost report all start from a
-// model); ML engineers (and admins) change it. Uploads are a streamed route: /api/models/upload.
+// model); ML engineers (and admins) change it. Uploads are a streamed route: /api/models/upload; an import by URL
+// is a mutation (the server streams the download, the browser sends only the URL).
 export const modelsRouter = createTrpcRouter({
   list: authenticatedProcedure
     .input(z.object({ search: z.string().max(200).optional() }).optional())
@@ -50,4 +52,13 @@ export const modelsRouter = createTrpcRouter({
   registerZoo: mlEngineerProcedure
     .input(z.object({ zooName: z.string().min(1).max(100), seed: z.number().int().min(0).max(0xffffffff).optional() }))
     .mutation(({ ctx, input }) => requestZooRegistration(ctx.caller, input)),
+  importUrl: mlEngineerProcedure
+    .input(z.object({
+      url: z.string().trim().min(1, "give the model's URL").max(2000, "the URL is longer than 2000 characters"),
+      name: z.string().max(200),
+      description: z.string().max(2000).optional(),
+      dims: z.record(z.string().max(200), z.number().int().positive()).optional(),
+      batchAxes: z.record(z.string().max(200), z.number().int().min(0).nullable()).optional(),
+    }))
+    .mutation(({ ctx, input }) => importModelFromUrl(ctx.caller, input)),
 });
