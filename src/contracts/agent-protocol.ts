@@ -18,6 +18,22 @@ export const hostTopologySchema = z.object({
   })).min(1),
 });
 
+// Characters an address needs (host, IPv6 brackets, port, path, %-escapes) and none a shell gives meaning to: the
+// address is shown to users in a command they paste.
+const SHELL_INERT_URL = /^[A-Za-z0-9._~:/%[\]-]+$/;
+const AGENT_URL_RULE = "must be an http or https URL without credentials or shell characters (letters, digits and . _ ~ : / % [ ] - only)";
+
+/** Where clients reach an agent: http(s), no user:password, nothing a shell would expand. */
+export const agentUrlSchema = z.string().max(2048).refine((value) => {
+  if (!SHELL_INERT_URL.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "" && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}, { message: AGENT_URL_RULE });
+
 export const registerRequestSchema = z.object({
   protocolVersion: z.number().int(),
   agentVersion: z.string().min(1).max(64),
@@ -31,7 +47,7 @@ export const registerRequestSchema = z.object({
   memoryBytes: z.number().int().positive(),
   ortVersion: z.string().max(64),
   /** Where clients reach this agent's inference server, as the agent sees it. */
-  inferenceUrl: z.string().url().optional(),
+  inferenceUrl: agentUrlSchema.optional(),
 });
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;
 

@@ -1,5 +1,6 @@
 // The agent's one validated view of its environment (its own runtime, so its own module).
 import { z } from "zod";
+import { agentUrlSchema } from "../../../src/contracts/agent-protocol";
 import { secretWeakness, weakSecretMessage } from "../../../src/core/security/weak-secret";
 
 /** A token that is not a placeholder (prat_enroll_REPLACE-ME…), a known default or a repetitive string. */
@@ -48,7 +49,8 @@ export const agentEnvSchema = z.object({
   PACKRAT_CONTROL_PLANE_URL: z.string().url().optional(),
   AGENT_TOKEN: token().optional(),
   /** Where clients reach this agent, as shown on the dashboard (default http://<AGENT_HOST>:<AGENT_PORT>). */
-  AGENT_PUBLIC_URL: z.string().url().optional(),
+  // Checked as the control plane checks it, so a bad address fails at start, not at registration.
+  AGENT_PUBLIC_URL: agentUrlSchema.optional(),
   /** The host name the agent registers as (default: the OS's). An agent token binds to it, so a Kubernetes DaemonSet
    *  sets the node's name: a replaced pod has a new pod name but the same node, and keeps its token. */
   AGENT_HOST_NAME: z.string().min(1).max(255).optional(),

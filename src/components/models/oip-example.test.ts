@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { batchOneInputs, oipCurlExample, oipDatatype } from "./oip-example";
 
@@ -15,7 +18,7 @@ describe("OIP curl example", () => {
     const inputs = batchOneInputs([{ name: "input", dataType: "float32", shape: ["batch", 3, 32, 32] }], {});
     expect(inputs).toEqual([{ name: "input", dataType: "float32", shape: [1, 3, 32, 32] }]);
     const example = oipCurlExample("tiny-cnn", inputs, "http://localhost:8000");
-    expect(example.split("\n")[0]).toBe("AGENT=http://localhost:8000");
+    expect(example.split("\n")[0]).toBe("AGENT='http://localhost:8000'");
     expect(example).toContain(`"$AGENT/v2/models/tiny-cnn/infer"`);
     const request = requestOf(example);
     expect(request.inputs).toHaveLength(1);
@@ -37,6 +40,16 @@ describe("OIP curl example", () => {
   it("survives quotes in an input name (shell and JavaScript quoting)", () => {
     const example = oipCurlExample("m", [{ name: `it's "x"`, dataType: "bool", shape: [1, 2] }], "http://a:8000");
     expect(requestOf(example).inputs[0]).toMatchObject({ name: `it's "x"`, datatype: "BOOL", data: [false, false] });
+  });
+
+  it("an agent address is one quoted shell word: command substitution, quotes and separators stay text", () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "oip-quote-")), "ran");
+    const hostile = `http://a:8000/$(touch ${marker})\`touch ${marker}\`;touch ${marker}' && touch ${marker} #`;
+    const line = oipCurlExample("m", [{ name: "x", dataType: "float32", shape: [1] }], hostile).split("\n")[0]!;
+    // The shell assigns the address, verbatim, and runs nothing.
+    const printed = execFileSync("sh", ["-c", `${line}\nprintf %s "$AGENT"`], { encoding: "utf8" });
+    expect(printed).toBe(hostile);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("maps ONNX element types to OIP datatypes", () => {

@@ -47,7 +47,8 @@ export function oipCurlExample(modelName: string, inputs: readonly OipInput[], b
   });
   const script = `process.stdout.write(JSON.stringify({inputs:[${tensors.join(",")}]}))`;
   return [
-    `AGENT=${baseUrl}`,
+    // Quoted: the address is what an agent reported, and a pasted snippet must never run part of it.
+    `AGENT='${shellSingle(baseUrl)}'`,
     `node -e '${shellSingle(script)}' > request.json`,
     `curl -sS -X POST "$AGENT/v2/models/${encodeURIComponent(modelName)}/infer" \\`,
     `  -H 'content-type: application/json' --data-binary @request.json`,
