@@ -129,6 +129,12 @@ export function agentRoutes(w: BoundaryWorld): Array<{ name: string; dir: string
     { name: "jobs/finish", dir: "jobs/[id]/finish", method: "POST", path: `/api/agent/v1/jobs/${w.jobId}/finish`, body: { outcome: "failed", error: "probe" } },
     // A load test's report; the gate refuses before the body is read, so a minimal body will do.
     { name: "jobs/result", dir: "jobs/[id]/result", method: "POST", path: `/api/agent/v1/jobs/${w.jobId}/result`, body: { report: {} } },
+    // A plan trial's progress and measurements, well-formed by their contracts.
+    { name: "jobs/rounds", dir: "jobs/[id]/rounds", method: "POST", path: `/api/agent/v1/jobs/${w.jobId}/rounds`, body: { round: 1, rounds: 4 } },
+    {
+      name: "jobs/trial", dir: "jobs/[id]/trial", method: "POST", path: `/api/agent/v1/jobs/${w.jobId}/trial`,
+      body: { plans: [{ key: "1x1x1", turns: [{ batches: 3, meanMs: 2, dispatchMeanMs: 1.8, instanceMeanMs: 1.5 }] }], stoppedEarly: false, durationMs: 1000 },
+    },
   ];
 }
 
