@@ -82,6 +82,28 @@ test("upload the tiny CNN and see its analysis; a file that is not ONNX is refus
   await shot(page, "detail-upload");
 });
 
+test("import from URL: plain http and a loopback address are refused, each saying why, and nothing is listed", async ({ page }) => {
+  const name = `imported-${run}`;
+  await page.goto("/models");
+  // The name follows the URL's file name.
+  await page.locator(sel.importUrl).fill("http://127.0.0.1:9/models/Tiny%20CNN.onnx");
+  await expect(page.locator(sel.importName)).toHaveValue("tiny-cnn");
+  await page.locator(sel.importName).fill(name);
+  await page.locator(sel.importSubmit).click();
+  await expect(page.locator(sel.importError)).toContainText("plain http:// imports are off");
+  await expect(page.locator(sel.importError)).toContainText("MODEL_IMPORT_ALLOW_HTTP");
+  // https to loopback: the outbound guard refuses it before connecting (no allow-list entry on this server).
+  await page.locator(sel.importUrl).fill("https://127.0.0.1:9/models/tiny.onnx");
+  await page.locator(sel.importName).fill(name);
+  await page.locator(sel.importSubmit).click();
+  await expect(page.locator(sel.importError)).toContainText("refused to connect to 127.0.0.1: a loopback address");
+  await expect(page.locator(sel.importError)).toContainText("Nothing was stored");
+  await expectNoHorizontalScroll(page);
+  await shot(page, "import-refused");
+  await page.locator(sel.modelsSearch).fill(name);
+  await expect(page.locator(sel.modelsTable).locator(`[data-model="${name}"]`)).toHaveCount(0);
+});
+
 test("set an SLO on the uploaded model; the list shows it", async ({ page }) => {
   await page.goto("/models");
   await page.locator(sel.modelsSearch).fill(modelName);

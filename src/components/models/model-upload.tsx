@@ -5,6 +5,7 @@ import { useRef, useState } from "react";
 import { modelNameProblem, suggestModelName } from "@/lib/models/model-name";
 import { useTRPC } from "@/trpc/react";
 import { formatBytes, formatLimit } from "./format";
+import { ModelImportUrl } from "./model-import-url";
 
 const REJECTION_TITLES: Record<string, string> = {
   TRUNCATED: "The file is truncated",
@@ -136,6 +137,7 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
             {phase.code !== "NETWORK" && <div className="kv-inline" style={{ color: "inherit" }}>Nothing was stored.</div>}
           </div>
         )}
+        <ModelImportUrl />
       </div>
     </section>
   );
