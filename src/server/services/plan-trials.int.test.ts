@@ -40,6 +40,9 @@ const launch = () => {
   children.push(agent.process);
 };
 
+// A name no other integration file registers: files share one database, and some leave their models behind.
+const MODEL_NAME = "tiny-cnn-trials";
+
 beforeAll(async () => {
   Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "2000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
@@ -55,7 +58,7 @@ beforeAll(async () => {
   launch();
   const registered = await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: created.id } } } }), "registration");
   agentId = registered.id;
-  const version = await insertModelVersion(dataDir, "tiny-cnn", buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }));
+  const version = await insertModelVersion(dataDir, MODEL_NAME, buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }));
   artifact = { sha256: version.artifactSha256, bytes: Number((await prisma.artifact.findUniqueOrThrow({ where: { sha256: version.artifactSha256 } })).bytes) };
   deploymentId = (await deployModel(admin, { agentId, modelVersionId: version.id, cpus: registered.allowedCpus })).id;
   await until(async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).state === "serving", "the deployment to serve");
@@ -132,7 +135,7 @@ describe("plan trials", () => {
     const { cpus } = await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } });
     // A job as queuePlanTrial writes it, with plans the optimizer would never pick (no proposal behind it).
     const params = (plans: Array<{ key: string; groups: Array<{ count: number; threads: number; batch: number }> }>) => ({
-      modelName: "tiny-cnn", artifactSha256: artifact.sha256, artifactBytes: artifact.bytes, batch: 4, dimensions: {},
+      modelName: MODEL_NAME, artifactSha256: artifact.sha256, artifactBytes: artifact.bytes, batch: 4, dimensions: {},
       budgetCpus: cpus, plans, rounds: 2, roundMs: 50, settleMs: 10, minBatchesPerTurn: 2, warmupIterations: 1, maxDurationMs: 60_000,
       agentId, proposalId: "none", deploymentId, cores: 2, estimateMs: 1000, model: null,
       candidates: plans.map((p, i) => ({ ...p, roles: ["rank"], rank: i + 1, predictedMs: null, groupLatencies: p.groups, correctedMs: null })),

@@ -96,14 +96,31 @@ class ProfilerChild {
       this.waiting?.reject(new Error(`profiler process exited (${signal ?? `code ${code}`})`));
       this.waiting = undefined;
     });
+    // A child that died (killed on cancel, or crashed) before its exit event is seen makes the next send fail with
+    // EPIPE: that is this request's failure, never an unhandled 'error' that takes the whole agent down.
+    process.on("error", (error) => {
+      this.waiting?.reject(new Error(`profiler process: ${error.message}`));
+      this.waiting = undefined;
+    });
   }
 
   request(command: ProfilerCommand): Promise<ProfilerMessage> {
-    if (this.exited) return Promise.reject(new Error("profiler process exited"));
+    if (this.exited || !this.process.connected) return Promise.reject(new Error("profiler process exited"));
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
-      this.process.send(command);
+      this.process.send(command, (error) => {
+        if (!error || this.waiting?.reject !== reject) return;
+        this.waiting = undefined;
+        reject(new Error(`profiler process: ${error.message}`));
+      });
     });
+  }
+
+  /** Asks the child to stop, then kills it if it has not gone in 5 s. */
+  stop(): void {
+    if (this.exited) return;
+    if (this.process.connected) this.process.send({ kind: "stop" } satisfies ProfilerCommand, () => undefined);
+    setTimeout(() => this.process.kill("SIGKILL"), 5000).unref();
   }
 }
 
@@ -190,9 +207,7 @@ export class ProfileRunner {
       if (this.cancelled) throw new ProfileCancelledError("cancelled");
       throw error;
     } finally {
-      for (const c of children.values()) {
-        if (!c.exited) { c.process.send({ kind: "stop" } satisfies ProfilerCommand); setTimeout(() => c.process.kill("SIGKILL"), 5000).unref(); }
-      }
+      for (const c of children.values()) c.stop();
       this.children = [];
     }
   }
