@@ -341,7 +341,9 @@ test("a job cancelled mid-way keeps its cells and says what is missing", async (
   await page.getByRole("button", { name: "Cancel job" }).click();
   await expect(page.locator(sel.profileStatus)).toHaveText("cancelled");
   await expect(page.locator(sel.profileHeadline)).toContainText(/^Cancelled with \d+ of 26 cells measured\.$/);
-  await expect(page.locator(sel.profileMissing)).toContainText(/^Missing \d+ cells: t=\d, b=\d+/);
+  // Under the paper rule every cell ends in the last round, so a cancel mid-way usually keeps none: the note says
+  // so and still lists what is missing.
+  await expect(page.locator(sel.profileMissing)).toContainText(/Missing \d+ cells: t=\d, b=\d+/);
   await expect(page.locator(sel.profileMissing)).toContainText("the optimizer plans from complete profiles only");
   const measured = await page.locator(sel.profileHeatmap).locator("[data-cell]").evaluateAll((els) => els.filter((e) => e.getAttribute("data-value") !== "").length);
   expect(measured).toBeLessThan(26);

@@ -142,7 +142,7 @@ export function progressView(input: ProgressInput): ProgressView {
   }
   const finishedShort = !isActive(input.status) && missing.length > 0;
   const missingNote = finishedShort
-    ? `${done === 0 ? "No cell was measured" : `Missing ${missing.length} cell${missing.length === 1 ? "" : "s"}: ${describeCells(missing)}`}. The views show the cells that exist; the optimizer plans from complete profiles only.`
+    ? `${done === 0 ? "No cell was measured (cells are measured in interleaved rounds, so most finish only near the end). " : ""}Missing ${missing.length} cell${missing.length === 1 ? "" : "s"}: ${describeCells(missing)}. The views show the cells that exist; the optimizer plans from complete profiles only.`
     : null;
   return { done, total, percent, current, missing, headline, missingNote, tone };
 }
