@@ -17,6 +17,9 @@ export const stoppingRuleSchema = z.discriminatedUnion("kind", [
     maxIterations: z.number().int().min(2), tolerance: z.number().positive().max(1), confidence: z.number().gt(0).lt(1), maxCellMs: z.number().positive() }),
 ]);
 
+/** A version's batch-axis overrides by tensor (null: no batch axis), as in the serving plan. */
+const batchAxesSchema = z.record(z.string().min(1).max(256), z.number().int().min(0).max(64).nullable());
+
 export const profileJobParamsSchema = z.object({
   profileId: z.string(),
   modelName: z.string(),
@@ -25,8 +28,7 @@ export const profileJobParamsSchema = z.object({
   threads: z.array(z.number().int().min(1)).min(1),
   batches: z.array(z.number().int().min(1)).min(1),
   dimensions: z.record(z.string(), z.number().int().min(1)),
-  /** The version's batch-axis overrides by tensor (null: no batch axis), as in the serving plan. */
-  batchAxes: z.record(z.string().min(1).max(256), z.number().int().min(0).max(64).nullable()).optional(),
+  batchAxes: batchAxesSchema.optional(),
   rule: stoppingRuleSchema,
   budgetCpus: z.array(z.number().int().min(0)).min(1),
   /** Cells already measured (a job resumed after its agent restarted), with their estimate when known. */
@@ -97,6 +99,8 @@ export const planTrialParamsSchema = z.object({
   artifactBytes: z.number().int().positive(),
   batch: z.number().int().min(1).max(4096),
   dimensions: z.record(z.string(), z.number().int().min(1)),
+  /** Each tensor's batch axis where it is not the first: synthetic inputs and the dispatcher's split follow it. */
+  batchAxes: batchAxesSchema.optional(),
   budgetCpus: z.array(z.number().int().min(0)).min(1),
   plans: z.array(z.object({ key: z.string().min(1).max(400), groups: z.array(shapeGroupSchema).min(1).max(64) })).min(1).max(8),
   rounds: z.number().int().min(1).max(20),

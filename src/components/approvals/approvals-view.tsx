@@ -20,6 +20,8 @@ interface Evidence {
   why?: string | null;
   perturbed?: boolean;
   validation?: { pass: boolean; note?: string; checks: Array<{ id: string; status: string; message: string }> } | null;
+  /** An estimator proposal offered without a trial says why (the policy's hourly rate was spent). */
+  trialNote?: string | null;
 }
 
 type Viewer = { email: string; role: Role };
@@ -138,7 +140,7 @@ export function ApprovalsView({ viewer }: { viewer: Viewer }) {
               </div>
               <p className="switch-cost" data-testid="switch-cost" data-kind={cost.kind}><strong>Expected switch cost:</strong> {cost.text}</p>
               <EvidenceBlock evidence={(p.evidence ?? {}) as Evidence} />
-              {p.trial ? <PlanTrialPanel trial={p.trial} /> : <p className="muted small" data-testid="no-trial">Not checked by a plan trial: predictions only.</p>}
+              {p.trial ? <PlanTrialPanel trial={p.trial} /> : <p className="muted small" data-testid="no-trial">Not checked by a plan trial ({(p.evidence as Evidence | null)?.trialNote ?? "none was asked for"}): predictions only.</p>}
               </>)}
               {isSre && (
                 <form className="decision" data-testid="decision" onSubmit={(e) => e.preventDefault()}>

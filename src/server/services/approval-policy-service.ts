@@ -29,6 +29,12 @@ export async function getApprovalPolicy(deploymentId: string, prisma: PrismaClie
   };
 }
 
+/** The deployment's policy (the default when none was set). */
+export async function policyOf(deploymentId: string, prisma: PrismaClient | Prisma.TransactionClient = db()): Promise<ApprovalPolicy> {
+  const row = await prisma.approvalPolicy.findUnique({ where: { deploymentId } });
+  return row ? fromRow(row) : { ...DEFAULT_APPROVAL_POLICY };
+}
+
 export function autoApprovalsLastHour(deploymentId: string, prisma: PrismaClient = db()): Promise<number> {
   return prisma.proposal.count({ where: { deploymentId, decidedAt: { gte: new Date(Date.now() - HOUR_MS) }, autoApprovedPolicy: { not: Prisma.DbNull } } });
 }

@@ -3,7 +3,7 @@
 // estimator's timeline as evidence. One pending estimator proposal per deployment: the agent re-proposes every dwell
 // time, and each re-proposal updates that one (never a flurry). Then the deployment's approval policy may approve it.
 import { randomUUID } from "node:crypto";
-import type { Prisma, PrismaClient } from "@/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import type { EstimatorDecisionReport } from "@/contracts/agent-protocol";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { changeKind, type ChangeKind } from "@/core/estimator/approval-policy";
@@ -11,7 +11,8 @@ import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { DomainError } from "@/server/errors/domain-errors";
 import { log } from "@/server/log";
-import { applyApprovalPolicy } from "./approval-policy-service";
+import { applyApprovalPolicy, policyOf } from "./approval-policy-service";
+import { estimatorTrialsLastHour, queueProposalTrial, trialEndedWithProposal } from "./plan-trial-service";
 import { optimizeForDeployment } from "./optimizer-service";
 import { compatibility } from "./profiles-query-service";
 import { expireStaleProposals } from "./proposals-service";
@@ -35,6 +36,8 @@ export interface EstimatorEvidence {
   };
   profile: { id: string; createdAt: string } | null;
   change: ChangeKind | null;
+  /** Why the proposal was offered without a plan trial (the policy's hourly rate spent), when it was. */
+  trialNote?: string | null;
   baselines?: unknown; why?: string | null; perturbed?: boolean; idleCores?: number; cores?: number;
 }
 
@@ -113,15 +116,33 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
     ...(planned ? { baselines: planned.baselines, why: planned.why, perturbed: planned.perturbed, idleCores: planned.idleCores, cores: planned.cores } : {}),
   });
 
+  // A plan is checked by a plan trial before it is offered, as many an hour as the approval policy approves.
+  const policy = await policyOf(deploymentId, prisma);
+  const trialIfAllowed = async (tx: Prisma.TransactionClient, proposalId: string): Promise<string | null> => {
+    if (!planned || !outcome.profile) return null;
+    const used = await estimatorTrialsLastHour(deploymentId, tx);
+    if (used >= policy.maxPerHour) return `no plan trial: ${used} in the last hour already (the approval policy's rate is ${policy.maxPerHour} an hour)`;
+    await queueProposalTrial(tx, { proposalId, deploymentId, profileId: outcome.profile.id, optimized: planned, createdById: null });
+    return null;
+  };
+
   const written = await prisma.$transaction(async (tx) => {
     // One writer per deployment: two heartbeats racing cannot both create a pending proposal.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`estimator-proposal:${deploymentId}`}))`;
-    const pending = await tx.proposal.findFirst({ where: { deploymentId, source: "estimator", state: "pending" }, orderBy: { createdAt: "desc" } });
+    const pending = await tx.proposal.findFirst({ where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] } }, orderBy: { createdAt: "desc" } });
     if (pending && pending.baseGeneration === deployment.generation) {
       const previous = (pending.evidence ?? {}) as Partial<EstimatorEvidence>;
       const evidence = evidenceOf((previous.estimator?.reports ?? 1) + 1, previous.estimator?.history ?? []);
-      await tx.proposal.update({ where: { id: pending.id }, data: { ...fields, evidence: json(evidence), expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS) } });
-      if (pending.batchSize === B && pending.blockedReason === fields.blockedReason) return { kind: "refreshed" as const, proposalId: pending.id };
+      const same = pending.batchSize === B && pending.blockedReason === fields.blockedReason;
+      // The same proposal again keeps its trial (or its note); a changed one is measured afresh.
+      let trialNote = previous.trialNote ?? null;
+      if (!same) {
+        if (pending.trialJobId) await trialEndedWithProposal(tx, pending.trialJobId);
+        await tx.proposal.update({ where: { id: pending.id }, data: { state: "pending", trialJobId: null, trial: Prisma.DbNull } });
+        trialNote = await trialIfAllowed(tx, pending.id);
+      }
+      await tx.proposal.update({ where: { id: pending.id }, data: { ...fields, evidence: json({ ...evidence, trialNote }), expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS) } });
+      if (same) return { kind: "refreshed" as const, proposalId: pending.id };
       // What it proposes changed (another B, or a profile now gives it a plan): the audit log says so.
       await recordAudit(tx, {
         actor: agentActor, action: "proposal.update", target: target(pending.id),
@@ -136,6 +157,8 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
         proposedById: null, expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
       },
     });
+    const trialNote = await trialIfAllowed(tx, id);
+    if (trialNote) await tx.proposal.update({ where: { id }, data: { evidence: json({ ...evidenceOf(1, []), trialNote }) } });
     await recordAudit(tx, {
       actor: agentActor, action: "proposal.create", target: target(id),
       after: { deploymentId, source: "estimator", batchSize: B, items: planned?.instances ?? null, predictedLatencyMs: fields.predictedLatencyMs, reason, blockedReason: fields.blockedReason },
@@ -165,21 +188,22 @@ export async function withdrawSettledEstimatorProposal(
   const newest = decisions.at(-1);
   if (!newest || newest.outcome !== "stable-equals-current") return { kind: "none" };
   // The common case on a steady deployment's every heartbeat: nothing pending, one indexed query and done.
-  if (!(await prisma.proposal.findFirst({ where: { deploymentId, source: "estimator", state: "pending" }, select: { id: true } }))) return { kind: "none" };
+  if (!(await prisma.proposal.findFirst({ where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] } }, select: { id: true } }))) return { kind: "none" };
   const deployment = await prisma.deployment.findUnique({ where: { id: deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
   if (!deployment || deployment.removedAt || deployment.observedGeneration !== deployment.generation) return { kind: "none" };
   return prisma.$transaction(async (tx) => {
     // The same lock as recordEstimatorProposal: a re-proposal and a withdrawal never interleave.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`estimator-proposal:${deploymentId}`}))`;
-    const pending = await tx.proposal.findFirst({ where: { deploymentId, source: "estimator", state: "pending", baseGeneration: deployment.generation } });
+    const pending = await tx.proposal.findFirst({ where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] }, baseGeneration: deployment.generation } });
     const lastProposed = (pending?.lastProposedAt ?? pending?.createdAt)?.getTime() ?? 0;
     if (!pending || Date.now() - lastProposed < dwellMs) return { kind: "none" as const };
     const comment = `its stable batch size is back to B = ${newest.current}, the one the deployment runs`;
     await tx.proposal.update({ where: { id: pending.id }, data: { state: "withdrawn", outcomeAt: new Date(), decisionComment: comment } });
+    if (pending.trialJobId) await trialEndedWithProposal(tx, pending.trialJobId);
     await recordAudit(tx, {
       actor: { type: "agent", id: deployment.agentId, label: deployment.agent.hostName }, action: "proposal.withdraw",
       target: { type: "proposal", id: pending.id, label: `${deployment.modelVersion.model.name} on ${deployment.agent.hostName}` },
-      before: { state: "pending", batchSize: pending.batchSize }, after: { state: "withdrawn", reason: comment },
+      before: { state: pending.state, batchSize: pending.batchSize }, after: { state: "withdrawn", reason: comment },
     });
     return { kind: "withdrawn" as const, proposalId: pending.id };
   });

@@ -249,4 +249,38 @@ describe("estimator proposals", () => {
     expect(next.policyNote).toBe("auto-approval refused: 1 auto-approval in the last hour reach the policy's limit of 1");
     expect((await deployment()).generation).toBe(2);
   });
+
+  it("an estimator proposal is checked by a plan trial before it is offered; past the policy's rate it is offered without one, saying why", { timeout: 300_000 }, async () => {
+    await db().proposal.deleteMany({ where: { deploymentId } });
+    await db().job.deleteMany({ where: { kind: "plan_trial" } });
+    await as(sre).estimator.setPolicy({ deploymentId, mode: "require_approval", minBatch: 1, maxBatch: 64, singleStep: true, changes: "scale_only", maxPerHour: 1 });
+    const current = (await deployment()).generation;
+    await serving(current);
+
+    // The first proposal of the hour: trialing until the agent has measured its plans (the optimizer's top plans and
+    // ⟨1,T,B⟩, run as served), then pending with the trial beside the prediction.
+    const first = await recordEstimatorProposal(deploymentId, { batchSize: 8, decision: decision(8, 2), timeline: [decision(8, 2)] });
+    expect(first).toMatchObject({ kind: "created", autoApproved: false });
+    const queued = await db().proposal.findUniqueOrThrow({ where: { id: (first as { proposalId: string }).proposalId } });
+    expect(queued.state).toBe("trialing");
+    const job = await db().job.findUniqueOrThrow({ where: { id: queued.trialJobId! } });
+    expect(job).toMatchObject({ kind: "plan_trial", createdById: null });
+    expect((job.params as { batch: number; deploymentId: string })).toMatchObject({ batch: 8, deploymentId });
+    const offered = await until(async () => {
+      const p = await db().proposal.findUniqueOrThrow({ where: { id: queued.id } });
+      return p.state === "pending" ? p : undefined;
+    }, "the plan trial to settle", 240_000);
+    const trial = offered.trial as { state: string; candidates: Array<{ measured: { meanMs: number } | null; predictedMs: number | null }>; verdict: unknown };
+    expect(trial.state).toBe("done");
+    expect(trial.candidates.filter((c) => c.measured !== null).length).toBeGreaterThanOrEqual(1);
+    expect(trial.verdict).not.toBeNull();
+
+    // The estimator changes its mind (B = 16): the hour's one trial is spent, so it is offered on its predictions,
+    // and says why.
+    const second = await recordEstimatorProposal(deploymentId, { batchSize: 16, decision: decision(16, 2), timeline: [decision(16, 2)] });
+    expect(second).toMatchObject({ kind: "updated", proposalId: queued.id });
+    const updated = await db().proposal.findUniqueOrThrow({ where: { id: queued.id } });
+    expect(updated).toMatchObject({ state: "pending", batchSize: 16, trialJobId: null, trial: null });
+    expect((updated.evidence as unknown as EstimatorEvidence).trialNote).toBe("no plan trial: 1 in the last hour already (the approval policy's rate is 1 an hour)");
+  });
 });

@@ -20,6 +20,8 @@ import { meanConfidenceInterval } from "@/core/stats/confidence";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";
+import { log } from "@/server/log";
+import { applyApprovalPolicy } from "./approval-policy-service";
 import { allocatePlan } from "./deployment-plans";
 import type { ServiceCaller } from "./users-service";
 
@@ -82,6 +84,7 @@ export interface TrialContext {
   batch: number;
   budgetCpus: number[];
   dimensions: Record<string, number>;
+  batchAxes?: Record<string, number | null>;
   running: ServingPlan;
   version: { modelName: string; artifactSha256: string; artifactBytes: number };
 }
@@ -99,7 +102,7 @@ export async function queuePlanTrial(tx: Prisma.TransactionClient, ctx: TrialCon
   const estimateMs = Math.round(estimateTrialMs({ plans: candidates.map((c) => ({ predictedMs: c.predictedMs, instances: c.groups.reduce((s, g) => s + g.count, 0) })), ...TRIAL_SETTINGS }));
   const params: StoredTrialParams = {
     modelName: ctx.version.modelName, artifactSha256: ctx.version.artifactSha256, artifactBytes: ctx.version.artifactBytes,
-    batch: ctx.batch, dimensions: ctx.dimensions, budgetCpus: ctx.budgetCpus,
+    batch: ctx.batch, dimensions: ctx.dimensions, ...(ctx.batchAxes && Object.keys(ctx.batchAxes).length ? { batchAxes: ctx.batchAxes } : {}), budgetCpus: ctx.budgetCpus,
     plans: candidates.map((c) => ({ key: c.key, groups: c.groups.map((g) => ({ ...g })) })),
     rounds: TRIAL_SETTINGS.rounds, roundMs: TRIAL_SETTINGS.roundMs, settleMs: TRIAL_SETTINGS.settleMs, minBatchesPerTurn: TRIAL_SETTINGS.minBatchesPerTurn,
     warmupIterations: TRIAL_SETTINGS.warmupIterations, maxDurationMs: Math.min(3_600_000, Math.max(MIN_LIMIT_MS, LIMIT_FACTOR * estimateMs)),
@@ -109,6 +112,31 @@ export async function queuePlanTrial(tx: Prisma.TransactionClient, ctx: TrialCon
   await tx.job.create({ data: { id: jobId, kind: PLAN_TRIAL_JOB_KIND, params: json(params), createdById, progressMessage: `waiting for the agent (about ${Math.ceil(estimateMs / 1000)} s once it starts)` } });
   await tx.$executeRaw`SELECT pg_notify('packrat_jobs', ${ctx.agentId})`;
   return { jobId, estimateMs };
+}
+
+/** What a proposal's trial is planned from: the optimizer's answer for the deployment (its plan, the running one). */
+export interface ProposalTrialInput {
+  proposalId: string;
+  deploymentId: string;
+  profileId: string;
+  optimized: { cores: number; batchSize: number; plan: ServingPlan; current: { plan: ServingPlan } };
+  createdById: string | null;
+}
+
+/** Queues a proposal's plan trial and puts the proposal in 'trialing' (it is offered once the trial settles). */
+export async function queueProposalTrial(tx: Prisma.TransactionClient, input: ProposalTrialInput): Promise<{ jobId: string; estimateMs: number }> {
+  const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: input.deploymentId }, include: { modelVersion: { include: { artifact: true, model: true } } } });
+  const profile = await tx.profile.findUniqueOrThrow({ where: { id: input.profileId }, include: { cells: true } });
+  const version = deployment.modelVersion;
+  const trial = await queuePlanTrial(tx, {
+    agentId: deployment.agentId, deploymentId: deployment.id, proposalId: input.proposalId, cores: input.optimized.cores, batch: input.optimized.batchSize, budgetCpus: deployment.cpus,
+    cells: profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })), dimensions: profile.dimensions as Record<string, number>,
+    ...(input.optimized.plan.batchAxes ? { batchAxes: input.optimized.plan.batchAxes } : {}),
+    running: input.optimized.current.plan, version: { modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes) },
+  }, input.createdById);
+  const params = (await tx.job.findUniqueOrThrow({ where: { id: trial.jobId } })).params as unknown as StoredTrialParams;
+  await tx.proposal.update({ where: { id: input.proposalId }, data: { state: "trialing", trialJobId: trial.jobId, trial: json(initialTrialView(trial.jobId, params)) } });
+  return trial;
 }
 
 /** The trial as the proposal first shows it (queued, predictions only). */
@@ -172,7 +200,7 @@ export function summarizeTrial(params: StoredTrialParams, result: PlanTrialResul
 
 /** POST /jobs/{id}/trial: stores the result, ends the job, and (when contradicted) makes the measured best the proposal. */
 export async function recordTrialResult(agentId: string, jobId: string, result: PlanTrialResult, prisma: PrismaClient = db()) {
-  return prisma.$transaction(async (tx) => {
+  const outcome = await prisma.$transaction(async (tx) => {
     const { job, params } = await ownedRunningTrial(agentId, jobId, tx);
     const unknown = result.plans.find((p) => !params.plans.some((q) => q.key === p.key));
     if (unknown) throw invalidInput(`plan ${unknown.key} is not one of the trial's plans`);
@@ -181,7 +209,7 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
     const error = failed ? `no plan could be measured: ${candidates.map((c) => `${c.key}: ${c.error}`).join("; ")}`.slice(0, 2000) : null;
     await tx.job.update({ where: { id: job.id }, data: { state: failed ? "failed" : "done", result: json(result), error, progress: 1, progressMessage: failed ? "failed" : "measured", finishedAt: new Date() } });
     const proposal = await tx.proposal.findUnique({ where: { id: params.proposalId } });
-    if (!proposal) return { ok: true as const };
+    if (!proposal) return null;
     let replaced: ProposalTrial["replaced"] = null;
     const data: Prisma.ProposalUpdateInput = {};
     if (verdict?.contradicted && proposal.state === "trialing") {
@@ -202,24 +230,37 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
     const costS = result.durationMs / 1000;
     const trial: ProposalTrial = { ...proposalTrialSchema.parse(proposal.trial), state: failed ? "failed" : "done", candidates, verdict, replaced, costS, error, stoppedEarly: result.stoppedEarly };
     await tx.proposal.update({ where: { id: proposal.id }, data: { ...data, trial: json(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
-    return { ok: true as const };
+    return proposal.id;
   });
+  if (outcome) await offerSettled(outcome, prisma);
+  return { ok: true as const };
+}
+
+/** A trial settled (measured, failed, cancelled): an estimator proposal now meets its deployment's approval policy. */
+async function offerSettled(proposalId: string, prisma: PrismaClient): Promise<void> {
+  try {
+    await applyApprovalPolicy(proposalId, prisma);
+  } catch (error) {
+    log.warn("auto-approval after a plan trial failed", { proposalId, error: (error as Error).message });
+  }
 }
 
 /** POST /jobs/{id}/finish for a trial: 'failed' with the agent's reason (a 'done' without a result is a failure too). */
 export async function finishTrialJob(agentId: string, jobId: string, outcome: "done" | "failed", error: string | undefined, prisma: PrismaClient = db()) {
-  return prisma.$transaction(async (tx) => {
+  const proposalId = await prisma.$transaction(async (tx) => {
     const { job, params } = await ownedRunningTrial(agentId, jobId, tx);
     const reason = outcome === "failed" ? error ?? "failed" : "the agent finished the trial without a result";
     await tx.job.update({ where: { id: job.id }, data: { state: "failed", error: reason, finishedAt: new Date() } });
     await setProposalTrial(tx, params.proposalId, (t) => ({ ...t, state: "failed", error: reason }), true);
-    return { ok: true as const };
+    return params.proposalId;
   });
+  await offerSettled(proposalId, prisma);
+  return { ok: true as const };
 }
 
 /** Cancels a proposal's trial: the proposal is offered on its predictions alone, and says the trial was cancelled. */
 export async function cancelPlanTrial(caller: ServiceCaller, input: { proposalId: string }, prisma: PrismaClient = db()) {
-  return prisma.$transaction(async (tx) => {
+  const outcome = await prisma.$transaction(async (tx) => {
     const proposal = await tx.proposal.findUnique({ where: { id: input.proposalId } });
     if (!proposal?.trialJobId) throw notFound("trial of proposal", input.proposalId);
     await tx.$queryRaw`SELECT id FROM job WHERE id = ${proposal.trialJobId} FOR UPDATE`;
@@ -232,6 +273,39 @@ export async function cancelPlanTrial(caller: ServiceCaller, input: { proposalId
     await recordAudit(tx, { actor: userActor(caller.user), action: "proposal.trial_cancel", target: { type: "proposal", id: proposal.id }, before: { state: job.state }, requestId: caller.requestId });
     return { cancelled: true };
   });
+  await offerSettled(input.proposalId, prisma);
+  return outcome;
+}
+
+/** Trials the estimator's proposals started on a deployment in the last hour (bounded by its policy's rate). */
+export function estimatorTrialsLastHour(deploymentId: string, prisma: PrismaClient | Prisma.TransactionClient = db()): Promise<number> {
+  return prisma.job.count({ where: { kind: PLAN_TRIAL_JOB_KIND, createdById: null, createdAt: { gte: new Date(Date.now() - 3_600_000) }, params: { path: ["deploymentId"], equals: deploymentId } } });
+}
+
+/** A trial no agent claimed in this long (offline, or busy with a long profile) ends as failed. */
+export const TRIAL_CLAIM_TIMEOUT_MS = 15 * 60_000;
+
+/** Queued trials past the claim timeout fail: their proposals are offered on their predictions, saying why. */
+export async function expireUnclaimedTrials(prisma: PrismaClient | Prisma.TransactionClient = db(), now = Date.now()): Promise<number> {
+  const stale = await prisma.job.findMany({ where: { kind: PLAN_TRIAL_JOB_KIND, state: "queued", createdAt: { lt: new Date(now - TRIAL_CLAIM_TIMEOUT_MS) } } });
+  for (const job of stale) {
+    const reason = `the agent did not start the trial within ${TRIAL_CLAIM_TIMEOUT_MS / 60_000} minutes (offline or busy)`;
+    const { count } = await prisma.job.updateMany({ where: { id: job.id, state: "queued" }, data: { state: "failed", error: reason, finishedAt: new Date(now) } });
+    if (count === 0) continue; // claimed meanwhile
+    const params = job.params as unknown as StoredTrialParams;
+    const proposal = await prisma.proposal.findUnique({ where: { id: params.proposalId } });
+    if (proposal?.trial) {
+      const trial = { ...proposalTrialSchema.parse(proposal.trial), state: "failed" as const, error: reason };
+      await prisma.proposal.update({ where: { id: proposal.id }, data: { trial: json(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
+    }
+  }
+  return stale.length;
+}
+
+/** The proposal a trial was for ended (expired, withdrawn): a trial still queued or running is cancelled (the agent
+ * gets 409 on its next report and stops). */
+export async function trialEndedWithProposal(prisma: PrismaClient | Prisma.TransactionClient, jobId: string): Promise<void> {
+  await prisma.job.updateMany({ where: { id: jobId, state: { in: ["queued", "running"] } }, data: { state: "cancelled", error: "its proposal ended first", finishedAt: new Date() } });
 }
 
 /** A trial lost with its agent twice: the proposal is offered on its predictions, saying so. */

@@ -15,7 +15,7 @@ import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
 import { deployModel } from "./deployments-service";
-import { agentContentionModel, cancelPlanTrial, PLAN_TRIAL_JOB_KIND, type ProposalTrial } from "./plan-trial-service";
+import { agentContentionModel, cancelPlanTrial, expireUnclaimedTrials, PLAN_TRIAL_JOB_KIND, TRIAL_CLAIM_TIMEOUT_MS, type ProposalTrial } from "./plan-trial-service";
 import { createProfileJob } from "./profiling-service";
 import { proposeFromOptimizer } from "./proposals-service";
 import type { ServiceCaller } from "./users-service";
@@ -156,4 +156,19 @@ describe("plan trials", () => {
     expect(result.plans.find((p) => p.key === "⟨5,1,1⟩")!.error).toMatch(/^cannot start: /);
     expect(result.plans.find((p) => p.key === "⟨1,1,4⟩")!.turns).toHaveLength(2);
   }, 300_000);
+
+  it("a trial no agent starts in time ends failed, saying why, and its proposal is offered on its predictions", async () => {
+    // The agent is gone (stopped, not lost mid-job): its trial stays queued.
+    await stopProcess(agent.process);
+    const { id } = await proposeFromOptimizer(sre, { deploymentId, profileId, batchSize: 4, reason: "trial unclaimed", trial: true });
+    expect((await proposal(id)).state).toBe("trialing");
+    // Before the timeout nothing changes; a clock past it fails the trial.
+    expect(await expireUnclaimedTrials(db())).toBe(0);
+    expect(await expireUnclaimedTrials(db(), Date.now() + TRIAL_CLAIM_TIMEOUT_MS + 1000)).toBe(1);
+    const p = await proposal(id);
+    expect(p.state).toBe("pending");
+    const reason = `the agent did not start the trial within ${TRIAL_CLAIM_TIMEOUT_MS / 60_000} minutes (offline or busy)`;
+    expect(p.trial as unknown as ProposalTrial).toMatchObject({ state: "failed", error: reason });
+    expect(await db().job.findUniqueOrThrow({ where: { id: p.trialJobId! } })).toMatchObject({ state: "failed", error: reason });
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import { planForVersion } from "./model-serving-axes";
 import { activeSweep, startApprovedSweep } from "./batching-sweeps-service";
 import { writeGeneration } from "./deployments-service";
 import { optimizeForDeployment } from "./optimizer-service";
-import { initialTrialView, queuePlanTrial, type StoredTrialParams } from "./plan-trial-service";
+import { expireUnclaimedTrials, queueProposalTrial, trialEndedWithProposal } from "./plan-trial-service";
 import { proposalTrialSchema } from "@/contracts/plan-trial";
 import type { ServiceCaller } from "./users-service";
 
@@ -51,17 +51,7 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
       },
     });
     let trial: { jobId: string; estimateMs: number } | null = null;
-    if (input.trial) {
-      const profile = await tx.profile.findUniqueOrThrow({ where: { id: input.profileId }, include: { cells: true } });
-      const version = deployment.modelVersion;
-      trial = await queuePlanTrial(tx, {
-        agentId: deployment.agentId, deploymentId: deployment.id, proposalId: id, cores: optimized.cores, batch: optimized.batchSize, budgetCpus: deployment.cpus,
-        cells: profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })), dimensions: profile.dimensions as Record<string, number>,
-        running: optimized.current.plan, version: { modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes) },
-      }, caller.user.id);
-      const params = (await tx.job.findUniqueOrThrow({ where: { id: trial.jobId } })).params as unknown as StoredTrialParams;
-      await tx.proposal.update({ where: { id }, data: { state: "trialing", trialJobId: trial.jobId, trial: json(initialTrialView(trial.jobId, params)) } });
-    }
+    if (input.trial) trial = await queueProposalTrial(tx, { proposalId: id, deploymentId: deployment.id, profileId: input.profileId, optimized, createdById: caller.user.id });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "proposal.create", target: { type: "proposal", id },
       after: { deploymentId: deployment.id, items: optimized.instances, batchSize: optimized.batchSize, predictedLatencyMs: optimized.latencyMs, reason, trialJobId: trial?.jobId ?? null }, requestId: caller.requestId,
@@ -70,14 +60,20 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
   });
 }
 
-/** Pending proposals past their 24 h or whose deployment's generation moved on become expired. */
+/**
+ * Pending or trialing proposals past their 24 h or whose deployment's generation moved on become expired (a trial
+ * still queued or running for one is cancelled with it); a trial no agent started in time ends, so its proposal is
+ * offered on its predictions instead of waiting for ever.
+ */
 export async function expireStaleProposals(prisma: PrismaClient | Prisma.TransactionClient = db()): Promise<number> {
-  const pending = await prisma.proposal.findMany({ where: { state: "pending" } });
+  await expireUnclaimedTrials(prisma);
+  const open = await prisma.proposal.findMany({ where: { state: { in: ["pending", "trialing"] } } });
   let expired = 0;
-  for (const p of pending) {
+  for (const p of open) {
     const deployment = await prisma.deployment.findUnique({ where: { id: p.deploymentId } });
     if (p.expiresAt.getTime() <= Date.now() || !deployment || deployment.removedAt || deployment.generation !== p.baseGeneration) {
       await prisma.proposal.update({ where: { id: p.id }, data: { state: "expired", outcomeAt: new Date() } });
+      if (p.trialJobId) await trialEndedWithProposal(prisma, p.trialJobId);
       expired++;
     }
   }

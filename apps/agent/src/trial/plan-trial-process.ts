@@ -4,8 +4,10 @@
 // pause first so the previous plan's spinning pool threads stop); each turn lasts about `roundMs`. Per batch it
 // records the dispatcher's time (dispatch → merged result: split, hand-off, compute, merge) and the slowest
 // instance's own session.run, so the per-batch overhead is measured too. A process of its own: cancelling kills it.
+import { concreteShape, type ServingAxes } from "../../../../src/core/model-analysis/serving-axes";
 import { Dispatcher, type DispatchTarget } from "../dispatcher";
 import { Instance } from "../instance";
+import { batchLayout, declaredDims, modelAxes } from "../model-axes";
 import { readModelMetadata, type ModelMetadata } from "../served-model";
 import { DATATYPES, elementCount, type WireTensor } from "../tensor-types";
 
@@ -19,6 +21,8 @@ export interface TrialRun {
   modelPath: string;
   batch: number;
   dimensions: Record<string, number>;
+  /** Batch-axis overrides by tensor, as in the serving plan: inputs are built and split along each one's axis. */
+  batchAxes?: Record<string, number | null>;
   plans: TrialPlanRun[];
   rounds: number;
   roundMs: number;
@@ -42,21 +46,11 @@ const send = (message: TrialMessage) => process.send?.(message);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
-function shapeOf(input: ModelMetadata["inputs"][number], rows: number, dimensions: Record<string, number>): number[] {
-  return input.shape.map((d, i) => {
-    if (i === 0 && d === -1) return rows;
-    if (d !== -1) return d;
-    const symbol = input.symbolicDims[i];
-    const size = symbol ? dimensions[symbol] : undefined;
-    if (!size) throw new Error(`input ${input.name} dimension ${i}${symbol ? ` ("${symbol}")` : ""} is dynamic: give its size`);
-    return size;
-  });
-}
-
-/** Zeros for integer inputs (token ids stay in range), 0.5 for floats, as the profiler feeds them. */
-function syntheticInputs(metadata: ModelMetadata, rows: number, dimensions: Record<string, number>, fill: boolean): WireTensor[] {
-  return metadata.inputs.map((input) => {
-    const shape = shapeOf(input, rows, dimensions);
+/** Zeros for integer inputs (token ids stay in range), 0.5 for floats, as the profiler feeds them; each input
+ * shaped by the served model's own rule (its batch axis, wherever it is, takes the rows). */
+function syntheticInputs(metadata: ModelMetadata, axes: ServingAxes, rows: number, dimensions: Record<string, number>, fill: boolean): WireTensor[] {
+  return metadata.inputs.map((input, index) => {
+    const shape = concreteShape({ name: input.name, shape: declaredDims(input) }, axes.inputs[index]!, rows, dimensions, axes.batchSymbol);
     const info = DATATYPES[input.datatype];
     const buffer = new ArrayBuffer(elementCount(shape) * info.bytes);
     if (fill && (input.datatype === "FP32")) new Float32Array(buffer).fill(0.5);
@@ -75,7 +69,7 @@ interface LivePlan {
   batchInstanceMs: number;
 }
 
-async function startPlan(run: TrialRun, plan: TrialPlanRun, metadata: ModelMetadata): Promise<LivePlan> {
+async function startPlan(run: TrialRun, plan: TrialPlanRun, metadata: ModelMetadata, axes: ServingAxes): Promise<LivePlan> {
   const live: LivePlan = { key: plan.key, instances: [], turns: [], batchInstanceMs: 0 };
   const t0 = performance.now();
   try {
@@ -83,7 +77,7 @@ async function startPlan(run: TrialRun, plan: TrialPlanRun, metadata: ModelMetad
     for (const [id, spec] of plan.instances.entries()) {
       const instance = new Instance({
         id, threads: spec.threads, batch: spec.batch, coreCpus: spec.coreCpus, version: "trial", modelPath: run.modelPath,
-        warmupInputs: syntheticInputs(metadata, spec.batch, run.dimensions, false), warmupIterations: run.warmupIterations,
+        warmupInputs: syntheticInputs(metadata, axes, spec.batch, run.dimensions, false), warmupIterations: run.warmupIterations,
         allowSpinning: run.allowSpinning, faultInjection: false,
       });
       live.instances.push(instance);
@@ -94,7 +88,7 @@ async function startPlan(run: TrialRun, plan: TrialPlanRun, metadata: ModelMetad
       get state() { return instance.state; },
       run: (inputs) => instance.run(inputs).then((r) => { live.batchInstanceMs = Math.max(live.batchInstanceMs, r.computeMs); return r; }),
     }));
-    live.dispatcher = new Dispatcher({ batchSize: run.batch, batchTimeoutMs: 0, maxQueueRows: run.batch * 4, instances: () => targets });
+    live.dispatcher = new Dispatcher({ batchSize: run.batch, batchTimeoutMs: 0, maxQueueRows: run.batch * 4, instances: () => targets, layout: batchLayout(axes) });
   } catch (error) {
     live.error = (error as Error).message;
     await Promise.all(live.instances.map((i) => i.stop()));
@@ -126,10 +120,11 @@ async function turn(run: TrialRun, plan: LivePlan, template: WireTensor[]): Prom
 async function main(run: TrialRun): Promise<void> {
   const started = performance.now();
   const metadata = await readModelMetadata("trial", "trial", run.modelPath);
-  const template = syntheticInputs(metadata, run.batch, run.dimensions, true);
+  const axes = modelAxes(metadata.inputs, metadata.outputs, run.batchAxes ?? {});
+  const template = syntheticInputs(metadata, axes, run.batch, run.dimensions, true);
   const plans: LivePlan[] = [];
   try {
-    for (const plan of run.plans) plans.push(await startPlan(run, plan, metadata));
+    for (const plan of run.plans) plans.push(await startPlan(run, plan, metadata, axes));
     const ready = plans.filter((p) => p.dispatcher);
     let stoppedEarly = false;
     for (let round = 0; round < run.rounds && ready.length > 0; round++) {

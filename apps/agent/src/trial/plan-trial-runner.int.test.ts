@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { recurrentModel } from "../../../../src/lib/onnx/wild-models";
 import { buildTinyCnn } from "../../../../src/modelzoo/tiny-models";
 import { readHostTopology } from "../topology-reader";
 import { PlanTrialRunner, TrialCancelledError, type TrialRequest } from "./plan-trial-runner";
@@ -48,6 +49,21 @@ describe("plan trial runner", () => {
     expect(bad!.turns).toEqual([]);
     expect(outcome.stoppedEarly).toBe(false);
   }, 180_000);
+
+  it("a model batched on axis 1 (state [layers, batch, hidden]) is trialled with inputs shaped and split along that axis", async () => {
+    const recurrent = join(dir, "recurrent.onnx");
+    writeFileSync(recurrent, recurrentModel({ scalarInput: false }));
+    const outcome = await new PlanTrialRunner(topology).run({
+      ...base, modelPath: recurrent, batch: 2, rounds: 2,
+      plans: [{ key: "⟨1,1,2⟩", groups: [{ count: 1, threads: 1, batch: 2 }] }, { key: "⟨2,1,1⟩", groups: [{ count: 2, threads: 1, batch: 1 }] }],
+    }, async () => {});
+    // Both plans ran: B = 2 rows went as h0 [2, 2, 16] to one instance, or as two [2, 1, 16] halves to two.
+    for (const p of outcome.plans) {
+      expect(p.error).toBeUndefined();
+      expect(p.turns).toHaveLength(2);
+      for (const t of p.turns) expect(t.instanceMeanMs).toBeGreaterThan(0);
+    }
+  }, 120_000);
 
   it("a plan whose instances fail to start (a corrupt model) is reported with ORT's reason", async () => {
     const broken = join(dir, "broken.onnx");

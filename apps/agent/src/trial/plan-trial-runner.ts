@@ -16,6 +16,7 @@ export interface TrialRequest {
   modelPath: string;
   batch: number;
   dimensions: Record<string, number>;
+  batchAxes?: Record<string, number | null>;
   plans: TrialPlanSpec[];
   budgetCpus: number[];
   rounds: number;
@@ -67,7 +68,7 @@ export class PlanTrialRunner {
     if (placed.length === 0) return { plans: [...outcomes.values()], stoppedEarly: false, durationMs: performance.now() - started };
     if (this.cancelled) throw new TrialCancelledError("cancelled");
     const run: TrialRun = {
-      modelPath: request.modelPath, batch: request.batch, dimensions: request.dimensions, plans: placed, rounds: request.rounds, roundMs: request.roundMs,
+      modelPath: request.modelPath, batch: request.batch, dimensions: request.dimensions, ...(request.batchAxes ? { batchAxes: request.batchAxes } : {}), plans: placed, rounds: request.rounds, roundMs: request.roundMs,
       settleMs: request.settleMs, minBatchesPerTurn: request.minBatchesPerTurn, warmupIterations: request.warmupIterations, allowSpinning: request.allowSpinning,
       maxDurationMs: request.maxDurationMs,
     };
