@@ -2,6 +2,7 @@
 // GET /jobs/next (long-poll), POST /jobs/{id}/cells (profiling progress, a probe's one cell), POST /jobs/{id}/result (a load test's
 // report), POST /jobs/{id}/rounds (a plan trial's progress), POST /jobs/{id}/trial (its result), POST /jobs/{id}/finish.
 import { z } from "zod";
+import { jsonValueSchema } from "./json-value";
 
 /** Every job kind an agent runs: the one list the control plane, its routes and the agent share. */
 export const AGENT_JOB_KINDS = ["profile", "load_test", "profile_probe", "plan_trial"] as const;
@@ -163,7 +164,7 @@ export const loadgenReportSchema = z.looseObject({
   target: z.string(),
   model: z.string(),
   mode: z.enum(["open", "closed", "search"]),
-  config: z.record(z.string(), z.unknown()),
+  config: z.record(z.string().max(256), jsonValueSchema),
   open: runSchema.optional(),
   search: z.looseObject({
     maxRate: z.number().optional(),

@@ -1,6 +1,7 @@
 // The agent protocol: REST under /api/agent/v1, bearer agent tokens. Agents pull; the control plane never calls an
 // agent. Both sides validate with these schemas; a change here is a protocol change (bump the version).
 import { z } from "zod";
+import type { EstimatorDecision, EstimatorState } from "../core/estimator/types";
 import { servingPlanSchema } from "./serving-plan";
 
 export const AGENT_PROTOCOL_VERSION = 1;
@@ -105,6 +106,50 @@ export const estimatorDecisionSchema = z.object({
 export type EstimatorDecisionReport = z.infer<typeof estimatorDecisionSchema>;
 const estimatorTimeline = z.array(estimatorDecisionSchema).max(ESTIMATOR_TIMELINE_MAX);
 
+const intervalStatsSchema = z.object({ batches: z.number().int().min(0), timedOut: z.number().int().min(0), queueDelaySumMs: z.number().min(0) });
+/** Rings longer than this are refused (the estimator's own default is 10). */
+const ESTIMATOR_RING_MAX = 1000;
+/** The batch-size estimator's whole state as the agent reports it (src/core/estimator/types.ts EstimatorState). */
+export const estimatorStateSchema = z.object({
+  version: z.literal(1),
+  params: z.object({
+    alpha: z.number().gt(0).max(1), ringSize: z.number().int().min(1).max(ESTIMATOR_RING_MAX), reconfigurationTimeoutMs: z.number().positive(),
+    sampleIntervalMs: z.number().positive(), minDwellMs: z.number().min(0), requireTrigger: z.boolean(), timeoutIntervalShare: z.number().min(0).max(1),
+    queueDelayFactor: z.number().min(0), hysteresis: z.number().min(0), maxBatch: z.number().int().positive().nullable(),
+  }),
+  startedMs: nullableNumber, lastSampleMs: nullableNumber, lastDecisionMs: nullableNumber, lastProposalMs: nullableNumber,
+  pending: intervalStatsSchema.extend({ samples: z.number().int().min(0), depthSum: z.number().min(0) }),
+  qTilde: nullableNumber,
+  estimates: z.array(z.number()).max(ESTIMATOR_RING_MAX),
+  intervals: z.array(intervalStatsSchema).max(ESTIMATOR_RING_MAX),
+  stable: nullableNumber,
+});
+
+/** What the agent's last reconfiguration did and how long each phase took (Packrat §3.7). */
+export const reconfigurationReportSchema = z.object({
+  generation: z.number().int().min(0),
+  kind: z.enum(["scale", "active-passive", "batch-only"]),
+  outcome: z.enum(["applied", "failed"]),
+  error: z.string().max(2000).optional(),
+  started: z.number().int().min(0),
+  stopped: z.number().int().min(0),
+  kept: z.number().int().min(0),
+  /** CPUs the new set shared with the old one while both ran (the overlap staging on a small host). */
+  overlapCpus: z.array(z.number().int().min(0)).max(4096),
+  phasesMs: z.object({ start: z.number().min(0), warm: z.number().min(0), switch: z.number().min(0), drain: z.number().min(0), stop: z.number().min(0), total: z.number().min(0) }),
+  /** Mean compute latency of the first full batches after the switch (filled in as they complete). */
+  servedBatchLatencyMs: z.number().min(0).optional(),
+  servedBatches: z.number().int().min(0),
+});
+export type ReconfigurationReport = z.infer<typeof reconfigurationReportSchema>;
+
+// The core's plain types and these wire schemas describe the same data: a change to either fails to compile here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameState: Same<z.infer<typeof estimatorStateSchema>, EstimatorState> = true;
+const sameDecision: Same<EstimatorDecisionReport, EstimatorDecision> = true;
+void sameState;
+void sameDecision;
+
 export const deploymentReportSchema = z.object({
   deploymentId: z.string(),
   observedGeneration: z.number().int().min(0),
@@ -123,12 +168,12 @@ export const deploymentReportSchema = z.object({
   queueDepthRows: z.number().int().min(0),
   instances: z.array(z.object({ id: z.number().int(), threads: z.number().int(), batch: z.number().int(), state: z.string(), cpus: z.array(cpuId), affinityOk: z.boolean() })),
   affinityOk: z.boolean(),
-  estimator: z.unknown().optional(),
+  estimator: estimatorStateSchema.optional(),
   /** The estimator's decisions since the previous heartbeat (the newest ESTIMATOR_TIMELINE_MAX). */
   estimatorTimeline: estimatorTimeline.optional(),
   /** Set when a decision proposed a new B: the decision and the timeline up to it (the proposal's evidence). */
-  estimatorProposal: z.object({ batchSize: z.number().int().positive(), decision: z.unknown(), timeline: estimatorTimeline.optional() }).optional(),
-  lastReconfiguration: z.unknown().optional(),
+  estimatorProposal: z.object({ batchSize: z.number().int().positive(), decision: estimatorDecisionSchema, timeline: estimatorTimeline.optional() }).optional(),
+  lastReconfiguration: reconfigurationReportSchema.optional(),
 });
 export type DeploymentReport = z.infer<typeof deploymentReportSchema>;
 

@@ -6,6 +6,7 @@ import { diffAllocations } from "../../../src/core/allocator/diff-allocations";
 import type { HostTopology } from "../../../src/core/topology/types";
 import { parseCpuList } from "../../../src/core/topology/cpulist";
 import { planBatchSize, type ServingPlan } from "../../../src/contracts/serving-plan";
+import type { ReconfigurationReport } from "../../../src/contracts/agent-protocol";
 import { BatchEstimator } from "./batch-estimator";
 import { IntervalStats } from "./interval-stats";
 import type { EstimatorParams } from "../../../src/core/estimator/params";
@@ -25,21 +26,7 @@ export interface ModelMetadata {
 }
 
 /** What one reconfiguration did and how long each phase took (Packrat §3.7), reported on the heartbeat. */
-export interface ReconfigurationReport {
-  generation: number;
-  kind: "scale" | "active-passive" | "batch-only";
-  outcome: "applied" | "failed";
-  error?: string;
-  started: number;
-  stopped: number;
-  kept: number;
-  /** CPUs the new set shared with the old one while both ran (the overlap staging on a small host). */
-  overlapCpus: number[];
-  phasesMs: { start: number; warm: number; switch: number; drain: number; stop: number; total: number };
-  /** Mean compute latency of the first full batches after the switch (filled in as they complete). */
-  servedBatchLatencyMs?: number;
-  servedBatches: number;
-}
+export type { ReconfigurationReport };
 
 export interface ServedModelOptions {
   name: string;

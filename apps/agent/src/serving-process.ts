@@ -10,6 +10,7 @@ import { AgentMetrics } from "./metrics";
 import { createOipServer } from "./oip-server";
 import { readModelMetadata, ServedModel, type ReconfigurationReport } from "./served-model";
 import type { IntervalSnapshot } from "./interval-stats";
+import type { EstimatorDecision, EstimatorState } from "../../../src/core/estimator/types";
 import { servingConfigSchema } from "./serving-config";
 import { readHostTopology } from "./topology-reader";
 import { agentVersion } from "./version";
@@ -44,10 +45,10 @@ export interface ModelReport {
   queueDepthRows: number;
   instances: Array<{ id: number; threads: number; batch: number; state: string; cpus: number[]; affinityOk: boolean }>;
   affinityOk: boolean;
-  estimator: unknown;
+  estimator: EstimatorState;
   /** The estimator's decisions since the previous report. */
-  estimatorTimeline: unknown[];
-  estimatorProposal?: { batchSize: number; decision: unknown; timeline: unknown[] };
+  estimatorTimeline: EstimatorDecision[];
+  estimatorProposal?: { batchSize: number; decision: EstimatorDecision; timeline: EstimatorDecision[] };
   lastReconfiguration?: ReconfigurationReport;
 }
 

@@ -115,8 +115,8 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       await recordEstimatorProposal(report.deploymentId, report.estimatorProposal, prisma)
         .catch((error: Error) => log.error("estimator proposal not recorded", { deploymentId: report.deploymentId, error: error.message }));
     } else if (report.estimatorTimeline?.length) {
-      const dwellMs = (report.estimator as { params?: { minDwellMs?: unknown } } | undefined)?.params?.minDwellMs;
-      await withdrawSettledEstimatorProposal(report.deploymentId, report.estimatorTimeline, typeof dwellMs === "number" ? dwellMs : DEFAULT_ESTIMATOR_PARAMS.minDwellMs, prisma)
+      const dwellMs = report.estimator?.params.minDwellMs ?? DEFAULT_ESTIMATOR_PARAMS.minDwellMs;
+      await withdrawSettledEstimatorProposal(report.deploymentId, report.estimatorTimeline, dwellMs, prisma)
         .catch((error: Error) => log.error("estimator proposal not withdrawn", { deploymentId: report.deploymentId, error: error.message }));
     }
   }

@@ -323,8 +323,8 @@ export class AttachedAgent {
       intervalMs: model.stats.intervalMs, requests: model.stats.requests, rows: model.stats.rows, histograms: model.stats.histograms,
       busyMs: model.stats.busyMs,
       queueDepthRows: model.queueDepthRows, instances: model.instances, affinityOk: model.affinityOk,
-      estimator: model.estimator, estimatorTimeline: model.estimatorTimeline as DeploymentReport["estimatorTimeline"],
-      estimatorProposal: model.estimatorProposal as DeploymentReport["estimatorProposal"], lastReconfiguration: model.lastReconfiguration,
+      estimator: model.estimator, estimatorTimeline: model.estimatorTimeline,
+      estimatorProposal: model.estimatorProposal, lastReconfiguration: model.lastReconfiguration,
     };
   }
 
