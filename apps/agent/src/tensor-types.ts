@@ -1,34 +1,27 @@
-// Open Inference Protocol datatypes ↔ ONNX Runtime tensor types ↔ typed arrays.
-export type OipDatatype = "BOOL" | "UINT8" | "UINT16" | "UINT32" | "UINT64" | "INT8" | "INT16" | "INT32" | "INT64" | "FP16" | "FP32" | "FP64";
-export type OrtType = "bool" | "uint8" | "uint16" | "uint32" | "uint64" | "int8" | "int16" | "int32" | "int64" | "float16" | "float32" | "float64";
+// Open Inference Protocol datatypes (the shared table) ↔ ONNX Runtime tensor types ↔ typed arrays.
+import { OIP_DATATYPES, oipDatatypeOfOnnx, type OipDatatype, type OnnxElementType } from "../../../src/contracts/oip-datatypes";
+
+export { isOipDatatype, type OipDatatype } from "../../../src/contracts/oip-datatypes";
+export type OrtType = OnnxElementType;
 export type TypedArray = Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Float32Array | Float64Array;
 
 interface TypeInfo { ort: OrtType; bytes: number; array: new (buffer: ArrayBuffer, offset?: number, length?: number) => TypedArray; bigint: boolean }
 
-export const DATATYPES: Record<OipDatatype, TypeInfo> = {
-  BOOL: { ort: "bool", bytes: 1, array: Uint8Array, bigint: false },
-  UINT8: { ort: "uint8", bytes: 1, array: Uint8Array, bigint: false },
-  UINT16: { ort: "uint16", bytes: 2, array: Uint16Array, bigint: false },
-  UINT32: { ort: "uint32", bytes: 4, array: Uint32Array, bigint: false },
-  UINT64: { ort: "uint64", bytes: 8, array: BigUint64Array, bigint: true },
-  INT8: { ort: "int8", bytes: 1, array: Int8Array, bigint: false },
-  INT16: { ort: "int16", bytes: 2, array: Int16Array, bigint: false },
-  INT32: { ort: "int32", bytes: 4, array: Int32Array, bigint: false },
-  INT64: { ort: "int64", bytes: 8, array: BigInt64Array, bigint: true },
-  FP16: { ort: "float16", bytes: 2, array: Uint16Array, bigint: false },
-  FP32: { ort: "float32", bytes: 4, array: Float32Array, bigint: false },
-  FP64: { ort: "float64", bytes: 8, array: Float64Array, bigint: false },
+/** The typed array that holds each datatype's elements (FP16 as raw 16-bit words). */
+const ARRAYS: Record<OipDatatype, TypeInfo["array"]> = {
+  BOOL: Uint8Array, UINT8: Uint8Array, UINT16: Uint16Array, UINT32: Uint32Array, UINT64: BigUint64Array,
+  INT8: Int8Array, INT16: Int16Array, INT32: Int32Array, INT64: BigInt64Array, FP16: Uint16Array, FP32: Float32Array, FP64: Float64Array,
 };
 
-const byOrt = new Map<string, OipDatatype>(Object.entries(DATATYPES).map(([k, v]) => [v.ort, k as OipDatatype]));
+export const DATATYPES = Object.fromEntries(
+  (Object.keys(OIP_DATATYPES) as OipDatatype[]).map((name) => {
+    const { onnx, bytes } = OIP_DATATYPES[name];
+    return [name, { ort: onnx, bytes, array: ARRAYS[name], bigint: name === "UINT64" || name === "INT64" }];
+  }),
+) as Record<OipDatatype, TypeInfo>;
 
 export function oipDatatypeOf(ortType: string): OipDatatype | undefined {
-  return byOrt.get(ortType);
-}
-
-export function isOipDatatype(value: string): value is OipDatatype {
-  // Own keys only: "constructor" or "toString" are in every object literal.
-  return Object.hasOwn(DATATYPES, value);
+  return oipDatatypeOfOnnx(ortType);
 }
 
 /** A tensor as it travels between HTTP, dispatcher and instances: a dense row-major buffer. */

@@ -1,24 +1,7 @@
-// Open Inference Protocol tensor datatypes as the load generator writes them: element size and value range.
-export const OIP_DATATYPES = {
-  BOOL: { bytes: 1, integer: true, min: 0, max: 1 },
-  UINT8: { bytes: 1, integer: true, min: 0, max: 255 },
-  UINT16: { bytes: 2, integer: true, min: 0, max: 65_535 },
-  UINT32: { bytes: 4, integer: true, min: 0, max: 4_294_967_295 },
-  UINT64: { bytes: 8, integer: true, min: 0, max: Number.MAX_SAFE_INTEGER },
-  INT8: { bytes: 1, integer: true, min: -128, max: 127 },
-  INT16: { bytes: 2, integer: true, min: -32_768, max: 32_767 },
-  INT32: { bytes: 4, integer: true, min: -2_147_483_648, max: 2_147_483_647 },
-  INT64: { bytes: 8, integer: true, min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER },
-  FP16: { bytes: 2, integer: false, min: -65_504, max: 65_504 },
-  FP32: { bytes: 4, integer: false, min: -Number.MAX_VALUE, max: Number.MAX_VALUE },
-  FP64: { bytes: 8, integer: false, min: -Number.MAX_VALUE, max: Number.MAX_VALUE },
-} as const;
+// Open Inference Protocol tensor datatypes as the load generator writes them: the shared table, and element codecs.
+import { OIP_DATATYPES, type OipDatatype } from "../../../src/contracts/oip-datatypes";
 
-export type OipDatatype = keyof typeof OIP_DATATYPES;
-
-export function isOipDatatype(value: string): value is OipDatatype {
-  return Object.hasOwn(OIP_DATATYPES, value);
-}
+export { isOipDatatype, OIP_DATATYPES, type OipDatatype } from "../../../src/contracts/oip-datatypes";
 
 /** Writes element i of a little-endian tensor. */
 export function writeElement(view: DataView, datatype: OipDatatype, i: number, value: number): void {

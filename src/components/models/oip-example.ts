@@ -1,5 +1,6 @@
 // A copyable Open Inference Protocol (KServe v2) request for a model: a one-line Node script that writes a request
 // of zeros at batch 1 (the body of a 3×224×224 image is too long to paste), then curl to an agent serving it.
+import { OIP_ONLY_NAMES, oipDatatypeOfOnnx } from "@/contracts/oip-datatypes";
 import { concreteShape, servingAxes } from "@/core/model-analysis/serving-axes";
 
 export interface OipInput {
@@ -9,13 +10,8 @@ export interface OipInput {
   shape: number[];
 }
 
-const OIP_DATATYPES: Record<string, string> = {
-  float32: "FP32", float64: "FP64", float16: "FP16", bfloat16: "BF16", int8: "INT8", int16: "INT16", int32: "INT32", int64: "INT64",
-  uint8: "UINT8", uint16: "UINT16", uint32: "UINT32", uint64: "UINT64", bool: "BOOL", string: "BYTES",
-};
-
 export function oipDatatype(dataType: string): string {
-  return OIP_DATATYPES[dataType] ?? dataType.toUpperCase();
+  return oipDatatypeOfOnnx(dataType) ?? OIP_ONLY_NAMES[dataType] ?? dataType.toUpperCase();
 }
 
 /**
