@@ -1,7 +1,7 @@
 // The agent protocol: REST under /api/agent/v1, bearer agent tokens. Agents pull; the control plane never calls an
 // agent. Both sides validate with these schemas; a change here is a protocol change (bump the version).
 import { z } from "zod";
-import type { EstimatorDecision, EstimatorState } from "../core/estimator/types";
+import { DECISION_OUTCOMES, type EstimatorDecision, type EstimatorState } from "../core/estimator/types";
 import { servingPlanSchema } from "./serving-plan";
 
 export const AGENT_PROTOCOL_VERSION = 1;
@@ -101,7 +101,7 @@ export const estimatorDecisionSchema = z.object({
   triggers: z.object({ timeoutShare: z.number(), batchTimeouts: z.boolean(), meanQueueDelayMs: nullableNumber, queueDelay: z.boolean(), holds: z.boolean() }),
   dwellRemainingMs: z.number().min(0),
   proposed: z.number().int().positive().nullable(),
-  outcome: z.enum(["no-samples", "stable-equals-current", "no-trigger", "dwell", "proposed"]),
+  outcome: z.enum(DECISION_OUTCOMES),
 });
 export type EstimatorDecisionReport = z.infer<typeof estimatorDecisionSchema>;
 const estimatorTimeline = z.array(estimatorDecisionSchema).max(ESTIMATOR_TIMELINE_MAX);

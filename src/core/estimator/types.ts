@@ -29,7 +29,8 @@ export interface EstimatorState {
   stable: number | null;
 }
 
-export type DecisionOutcome = "no-samples" | "stable-equals-current" | "no-trigger" | "dwell" | "proposed";
+export const DECISION_OUTCOMES = ["no-samples", "stable-equals-current", "no-trigger", "dwell", "proposed"] as const;
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
 
 /** One row of the estimator's timeline, one per decision, for charts and the audit trail. */
 export interface EstimatorDecision {

@@ -1,6 +1,7 @@
 // The profiler on this host: tiny CNN over t ∈ {1, 2} × b ∈ {1, 2, 4, 8}, in interleaved rounds, one pinned
 // instance per thread count, one running at a time.
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DECISION_STOPPING_RULE, PAPER_STOPPING_RULE } from "../../../../src/core/profiling/stopping-rule";
 import { buildTinyCnn } from "../../../../src/modelzoo/tiny-models";
 import { readHostTopology } from "../topology-reader";
+import { tsExecArgv } from "../ts-exec-argv";
 import { ProfileCancelledError, ProfileRunner, type ProfiledCell } from "./profile-runner";
 
 const dir = mkdtempSync(join(tmpdir(), "packrat-profiler-"));
@@ -23,6 +25,23 @@ function lastOf(cells: ProfiledCell[]): Map<string, ProfiledCell> {
 }
 
 describe("profile runner", () => {
+  it("a profiler process stays up between commands when the agent's own preload unref'd its IPC channel", async () => {
+    // npm start runs the agent with a preload that unrefs the supervisor's channel; forked children inherit it
+    // through execArgv. The profiler waits on its parent between rounds, so it must not exit there.
+    const preload = fileURLToPath(new URL("../../../../scripts/lib/exit-on-disconnect.mjs", import.meta.url));
+    const child = fork(fileURLToPath(new URL("./profiler-process.ts", import.meta.url)), [], { execArgv: ["--import", preload, ...tsExecArgv()], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(`exited (${signal ?? code})`)));
+    const reply = (command: object) => Promise.race([new Promise<{ kind: string }>((resolve) => { child.once("message", resolve); child.send(command); }), exited]);
+    try {
+      const cpus = [allowedCpus[0]!];
+      expect(await reply({ kind: "init", modelPath, threads: 1, coreCpus: [cpus], dimensions: {}, batches: [1] })).toMatchObject({ kind: "ready" });
+      await new Promise((r) => setTimeout(r, 500)); // idle, as between rounds: an unref'd channel lets the process end here
+      expect(await reply({ kind: "round", tasks: [{ batch: 1, warmup: 1, iterations: 3 }] })).toMatchObject({ kind: "round" });
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+
   it("measures 8 cells in rounds under the decision-aware rule, and its b = 8 cell agrees with a direct ORT measurement", async () => {
     const reports: ProfiledCell[] = [];
     await new ProfileRunner(topology).run(

@@ -129,4 +129,9 @@ process.on("message", (command: ProfilerCommand) => {
   else if (command.kind === "round") runRound(command.tasks).then((results) => send({ kind: "round", results }), fail);
   else void (session?.release() ?? Promise.resolve()).then(() => setTimeout(() => process.exit(0), 20), () => process.exit(0));
 });
-if (process.connected) process.on("disconnect", () => process.exit(0));
+// The parent talks to this process only over IPC, and waits on it between commands: the channel keeps it alive
+// (a preload the parent was started with, inherited through execArgv, may have unref'd it), and its closing ends it.
+if (process.connected) {
+  process.channel?.ref();
+  process.on("disconnect", () => process.exit(0));
+}

@@ -149,4 +149,9 @@ process.once("message", (run: TrialRun) => {
     (error: Error) => { send({ kind: "error", message: error.message }); setTimeout(() => process.exit(1), 20); },
   );
 });
-if (process.connected) process.on("disconnect", () => process.exit(0));
+// The parent talks to this process only over IPC, and waits on it between commands: the channel keeps it alive
+// (a preload the parent was started with, inherited through execArgv, may have unref'd it), and its closing ends it.
+if (process.connected) {
+  process.channel?.ref();
+  process.on("disconnect", () => process.exit(0));
+}
