@@ -197,6 +197,7 @@ export const sel = {
   profileHeadline: '[data-testid="profile-headline"]',
   profileProgressBar: '[data-testid="profile-progress-bar"]',
   profileCellsCount: '[data-testid="profile-cells-count"]',
+  profileJobMessage: '[data-testid="profile-job-message"]',
   profileMissing: '[data-testid="profile-missing"]',
   profileCsv: '[data-testid="profile-csv"]',
   profileHeatmap: '[data-testid="profile-heatmap"]',

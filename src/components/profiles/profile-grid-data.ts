@@ -4,6 +4,7 @@
  * sizes in the inner one, both ascending, skipping cells already measured, so "current" is the first missing cell
  * in that order.
  */
+import { CUT_SHORT_STOP_REASON } from "@/core/profiling/stopping-rule";
 
 /** One measured cell (mean batch latency L_{t,b} and its spread), as `profiles.get` returns it. */
 export interface ProfileCellData {
@@ -55,6 +56,16 @@ export type ProfileStatus = "queued" | "running" | "complete" | "partial" | "fai
 
 export const isActive = (status: string) => status === "queued" || status === "running";
 
+/** How long after a cancel the page keeps polling: the agent hands in the cells it cut short once it sees the cancel. */
+export const CUT_SHORT_WAIT_MS = 120_000;
+
+/** Whether the page should keep polling: a running job, or one cancelled moments ago. */
+export function isSettling(status: string, finishedAt: string | Date | null, now = Date.now()): boolean {
+  if (isActive(status)) return true;
+  return status === "cancelled" && finishedAt !== null && now - new Date(finishedAt).getTime() < CUT_SHORT_WAIT_MS;
+}
+
+
 /** The cell being measured: the first missing one while the job runs; none otherwise. */
 export function currentCell(grid: ProfileGrid, cells: readonly GridPoint[], status: string): GridPoint | null {
   if (status !== "running") return null;
@@ -87,7 +98,7 @@ export function describeCells(points: readonly GridPoint[], limit = 6): string {
 export interface ProgressInput {
   status: string;
   grid: ProfileGrid;
-  cells: readonly GridPoint[];
+  cells: ReadonlyArray<GridPoint & { stopReason?: string; rounds?: number | null }>;
   etaMs: number | null;
   jobError?: string | null;
 }
@@ -113,6 +124,7 @@ export function progressView(input: ProgressInput): ProgressView {
   const percent = total === 0 ? 0 : Math.floor((done / total) * 100);
   const current = currentCell(input.grid, input.cells, input.status);
   const cells = `${done} of ${total} cell${total === 1 ? "" : "s"}`;
+  const cut = input.cells.filter((c) => c.stopReason === CUT_SHORT_STOP_REASON);
   let headline: string;
   let tone: ProgressView["tone"] = "warn";
   switch (input.status) {
@@ -127,7 +139,7 @@ export function progressView(input: ProgressInput): ProgressView {
       tone = "ok";
       break;
     case "cancelled":
-      headline = `Cancelled with ${cells} measured.`;
+      headline = `Cancelled with ${cells} measured${cut.length ? `, ${cut.length === done ? (done === 1 ? "it" : "all") : cut.length} cut short by the cancel` : ""}.`;
       break;
     case "partial":
       headline = `Partial: the job ended with ${cells} measured${input.jobError ? ` (${input.jobError})` : ""}.`;
@@ -140,9 +152,14 @@ export function progressView(input: ProgressInput): ProgressView {
     default:
       headline = `${input.status}: ${cells} measured.`;
   }
-  const finishedShort = !isActive(input.status) && missing.length > 0;
-  const missingNote = finishedShort
-    ? `${done === 0 ? "No cell was measured (cells are measured in interleaved rounds, so most finish only near the end). " : ""}Missing ${missing.length} cell${missing.length === 1 ? "" : "s"}: ${describeCells(missing)}. The views show the cells that exist; the optimizer plans from complete profiles only.`
-    : null;
+  const finishedShort = !isActive(input.status) && (missing.length > 0 || cut.length > 0);
+  const rounds = cut.map((c) => c.rounds ?? 0);
+  const roundsText = rounds.length ? (Math.min(...rounds) === Math.max(...rounds) ? `${rounds[0]}` : `${Math.min(...rounds)}–${Math.max(...rounds)}`) : "";
+  const parts = [
+    cut.length ? `${cut.length} cell${cut.length === 1 ? " was" : "s were"} cut short by the cancel: ${cut.length === 1 ? "its estimate rests" : "their estimates rest"} on ${roundsText} round${roundsText === "1" ? "" : "s"}, fewer than the rule asks.` : null,
+    done === 0 ? "No cell was measured (cells are measured in interleaved rounds, so most finish only near the end)." : null,
+    missing.length ? `Missing ${missing.length} cell${missing.length === 1 ? "" : "s"}: ${describeCells(missing)}.` : null,
+  ].filter((x): x is string => x !== null);
+  const missingNote = finishedShort ? `${parts.join(" ")} The views show the cells that exist; the optimizer plans from complete profiles only.` : null;
   return { done, total, percent, current, missing, headline, missingNote, tone };
 }

@@ -12,7 +12,7 @@ import { useTRPC } from "@/trpc/react";
 import { ProfileCellsTable } from "./profile-cells-table";
 import { ProfileCharts } from "./profile-charts";
 import { profileCsv, profileCsvFileName } from "./profile-csv-data";
-import { isActive, progressView } from "./profile-grid-data";
+import { isActive, isSettling, progressView } from "./profile-grid-data";
 import { LatencyHeatmap, SpreadHeatmap } from "./profile-heatmaps";
 import { describeDims, describeRule, downloadText, ProgressBar, statusBadgeClass } from "./profile-parts";
 import type { ProfileData } from "./profile-types";
@@ -79,7 +79,7 @@ export function ProfileView({ id, canDelete }: { id: string; canDelete: boolean 
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const query = useQuery(trpc.profiles.get.queryOptions({ id }, { refetchInterval: (q) => (q.state.data && isActive(q.state.data.status) ? 1000 : false) }));
+  const query = useQuery(trpc.profiles.get.queryOptions({ id }, { refetchInterval: (q) => (q.state.data && isSettling(q.state.data.status, q.state.data.finishedAt) ? 1000 : false) }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.profiles.get.queryKey({ id }) });
   const cancel = useMutation(trpc.profiles.cancel.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.profiles.delete.mutationOptions({ onSuccess: () => router.push(query.data?.deploymentId ? `/deployments/${query.data.deploymentId}` : "/") }));
@@ -122,6 +122,7 @@ export function ProfileView({ id, canDelete }: { id: string; canDelete: boolean 
         <ProgressBar percent={progress.percent} label="Cells measured" testId="profile-progress-bar" />
         <div className="progress-meta">
           <span data-testid="profile-cells-count">{progress.done} / {progress.total} cells · {progress.percent}%</span>
+          {active && p.job?.message && <span data-testid="profile-job-message">{p.job.message}</span>}
           {p.job && p.job.attempts > 1 && <span>attempt {p.job.attempts} (resumed at the first missing cell)</span>}
           {p.finishedAt && <span>finished {formatTime(p.finishedAt)}</span>}
         </div>
@@ -131,7 +132,7 @@ export function ProfileView({ id, canDelete }: { id: string; canDelete: boolean 
             onClick={() => downloadText(profileCsvFileName({ id: p.id, modelName: p.model.name, version: p.model.version, hostName: p.agent.hostName }), profileCsv(p.cells))}>
             Export CSV
           </button>
-          {active && <button className="btn danger" type="button" disabled={cancel.isPending} onClick={() => { if (confirm("Cancel this profiling job? Cells measured so far are kept.")) cancel.mutate({ profileId: p.id }); }}>Cancel job</button>}
+          {active && <button className="btn danger" type="button" disabled={cancel.isPending} onClick={() => { if (confirm("Cancel this profiling job? Finished cells are kept, and cells still measuring are kept cut short (from the rounds measured so far).")) cancel.mutate({ profileId: p.id }); }}>Cancel job</button>}
           {!active && canDelete && <button className="btn danger" type="button" disabled={remove.isPending} onClick={() => { if (confirm("Delete this profile and its cells?")) remove.mutate({ profileId: p.id }); }}>Delete profile</button>}
           <span className="spacer" />
           {hasCells && <ComparePicker profile={p} />}

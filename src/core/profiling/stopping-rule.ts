@@ -41,6 +41,15 @@ export function roundIterationsOf(rule: StoppingRule): number {
 
 export type StopReason = "converged" | "settled" | "max-iterations" | "time-cap" | "fixed-count";
 
+/**
+ * The stop reason of a cell a cancel cut short: its estimate rests on the rounds measured before the cancel (fewer
+ * than the rule asks). Cells are measured in interleaved rounds and most finish only near the end, so a cancelled
+ * job keeps these rather than nothing.
+ */
+export const CUT_SHORT_STOP_REASON = "cancelled";
+/** A cut-short cell needs at least this many rounds: a mean and an interval. */
+export const CUT_SHORT_MIN_ROUNDS = 2;
+
 /** Whether to stop after `samplesMs` (measured iterations, warm-up excluded) taking `elapsedMs` so far. */
 export function shouldStop(rule: StoppingRule, samplesMs: readonly number[], elapsedMs: number): StopReason | null {
   const n = samplesMs.length;

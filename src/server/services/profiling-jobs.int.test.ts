@@ -103,14 +103,31 @@ describe("profiling jobs", () => {
     expect(profile.hardwareClass).toMatch(/1S × \d+C × \d+T/);
   });
 
-  it("cancels mid-job: the job ends cancelled and the agent goes idle", async () => {
+  it("cancels mid-job: the job ends cancelled, the cells it cut short are kept as such, and the agent goes idle", async () => {
     const { profileId } = await createProfileJob(caller, { deploymentId, threads: [1, 2], batches: SLOW_BATCHES, rule: "paper" });
     await running(profileId);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Past the 3rd of the paper rule's 10 rounds (10 iterations each): every cell has at least 2 rounds to keep.
+    await until(async () => Number(/round (\d+)/.exec((await jobOf(profileId)).progressMessage ?? "")?.[1] ?? 0) >= 3 || undefined, "round 3", 120_000);
+    const kept = () => agent.log().split("cut-short cells kept").length - 1;
+    const keptBefore = kept();
     await cancelProfileJob(caller, { profileId });
-    await until(async () => agent.log().includes("profiling job cancelled"), "the agent to stop the job");
+    await until(async () => kept() > keptBefore || undefined, "the agent to hand in its cut-short cells", 120_000);
     expect((await jobOf(profileId)).state).toBe("cancelled");
-    const cellsAtCancel = await db().profileCell.count({ where: { profileId } });
+    expect((await db().profile.findUniqueOrThrow({ where: { id: profileId } })).status).toBe("cancelled");
+    const cells = await db().profileCell.findMany({ where: { profileId } });
+    const cut = cells.filter((c) => c.stopReason === "cancelled");
+    expect(cut.length).toBeGreaterThan(0);
+    for (const c of cut) {
+      // Fewer rounds than the rule's 10, at least 2; 10 iterations a round; an estimate with an interval.
+      expect(c.rounds).toBeGreaterThanOrEqual(2);
+      expect(c.rounds).toBeLessThan(10);
+      expect(c.iterations).toBe(c.rounds! * 10);
+      expect(c.meanMs).toBeGreaterThan(0);
+      expect(c.ciHalfWidthMs).toBeGreaterThan(0);
+    }
+    // Cells that had finished keep their own stop reason; every cell of the grid is kept at most once.
+    expect(new Set(cells.map((c) => `${c.threads}x${c.batch}`)).size).toBe(cells.length);
+    const cellsAtCancel = cells.length;
     await new Promise((r) => setTimeout(r, 1500));
     expect(await db().profileCell.count({ where: { profileId } })).toBe(cellsAtCancel); // idle: nothing more arrives
   });

@@ -6,7 +6,7 @@ import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
 import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
+import { CUT_SHORT_STOP_REASON, ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
 import { summarizeTopology } from "@/core/topology/topology-queries";
 import type { HostTopology } from "@/core/topology/types";
@@ -218,8 +218,15 @@ async function ownedRunningJob(agentId: string, jobId: string, tx: Prisma.Transa
   return { job, params: profileJobParamsSchema.parse(job.params) };
 }
 
+/** How long after a cancel the agent may still hand in the cells it cut short. */
+const CUT_SHORT_GRACE_MS = 120_000;
+
 export async function recordProfileCells(agentId: string, jobId: string, cells: ProfileCellReport[], progress?: { round: number; measuring: number }, prisma: PrismaClient = db()) {
   return prisma.$transaction(async (tx) => {
+    if (cells.length > 0 && cells.every((c) => c.stopReason === CUT_SHORT_STOP_REASON)) {
+      const kept = await keepCutShortCells(agentId, jobId, cells, tx);
+      if (kept) return kept;
+    }
     const { job, params } = await ownedRunningJob(agentId, jobId, tx);
     const total = params.threads.length * params.batches.length;
     if (cells.length === 0) {
@@ -237,6 +244,24 @@ export async function recordProfileCells(agentId: string, jobId: string, cells: 
     await tx.job.update({ where: { id: job.id }, data: { progress: measured / total, progressMessage: `${measured} / ${total} cells; last t=${last.threads}, b=${last.batch}` } });
     return { measured, total };
   });
+}
+
+// The cells a cancel cut short, handed in by the agent right after it learned of the cancel: kept beside the
+// finished ones (never over them), the profile stays cancelled. Null when the job is not a recently cancelled one
+// of this agent's (the cells then go the normal way, and are refused there).
+async function keepCutShortCells(agentId: string, jobId: string, cells: ProfileCellReport[], tx: Prisma.TransactionClient) {
+  await tx.$queryRaw`SELECT id FROM job WHERE id = ${jobId} FOR UPDATE`;
+  const job = await tx.job.findUnique({ where: { id: jobId } });
+  if (!job || job.agentId !== agentId || job.kind !== "profile" || job.state !== "cancelled") return null;
+  if (!job.finishedAt || Date.now() - job.finishedAt.getTime() > CUT_SHORT_GRACE_MS) throw conflict("the job was cancelled too long ago to hand in cut-short cells");
+  const params = profileJobParamsSchema.parse(job.params);
+  for (const c of cells) {
+    if (!params.threads.includes(c.threads) || !params.batches.includes(c.batch)) throw invalidInput(`cell t=${c.threads}, b=${c.batch} is not in the job's grid`);
+  }
+  const data = cells.map((c) => ({ profileId: params.profileId, ...c, peakRssBytes: c.peakRssBytes === null ? null : BigInt(c.peakRssBytes) }));
+  await tx.profileCell.createMany({ data, skipDuplicates: true });
+  const measured = await tx.profileCell.count({ where: { profileId: params.profileId } });
+  return { measured, total: params.threads.length * params.batches.length };
 }
 
 export async function finishProfileJob(agentId: string, jobId: string, outcome: "done" | "failed", error: string | undefined, prisma: PrismaClient = db()) {

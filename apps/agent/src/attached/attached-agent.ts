@@ -134,7 +134,18 @@ export class AttachedAgent {
       await this.client.finishJob(jobId, "done");
       this.options.log("info", "profiling job done", { jobId });
     } catch (error) {
-      if (error instanceof ProfileCancelledError) { this.options.log("info", "profiling job cancelled", { jobId }); return; }
+      if (error instanceof ProfileCancelledError) {
+        this.options.log("info", "profiling job cancelled", { jobId });
+        // Most cells finish only in the last rounds: what the rounds so far measured goes back as cut-short cells.
+        const cut = runner.cutShortCells();
+        if (cut.length) {
+          await this.client.postCells(jobId, cut.map(cellReport)).then(
+            () => this.options.log("info", "cut-short cells kept", { jobId, cells: cut.length }),
+            (e: Error) => this.options.log("warn", "cut-short cells not kept", { jobId, error: e.message }),
+          );
+        }
+        return;
+      }
       this.options.log("error", "profiling job failed", { jobId, error: (error as Error).message });
       await this.client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
     }

@@ -10,7 +10,7 @@ import { restrictTopology } from "../../../../src/core/topology/topology-queries
 import type { HostTopology } from "../../../../src/core/topology/types";
 import { blockMeans } from "../../../../src/core/profiling/robust-estimate";
 import { cellKey, cellStopReason, estimateOf, planRound, type CellProgress } from "../../../../src/core/profiling/round-plan";
-import { cellStatistics, type StoppingRule } from "../../../../src/core/profiling/stopping-rule";
+import { cellStatistics, CUT_SHORT_MIN_ROUNDS, CUT_SHORT_STOP_REASON, type StoppingRule } from "../../../../src/core/profiling/stopping-rule";
 import { LatencyHistogram } from "../../../../src/core/stats/histogram";
 import type { ProfileCellReport } from "../../../../src/contracts/agent-jobs";
 import type { ProfilerCommand, ProfilerMessage, TaskResult } from "./profiler-process";
@@ -127,6 +127,7 @@ class ProfilerChild {
 export class ProfileRunner {
   private children: ProfilerChild[] = [];
   private cancelled = false;
+  private current?: { grid: ProfileGrid; states: CellState[] };
 
   constructor(private readonly topology: HostTopology) {}
 
@@ -152,6 +153,7 @@ export class ProfileRunner {
       }
     }
     const byKey = new Map(states.map((s) => [cellKey(s.threads, s.batch), s]));
+    this.current = { grid, states };
     const children = new Map<number, ProfilerChild>();
     const threshold = grid.interferenceThreshold ?? DEFAULT_INTERFERENCE_THRESHOLD;
     const maxRemeasures = grid.maxRemeasures ?? DEFAULT_MAX_REMEASURES;
@@ -210,6 +212,19 @@ export class ProfileRunner {
       for (const c of children.values()) c.stop();
       this.children = [];
     }
+  }
+
+  /**
+   * After a cancel: the cells not yet reported that have at least CUT_SHORT_MIN_ROUNDS rounds, as cut-short cells
+   * (their estimate and interval from the rounds measured; stop reason CUT_SHORT_STOP_REASON).
+   */
+  cutShortCells(): ProfiledCell[] {
+    if (!this.current) return [];
+    const { grid, states } = this.current;
+    const threshold = grid.interferenceThreshold ?? DEFAULT_INTERFERENCE_THRESHOLD;
+    return states
+      .filter((s) => !s.previous && s.reported === undefined && s.roundMeans.length >= CUT_SHORT_MIN_ROUNDS)
+      .map((s) => this.cellOf(s, grid, CUT_SHORT_STOP_REASON, s.capacityCpuMs > 0 && s.otherCpuMs / s.capacityCpuMs > threshold));
   }
 
   private record(s: CellState, r: TaskResult, grid: ProfileGrid): void {
