@@ -77,6 +77,8 @@ export const accessMatrix: Record<string, Allowed> = {
   "proposals.list": everyone,
   "proposals.optimize": everyone,
   "proposals.optimizerContext": everyone,
+  // Plan export (Triton, OVMS, KServe): whoever may read the plan.
+  "proposals.exportPlan": everyone,
   "proposals.create": operators,
   "proposals.cancelTrial": operators,
   "proposals.approve": sre,
