@@ -7,7 +7,7 @@
 import { execFile, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
@@ -18,6 +18,7 @@ import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createApiToken, revokeApiToken } from "@/server/services/api-tokens-service";
 import { parseProtobufText, protobufTextProblems } from "@/testing/protobuf-text";
+import { TRITON_MODEL_CONFIG_PROTO } from "@/testing/triton-model-config";
 import { freePort } from "../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, startAgentProcess, startRouteServer, stopProcess, until, type Route } from "../../test/control-plane-harness";
 import { recordSecret } from "../../test/secrets-list";
@@ -97,7 +98,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const tritonSchema = readFileSync(resolve(repoRoot, "src/core/export/fixtures/triton-model-config.proto"), "utf8");
+const tritonSchema = TRITON_MODEL_CONFIG_PROTO;
 
 describe("packrat CLI over the control plane", () => {
   it("drives upload → deploy → profile → optimize → propose → approve → export with role-scoped tokens", async () => {

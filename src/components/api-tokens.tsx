@@ -67,7 +67,7 @@ export function ApiTokens({ roles }: { roles: Array<{ value: Role; label: string
               <thead><tr><th>Name</th><th>Token</th><th>Role</th><th>Created</th><th>Expires</th><th>Last used</th><th>Status</th><th /></tr></thead>
               <tbody>
                 {tokens.data.map((t) => {
-                  const expired = new Date(t.expiresAt).getTime() <= Date.now();
+                  const expired = t.expired;
                   return (
                     <tr key={t.id} className={t.revokedAt || expired ? "inactive" : undefined} data-name={t.name}>
                       <td>{t.name}</td>

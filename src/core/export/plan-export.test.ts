@@ -1,12 +1,12 @@
-import { readFileSync } from "node:fs";
 import { load } from "js-yaml";
 import { ResourceRequirements } from "kubernetes-models/v1/ResourceRequirements";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseProtobufText, protobufTextProblems } from "@/testing/protobuf-text";
+import { TRITON_MODEL_CONFIG_PROTO } from "@/testing/triton-model-config";
 import { exportFormats, exportModelName, exportPlan, nearestUniformPlan, PlanNotExpressibleError, type ExportablePlan } from "./plan-export";
 
-const tritonSchema = readFileSync(new URL("./fixtures/triton-model-config.proto", import.meta.url), "utf8");
+const tritonSchema = TRITON_MODEL_CONFIG_PROTO;
 
 // OpenVINO Model Server's config.json, as its own schema (src/schema.cpp, models_config_schema) describes the fields
 // an export writes: additional properties are refused there, and here.

@@ -31,10 +31,13 @@ export const grantableRoles = (role: Role): Role[] => (role === "admin" ? ["ml_e
 export interface ApiTokenRow {
   id: string; name: string; prefix: string; role: Role;
   createdAt: Date; expiresAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  /** Past its expiry (as of this answer). */
+  expired: boolean;
 }
 
 const row = (t: { id: string; name: string; prefix: string; role: string; createdAt: Date; expiresAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): ApiTokenRow => ({
   id: t.id, name: t.name, prefix: t.prefix, role: t.role as Role, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt,
+  expired: t.expiresAt.getTime() <= Date.now(),
 });
 
 /** The caller's own tokens, live ones first. */

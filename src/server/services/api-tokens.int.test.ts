@@ -134,7 +134,7 @@ describe("personal API tokens", () => {
   it("the upload route takes a token without Origin and holds its role gate", async () => {
     const bytes = zooEntry("tiny-cnn").build();
     const upload = (token: string) => handleModelUpload(new Request(`${ORIGIN}/api/models/upload?name=token-upload-${Math.random().toString(36).slice(2, 7)}`, {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/octet-stream" }, body: bytes,
+      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/octet-stream" }, body: Buffer.from(bytes),
     }));
     expect((await upload((await mint(manager, "manager")).token)).status).toBe(403);
     const revoked = await mint(engineer, "ml_engineer");
