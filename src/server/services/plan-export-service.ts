@@ -3,7 +3,7 @@
 // (src/core/export/plan-export.ts). A strict export the format cannot express is a PRECONDITION_FAILED naming the losses.
 import type { PrismaClient } from "@/generated/prisma/client";
 import type { PlanExportInput } from "@/contracts/plan-export";
-import type { ServingPlan } from "@/contracts/serving-plan";
+import { servingPlanSchema, type ServingPlan } from "@/contracts/serving-plan";
 import { exportFormats, exportPlan, PlanNotExpressibleError, type PlanExport } from "@/core/export/plan-export";
 import { db } from "@/server/db/client";
 import { DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";
@@ -28,12 +28,17 @@ async function findPlan(input: PlanExportInput, prisma: PrismaClient): Promise<{
   if (source.kind === "proposal") {
     const proposal = await prisma.proposal.findUnique({ where: { id: source.proposalId } });
     if (!proposal) throw notFound("proposal", source.proposalId);
-    return { plan: proposal.plan as unknown as ServingPlan, deploymentId: proposal.deploymentId, sourceLabel: `proposal ${proposal.id} (${proposal.state})` };
+    // An estimator proposal that could not be planned (no profile) stores no plan.
+    const plan = servingPlanSchema.safeParse(proposal.plan);
+    if (!plan.success) throw new DomainError("NOT_FOUND", `proposal ${proposal.id} has no serving plan to export${proposal.blockedReason ? `: ${proposal.blockedReason}` : ""}`);
+    return { plan: plan.data, deploymentId: proposal.deploymentId, sourceLabel: `proposal ${proposal.id} (${proposal.state})` };
   }
   if (source.kind === "deployment") {
     const deployment = await deploymentModel(source.deploymentId, prisma);
-    const generation = await prisma.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId: deployment.id, generation: deployment.generation } } });
-    return { plan: generation.plan as unknown as ServingPlan, deploymentId: deployment.id, sourceLabel: `deployment ${deployment.id} generation ${deployment.generation}` };
+    const generation = await prisma.deploymentGeneration.findUnique({ where: { deploymentId_generation: { deploymentId: deployment.id, generation: deployment.generation } } });
+    const plan = servingPlanSchema.safeParse(generation?.plan);
+    if (!plan.success) throw new DomainError("NOT_FOUND", `deployment ${deployment.id} has no serving plan at generation ${deployment.generation}`);
+    return { plan: plan.data, deploymentId: deployment.id, sourceLabel: `deployment ${deployment.id} generation ${deployment.generation}` };
   }
   const optimized = await optimizeForDeployment(source, prisma);
   if (optimized.kind === "infeasible") throw invalidInput(`no plan: ${optimized.reason}`, { field: "batchSize" });
