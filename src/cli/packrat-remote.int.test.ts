@@ -1,7 +1,7 @@
 // The packrat CLI drives the whole loop against a real control plane over real HTTP (the tRPC, upload and agent
 // route handlers Next serves, in front of the real database) and a real agent process serving a tiny CNN:
 // login → models upload → deploy → profile start/wait → optimize → propose → approve (applied by the agent) →
-// plans export, each as its own CLI process with personal API tokens. Then the refusals: a revoked, an expired and
+// plans export → propose and reject, each as its own CLI process with personal API tokens. Then the refusals: a revoked, an expired and
 // an under-scoped token exit 4, and a --strict export of a pinned plan exits 6. Timings shortened: heartbeat
 // 300 ms, long-poll 1 s.
 import { execFile, type ChildProcess } from "node:child_process";
@@ -165,6 +165,13 @@ describe("packrat CLI over the control plane", () => {
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout.trim().split("\n")).toEqual([join(out, "triton", MODEL_NAME, "config.pbtxt"), join(out, "ovms", "config.json"), join(out, "kserve", `${MODEL_NAME}-inferenceservice.yaml`)]);
     expect(readFileSync(join(out, "kserve", `${MODEL_NAME}-inferenceservice.yaml`), "utf8")).toMatch(/kind: InferenceService/);
+
+    // A second proposal, rejected: a rejection needs a comment (1), then it is recorded.
+    const second = (await cli("ml", ["propose", "--deployment", deploymentId, "--profile", profileId, "--batch", "2", "--reason", "to be rejected"])).stdout.trim();
+    expect((await cli("sre", ["reject", second])).code).toBe(REMOTE_EXIT.usage);
+    const rejected = await cli("sre", ["reject", second, "--comment", "not now", "--json"]);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    expect((await db().proposal.findUniqueOrThrow({ where: { id: second } })).state).toBe("rejected");
   }, 600_000);
 
   it("a revoked, an expired or an under-scoped token is refused with exit 4; no login is exit 4 too", async () => {

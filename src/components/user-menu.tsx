@@ -16,7 +16,7 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
       <div className="who">{name}</div>
       <div className="email">{email}</div>
       <span className="role" data-testid="user-role">{role}</span>
-      <Link href="/account" className="small" data-testid="account-link">API tokens</Link>
+      <Link href="/account" className="account-link" data-testid="account-link">Your account &amp; API tokens</Link>
       <button className="btn" type="button" onClick={signOut} disabled={busy}>{busy ? "Signing out…" : "Sign out"}</button>
     </div>
   );
