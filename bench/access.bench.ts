@@ -73,6 +73,7 @@ const bench: Benchmark = {
       routeServer = started;
       const world = await probes.buildBoundaryWorld(started.url, dataDir);
       const agentOnTrpc = await probes.probeTrpcWithAgentToken(world, (path) => accessMatrix[path] === "public");
+      const apiTokens = await probes.probeTrpcWithApiTokens((path, role) => accessMatrix[path] === "public" || !!(accessMatrix[path] as readonly string[] | undefined)?.includes(role));
       const nonAgent = await probes.probeNonAgentIdentities(world);
       const crossAgent = await probes.probeCrossAgent(world);
       const revocation = await probes.probeRevocation(world);
@@ -80,6 +81,7 @@ const bench: Benchmark = {
       const groups: Array<[string, ProbeResult[]]> = [
         ["tRPC, procedures × (anonymous + 4 roles)", matrix],
         ["tRPC, every procedure with an agent token", agentOnTrpc],
+        ["tRPC, every procedure with a personal API token of each role", apiTokens],
         ["agent API, every route × non-agent credentials", nonAgent],
         ["agent API, agent A vs agent B (incl. positive controls)", crossAgent],
         ["agent API, revoked token on every route", revocation],

@@ -17,7 +17,9 @@ import { deployModel, undeployModel } from "@/server/services/deployments-servic
 import { createProfileJob } from "@/server/services/profiling-service";
 import type { ServiceCaller } from "@/server/services/users-service";
 import { insertModelVersion } from "./control-plane-harness";
-import { recordSessionCookie } from "./secrets-list";
+import { recordSecret, recordSessionCookie } from "./secrets-list";
+import { createApiToken } from "@/server/services/api-tokens-service";
+import { roles, type Role } from "@/server/auth/roles";
 
 export interface ProbeResult { group: string; check: string; status: number; allowed: boolean; shouldBeAllowed: boolean }
 
@@ -34,7 +36,8 @@ export interface BoundaryWorld {
   /** The profile job queued for agent A (named version: aJob). */
   jobId: string;
   session: { cookie: string; token: string };
-  tokens: { revoked: string; unregistered: string; enrollment: string };
+  /** `api`: the admin's personal API token (a user's credential, never an agent's). */
+  tokens: { revoked: string; unregistered: string; enrollment: string; api: string };
 }
 
 export const registration = (host: string, bootId: string = randomUUID()) => ({
@@ -104,12 +107,14 @@ export async function buildBoundaryWorld(url: string, dataDir: string): Promise<
   const unregistered = await createTestAgentToken(admin, { name: `probe-unregistered-${suffix}` });
   const enrollment = await createTestEnrollmentToken(admin, { name: `probe-enrollment-${suffix}` });
   const session = await signIn(adminUser.email, adminUser.password);
+  const api = (await createApiToken(admin, { name: `probe-api-${suffix}`, role: "admin", expiresInDays: 1 })).token;
+  recordSecret("api token", api);
   const version = (v: { id: string; artifactSha256: string }) => ({ id: v.id, sha256: v.artifactSha256 });
   return {
     url, admin, a, b, jobId, session,
     versions: { aDeployed: version(aV1), aJob: version(aV2), bDeployed: version(bV1), nowhere: version(cV1) },
     deployments: { a: deploymentA.id, b: deploymentB.id },
-    tokens: { revoked: revoked.token, unregistered: unregistered.token, enrollment: enrollment.token },
+    tokens: { revoked: revoked.token, unregistered: unregistered.token, enrollment: enrollment.token, api },
   };
 }
 
@@ -149,6 +154,7 @@ export function nonAgentIdentities(w: BoundaryWorld): Array<{ name: string; head
     { name: "user session cookie + revoked token", headers: { cookie: w.session.cookie, ...bearer(w.tokens.revoked) } },
     { name: "revoked agent token", headers: bearer(w.tokens.revoked) },
     { name: "enrollment token", headers: bearer(w.tokens.enrollment), routes: "all-but-register" },
+    { name: "an admin's personal API token", headers: bearer(w.tokens.api) },
   ];
 }
 
@@ -180,6 +186,31 @@ export async function probeTrpcWithAgentToken(w: BoundaryWorld, isPublic: (path:
     // 401 and 403 are the gate; anything else (200, or 400 for the empty input) got past it.
     const allowed = response.status !== 401 && response.status !== 403;
     results.push({ group: "tRPC, agent token", check: path, status: response.status, allowed, shouldBeAllowed: isPublic(path) });
+  }
+  return results;
+}
+
+/**
+ * Every tRPC procedure with a personal API token of each role (a user of that role), over the HTTP handler and,
+ * for mutations, without an Origin (a token caller is exempt from that check, never from the role gate).
+ */
+export async function probeTrpcWithApiTokens(mayCall: (path: string, role: Role) => boolean): Promise<ProbeResult[]> {
+  const origin = new URL(env().PACKRAT_PUBLIC_URL).origin;
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
+  const results: ProbeResult[] = [];
+  for (const role of roles) {
+    const user = await insertTestUser(db(), role);
+    const { token } = await createApiToken({ user, requestId: "access-probes" }, { name: `probe-${role}`, role, expiresInDays: 1 });
+    recordSecret("api token", token);
+    for (const path of Object.keys(procedures).sort()) {
+      const mutation = procedures[path]!._def.type === "mutation";
+      const response = await handleTrpcRequest(new Request(`${origin}/api/trpc/${path}`, mutation
+        ? { method: "POST", headers: { ...bearer(token), "content-type": "application/json" }, body: "{}" }
+        : { method: "GET", headers: bearer(token) }));
+      await response.body?.cancel();
+      const allowed = response.status !== 401 && response.status !== 403;
+      results.push({ group: "tRPC, personal API token", check: `${path} with a ${role} token`, status: response.status, allowed, shouldBeAllowed: mayCall(path, role) });
+    }
   }
   return results;
 }

@@ -39,6 +39,7 @@ export async function agentApiRoutes(): Promise<Route[]> {
 }
 
 export { startRouteServer };
+export type { Route };
 
 export interface TestAgent { process: ChildProcess; log: () => string; url: string }
 

@@ -8,7 +8,7 @@ import { MIN_SECRET_LENGTH } from "../scripts/lib/secret-scan";
 export const SECRETS_LIST_ENV = "PACKRAT_SECRETS_LIST";
 
 export type SecretKind =
-  | "agent token" | "enrollment token" | "session token" | "session cookie" | "password" | "password hash"
+  | "agent token" | "api token" | "enrollment token" | "session token" | "session cookie" | "password" | "password hash"
   | "admin password" | "inference token" | "auth secret" | "database password";
 
 /**

@@ -7,6 +7,7 @@ import { optimize } from "../core/optimizer/optimize";
 import type { BaselineResult, OptimizedPlan, PlanGroup } from "../core/optimizer/types";
 import { ProfileError } from "../core/profile/profile";
 import { parseProfileCsv, ProfileCsvError } from "./profile-csv";
+import { isRemoteCommand, REMOTE_USAGE, runRemote } from "./remote-commands";
 
 /** Exit codes: scripts branch on them. */
 export const EXIT = { ok: 0, usage: 1, badFile: 2, infeasible: 3 } as const;
@@ -19,7 +20,9 @@ export const USAGE = `Usage: npm run -s packrat -- optimize --profile FILE.csv -
   --tie-tolerance E    plans within L*·(1+E) count as tied; the simplest wins (default 0)
   --json               print the library's result as JSON
 
-Exit codes: 0 plan, 1 bad arguments, 2 bad profile file (the message names the line), 3 infeasible.`;
+Exit codes: 0 plan, 1 bad arguments, 2 bad profile file (the message names the line), 3 infeasible.
+
+${REMOTE_USAGE}`;
 
 export interface CliIo {
   readFile(path: string): string;
@@ -56,7 +59,7 @@ export function runPackrat(argv: readonly string[], io: CliIo): number {
     return EXIT.ok;
   }
   if (positionals[0] !== "optimize" || positionals.length !== 1) {
-    io.stderr(`packrat: expected the command "optimize", got ${positionals.length === 0 ? "none" : positionals.join(" ")}\n\n${USAGE}\n`);
+    io.stderr(`packrat: expected the command "optimize" (or one over a control plane, below), got ${positionals.length === 0 ? "none" : positionals.join(" ")}\n\n${USAGE}\n`);
     return EXIT.usage;
   }
   const missing = (["profile", "cores", "batch"] as const).filter((name) => values[name] === undefined);
@@ -165,13 +168,19 @@ function pad(value: string | number, width: number): string {
   return String(value).padStart(width);
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
-if (invokedDirectly) {
-  const code = runPackrat(process.argv.slice(2), {
-    readFile: (path) => readFileSync(path, "utf8"),
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+/** The CLI's entry: `optimize` on a CSV runs here, offline; every other command goes to the control plane. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const io = {
+    stdout: (text: string) => void process.stdout.write(text),
+    stderr: (text: string) => void process.stderr.write(text),
     cwd: process.env.INIT_CWD ?? process.cwd(),
-  });
-  process.exitCode = code;
+  };
+  if (isRemoteCommand(argv)) return runRemote(argv, { ...io, env: process.env });
+  return runPackrat(argv, { ...io, readFile: (path) => readFileSync(path, "utf8") });
+}
+
+// Run as a script (tsx src/cli/packrat.ts), or through bin/packrat.mjs, which sets PACKRAT_CLI_MAIN.
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
+if (invokedDirectly || process.env.PACKRAT_CLI_MAIN === "1") {
+  void main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
 }

@@ -12,6 +12,7 @@ import { SummaryTile } from "@/components/planning/planner-controls";
 import { formatFixed, formatMs, formatRate, formatSig } from "@/lib/planning/format";
 import { useTRPC } from "@/trpc/react";
 import { PlanTrialPanel } from "@/components/trials/plan-trial-panel";
+import { PlanExportPanel } from "./plan-export-panel";
 import {
   batchTicks, chartCsv, chartRows, checkLabels, defaultProfile, describeGroups, parseBatch, parseTimeout, perturbedWarning,
   plannedCoreMap, profileOptions, serializeOptimizerState, tupleText, validateCandidate, type OptimizerUrlState,
@@ -263,6 +264,8 @@ export function OptimizerView({ initial, canPropose }: { initial: OptimizerUrlSt
               <p className="muted" data-testid="opt-validator-unavailable">{validator?.ok === false ? validator.error : ""}</p>
             )}
           </section>
+
+          {chosen && profile && <PlanExportPanel deploymentId={chosen.id} profileId={profile.id} batchSize={plan.batchSize} batchTimeoutMs={plan.batchTimeoutMs} />}
 
           {canPropose ? (
             <form className="card propose-form" onSubmit={submit} data-testid="propose-form">

@@ -53,13 +53,13 @@ function routeDirs(): string[] {
 const lines = (results: ProbeResult[]) => results.map((r) => `${r.check}: ${r.status}`);
 
 describe("agent API boundaries", () => {
-  it("every agent route answers 401 to a user's session (cookie or token), no, unknown, revoked and enrollment tokens", async () => {
+  it("every agent route answers 401 to a user's session (cookie or token), a personal API token, no, unknown, revoked and enrollment tokens", async () => {
     // Every route Next serves is probed: a new route fails here until test/access-probes.ts lists it.
     const routes = agentRoutes(world);
     expect(routes.map((r) => r.dir).sort()).toEqual(routeDirs());
     const results = await probeNonAgentIdentities(world);
-    // Each route × 7 credentials, plus every route but register for the enrollment token (register is its place).
-    expect(results).toHaveLength(routes.length * 7 + routes.length - 1);
+    // Each route × 8 credentials, plus every route but register for the enrollment token (register is its place).
+    expect(results).toHaveLength(routes.length * 8 + routes.length - 1);
     expect(lines(results.filter((r) => r.status !== 401))).toEqual([]);
   });
 

@@ -2,6 +2,9 @@
 // a deliberately empty input. Anonymous must get UNAUTHORIZED, a role outside the matrix's list FORBIDDEN
 // (so the gate runs before input validation: an empty input would otherwise be BAD_REQUEST), and an allowed
 // role anything else. A procedure missing from the matrix, or a matrix entry with no procedure, fails.
+// Token callers too: every procedure over the HTTP handler with a personal API token of each role (mutations
+// without an Origin: a token is exempt from the dashboard-origin check, never from the role gate), an admin's
+// token scoped down to each role (the token's role counts, not the user's), and a revoked and an expired token.
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/api/root";
@@ -10,6 +13,10 @@ import { roles, type Role } from "@/server/auth/roles";
 import { contextFor, insertTestUser } from "@/server/auth/test-support";
 import type { SessionUser } from "@/server/auth/session";
 import { db } from "@/server/db/client";
+import { env } from "@/server/env";
+import { handleTrpcRequest } from "@/server/api/http-handler";
+import { createApiToken, revokeApiToken } from "@/server/services/api-tokens-service";
+import { recordSecret } from "../../../test/secrets-list";
 
 type Outcome = "UNAUTHORIZED" | "FORBIDDEN" | "allowed";
 const callers = ["anonymous", ...roles] as const;
@@ -67,6 +74,74 @@ describe("access matrix", () => {
       }
     }
     // One table-shaped diff when anything disagrees.
+    expect(actual).toEqual(wanted);
+  });
+});
+
+type HttpOutcome = Outcome | `status ${number}`;
+
+async function tokenOutcome(token: string, path: string): Promise<HttpOutcome> {
+  const origin = new URL(env().PACKRAT_PUBLIC_URL).origin;
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
+  const mutation = procedures[path]!._def.type === "mutation";
+  const response = await handleTrpcRequest(new Request(`${origin}/api/trpc/${path}`, mutation
+    ? { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" }
+    : { method: "GET", headers: { authorization: `Bearer ${token}` } }));
+  await response.body?.cancel();
+  if (response.status === 401) return "UNAUTHORIZED";
+  if (response.status === 403) return "FORBIDDEN";
+  return "allowed";
+}
+
+describe("access matrix, personal API token callers over HTTP", () => {
+  const tokens = {} as Record<Role, string>;
+  const scoped = {} as Record<Role, string>;
+  let revoked = "";
+  let expired = "";
+
+  beforeAll(async () => {
+    const prisma = db();
+    const admin = await insertTestUser(prisma, "admin");
+    for (const role of roles) {
+      const user = await insertTestUser(prisma, role);
+      tokens[role] = (await createApiToken({ user, requestId: "matrix" }, { name: `matrix-${role}`, role, expiresInDays: 1 })).token;
+      scoped[role] = (await createApiToken({ user: admin, requestId: "matrix" }, { name: `matrix-admin-as-${role}`, role, expiresInDays: 1 })).token;
+      recordSecret("api token", tokens[role]);
+      recordSecret("api token", scoped[role]);
+    }
+    const r = await createApiToken({ user: admin, requestId: "matrix" }, { name: "matrix-revoked", role: "admin", expiresInDays: 1 });
+    await revokeApiToken({ user: admin, requestId: "matrix" }, { id: r.id });
+    const e = await createApiToken({ user: admin, requestId: "matrix" }, { name: "matrix-expired", role: "admin", expiresInDays: 1 });
+    await prisma.apiToken.update({ where: { id: e.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    revoked = r.token;
+    expired = e.token;
+    recordSecret("api token", revoked);
+    recordSecret("api token", expired);
+  });
+
+  it("a token of each role, and an admin's token scoped to each role, answer exactly as the matrix says for that role", async () => {
+    const actual: Record<string, Record<string, HttpOutcome>> = {};
+    const wanted: Record<string, Record<string, HttpOutcome>> = {};
+    for (const path of procedurePaths) {
+      actual[path] = {};
+      wanted[path] = {};
+      for (const role of roles) {
+        actual[path][role] = await tokenOutcome(tokens[role], path);
+        actual[path][`admin as ${role}`] = await tokenOutcome(scoped[role], path);
+        wanted[path][role] = expected(path, role);
+        wanted[path][`admin as ${role}`] = expected(path, role);
+      }
+    }
+    expect(actual).toEqual(wanted);
+  });
+
+  it("a revoked or an expired token is anonymous: UNAUTHORIZED on everything that is not public", async () => {
+    const actual: Record<string, HttpOutcome[]> = {};
+    const wanted: Record<string, HttpOutcome[]> = {};
+    for (const path of procedurePaths) {
+      actual[path] = [await tokenOutcome(revoked, path), await tokenOutcome(expired, path)];
+      wanted[path] = [expected(path, "anonymous"), expected(path, "anonymous")];
+    }
     expect(actual).toEqual(wanted);
   });
 });

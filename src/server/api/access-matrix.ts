@@ -33,6 +33,11 @@ export const accessMatrix: Record<string, Allowed> = {
   "audit.list": sre,
   "audit.filterOptions": sre,
 
+  // Personal API tokens: each user their own, with a role never above theirs (the service checks).
+  "apiTokens.list": everyone,
+  "apiTokens.create": everyone,
+  "apiTokens.revoke": everyone,
+
   "agentTokens.list": sre,
   "agentTokens.create": sre,
   "agentTokens.revoke": sre,
@@ -77,6 +82,8 @@ export const accessMatrix: Record<string, Allowed> = {
   "proposals.list": everyone,
   "proposals.optimize": everyone,
   "proposals.optimizerContext": everyone,
+  // Plan export (Triton, OVMS, KServe): whoever may read the plan.
+  "proposals.exportPlan": everyone,
   "proposals.create": operators,
   "proposals.cancelTrial": operators,
   "proposals.approve": sre,

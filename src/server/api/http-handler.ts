@@ -1,12 +1,14 @@
 // /api/trpc over HTTP: the CSRF check in front of tRPC, and the request id on every response. A mutation is
 // accepted only as a JSON POST from the dashboard's origin (request-guard.ts); a mutation asked for with GET
 // is refused with 403 too, not left to tRPC's 405. Queries stay GET, so browsers and server components read
-// freely; only the session cookie identifies the caller (createTrpcContext), never an agent token.
+// freely. The caller is the session cookie's user or a personal API token's (createTrpcContext), never an agent
+// token; a token caller is exempt from the Origin check (no browser sends it by itself), never from role checks.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/api/root";
 import { createTrpcContext } from "@/server/api/trpc";
 import { forbiddenResponse, mutationRejection } from "@/server/auth/request-guard";
 import { env } from "@/server/env";
+import { bearerApiToken } from "@/server/services/api-tokens-service";
 import { BodyTooLargeError, bodyTooLargeResponse, withLimitedBody } from "@/server/http/limited-body";
 import { log, requestIdFrom } from "@/server/log";
 import { TRPC_MAX_BATCH_CALLS } from "@/trpc/batch-limit";
@@ -33,7 +35,7 @@ export async function handleTrpcRequest(incoming: Request): Promise<Response> {
   const readOnly = request.method === "GET" || request.method === "HEAD";
   const rejection = readOnly
     ? (namesAMutation(request) ? `changes are accepted only as POST (got ${request.method})` : null)
-    : mutationRejection(request, env().PACKRAT_PUBLIC_URL);
+    : mutationRejection(request, env().PACKRAT_PUBLIC_URL, { bearer: bearerApiToken(request.headers) !== null });
   if (rejection) {
     log.warn("trpc request refused", { requestId, method: request.method, path: new URL(request.url).pathname, reason: rejection });
     return forbiddenResponse(rejection, requestId);

@@ -1,7 +1,8 @@
 // POST /api/models/upload?name=…[&description=…][&fileName=…][&dims=sequence:128,…][&batchAxes=h0:1,…], the body the raw .onnx file
 // (application/octet-stream). Streamed into the artifact store, never buffered. The same CSRF rule as every other
 // change: POST from the dashboard's Origin, with a content type a plain HTML form cannot send; then a session
-// whose role passes ml_engineer (admin passes too). This route must stay out of any Next proxy/middleware, which
+// whose role passes ml_engineer (admin passes too). A personal API token (Authorization: Bearer prpat_…) stands
+// for the session and skips the Origin check; its role must pass the same gate. This route must stay out of any Next proxy/middleware, which
 // buffers bodies and cuts them at 10 MB.
 import { roleSatisfies } from "@/server/auth/roles";
 import { getSessionUser } from "@/server/auth/session";
@@ -14,6 +15,7 @@ import { httpStatusFor } from "@/server/errors/error-mapping";
 import { log, requestIdFrom } from "@/server/log";
 import { ModelRejectedError } from "@/lib/onnx/validate-model";
 import { uploadModel, type UploadLimits } from "@/server/services/models-upload-service";
+import { authenticateApiToken, bearerApiToken } from "@/server/services/api-tokens-service";
 
 export interface UploadErrorBody { error: { code: string; message: string; field?: string } }
 
@@ -63,7 +65,9 @@ export async function handleModelUpload(
   if (request.method !== "POST") return refuse(405, "METHOD_NOT_ALLOWED", `uploads are POST requests (got ${request.method})`, requestId);
   const publicOrigin = new URL(env().PACKRAT_PUBLIC_URL).origin;
   const origin = request.headers.get("origin");
-  if (origin !== publicOrigin) {
+  // A personal API token is not sent by a browser on its own: its caller is exempt from the Origin check.
+  const token = bearerApiToken(request.headers);
+  if (!token && origin !== publicOrigin) {
     const reason = origin ? `the request's Origin ${origin} is not this dashboard's (${publicOrigin})` : "the request has no Origin header";
     log.warn("upload refused", { requestId, reason });
     return refuse(403, "FORBIDDEN", reason, requestId);
@@ -72,8 +76,8 @@ export async function handleModelUpload(
   if (type !== "application/octet-stream") {
     return refuse(415, "UNSUPPORTED_MEDIA_TYPE", `send the file as application/octet-stream (got ${type ?? "no content type"})`, requestId);
   }
-  const user = await getSessionUser(request.headers);
-  if (!user) return refuse(401, "UNAUTHORIZED", "Sign in first", requestId);
+  const user = token ? await authenticateApiToken(token) : await getSessionUser(request.headers);
+  if (!user) return refuse(401, "UNAUTHORIZED", token ? "the API token is unknown, revoked or expired" : "Sign in first", requestId);
   if (!roleSatisfies(user.role, "ml_engineer")) return refuse(403, "FORBIDDEN", "You need the ml_engineer role to upload models", requestId);
 
   const url = new URL(request.url);

@@ -1,5 +1,6 @@
 import { createTrpcRouter, createCallerFactory } from "@/server/api/trpc";
 import { agentTokensRouter } from "@/server/api/routers/agent-tokens";
+import { apiTokensRouter } from "@/server/api/routers/api-tokens";
 import { agentsRouter } from "@/server/api/routers/agents";
 import { alertsRouter } from "@/server/api/routers/alerts";
 import { deploymentsRouter } from "@/server/api/routers/deployments";
@@ -24,6 +25,7 @@ export const appRouter = createTrpcRouter({
   loadTests: loadTestsRouter,
   audit: auditRouter,
   agentTokens: agentTokensRouter,
+  apiTokens: apiTokensRouter,
   models: modelsRouter,
   enrollmentTokens: enrollmentTokensRouter,
   agents: agentsRouter,

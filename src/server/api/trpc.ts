@@ -12,14 +12,23 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/er
 import { DomainError, invalidInput } from "@/server/errors/domain-errors";
 import { trpcCodeFor } from "@/server/errors/error-mapping";
 import { log, requestIdFrom, type Logger } from "@/server/log";
+import { authenticateApiToken, bearerApiToken } from "@/server/services/api-tokens-service";
 import { findUnstorableText } from "./storable-input";
 
 export interface TrpcContext {
   headers: Headers;
   requestId: string;
   log: Logger;
-  /** The signed-in user (session cookie only; agent tokens are never accepted here), looked up on first use. */
+  /**
+   * The caller, looked up on first use: a personal API token's user (Authorization: Bearer prpat_…, with the token's
+   * role; the cookie is then ignored), else the session cookie's. Agent tokens are never accepted here.
+   */
   getUser: () => Promise<SessionUser | null>;
+}
+
+function callerOf(headers: Headers): Promise<SessionUser | null> {
+  const token = bearerApiToken(headers);
+  return token ? authenticateApiToken(token) : getSessionUser(headers);
 }
 
 export async function createTrpcContext(opts: { headers: Headers; requestId?: string }): Promise<TrpcContext> {
@@ -29,7 +38,7 @@ export async function createTrpcContext(opts: { headers: Headers; requestId?: st
     headers: opts.headers,
     requestId,
     log: log.child({ requestId }),
-    getUser: () => (user ??= getSessionUser(opts.headers)),
+    getUser: () => (user ??= callerOf(opts.headers)),
   };
 }
 

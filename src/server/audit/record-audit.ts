@@ -28,7 +28,10 @@ function json(value: unknown): Prisma.InputJsonValue | undefined {
   return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue);
 }
 
-export const userActor = (user: { id: string; email: string }): AuditActor => ({ type: "user", id: user.id, label: user.email });
+/** A user as an actor; an action taken with a personal API token says which, after the email. */
+export const userActor = (user: { id: string; email: string; apiToken?: { name: string } }): AuditActor => ({
+  type: "user", id: user.id, label: user.apiToken ? `${user.email} (API token ${user.apiToken.name})` : user.email,
+});
 
 export async function recordAudit(tx: AuditWriter, event: AuditEventInput): Promise<void> {
   const { actor } = event;

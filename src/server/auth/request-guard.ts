@@ -14,11 +14,16 @@ export function acceptedOrigins(publicUrl: string): string[] {
   return [url.origin, ...LOOPBACK_HOSTS.filter((host) => host !== url.hostname).map((host) => `${url.protocol}//${host}${port}`)];
 }
 
-/** Why a state-changing request is refused, or null when it may proceed. */
-export function mutationRejection(request: Request, publicUrl: string): string | null {
+/**
+ * Why a state-changing request is refused, or null when it may proceed. `bearer`: the caller authenticates with a
+ * personal API token, not a cookie, so no other site can make a browser send it: the Origin check does not apply
+ * (POST and JSON still do).
+ */
+export function mutationRejection(request: Request, publicUrl: string, options: { bearer?: boolean } = {}): string | null {
   if (request.method !== "POST") return `changes are accepted only as POST (got ${request.method})`;
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") return `changes are accepted only as application/json (got ${type ?? "no content type"})`;
+  if (options.bearer) return null;
   const origin = request.headers.get("origin");
   if (!origin) return "the request has no Origin header";
   if (!acceptedOrigins(publicUrl).includes(origin)) return `the request's Origin ${origin} is not this dashboard's (${new URL(publicUrl).origin})`;

@@ -8,6 +8,8 @@ export interface SessionUser {
   email: string;
   name: string;
   role: Role;
+  /** Set when the caller came with a personal API token (Authorization: Bearer), not a session: the role is the token's. */
+  apiToken?: { id: string; name: string };
 }
 
 /** The signed-in user, or null. Only the session cookie counts: an Authorization header is ignored. */

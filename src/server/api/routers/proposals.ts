@@ -2,6 +2,8 @@ import { z } from "zod";
 import { authenticatedProcedure, createTrpcRouter, operatorProcedure, sreProcedure } from "@/server/api/trpc";
 import { optimizeForDeployment } from "@/server/services/optimizer-service";
 import { optimizerContext } from "@/server/services/optimizer-context-service";
+import { planExportInputSchema } from "@/contracts/plan-export";
+import { exportServingPlan } from "@/server/services/plan-export-service";
 import { cancelPlanTrial } from "@/server/services/plan-trial-service";
 import { approveProposal, listProposals, proposeFromOptimizer, rejectProposal, rollbackDeployment } from "@/server/services/proposals-service";
 
@@ -23,6 +25,8 @@ export const proposalsRouter = createTrpcRouter({
     .query(({ input }) => optimizeForDeployment(input)),
   // The Optimizer page's choices (deployments, the chosen one's profiles with compatibility, its model's SLO).
   optimizerContext: authenticatedProcedure.input(z.object({ deploymentId: id.optional() })).query(({ input }) => optimizerContext(input)),
+  // A plan as another serving system's configuration (Triton, OVMS, KServe): everyone who may read the plan.
+  exportPlan: authenticatedProcedure.input(planExportInputSchema).query(({ input }) => exportServingPlan(input)),
   create: operatorProcedure
     .input(z.object({ deploymentId: id, profileId: id, batchSize: z.number().int().min(1).max(65536), batchTimeoutMs: z.number().min(0).max(60_000).optional(), reason: z.string().trim().min(1, "say why").max(500), validation: validation.optional(), trial: z.boolean().optional() }))
     .mutation(({ ctx, input }) => proposeFromOptimizer(ctx.caller, input)),
