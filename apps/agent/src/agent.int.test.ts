@@ -73,7 +73,7 @@ describe("agent data plane", () => {
     expect((await fetch(`${agent.url}/v2/health/live`)).status).toBe(200);
     expect((await fetch(`${agent.url}/v2/health/ready`)).status).toBe(200);
     expect((await fetch(`${agent.url}/v2/models/tiny-cnn/ready`)).status).toBe(200);
-    expect(await (await fetch(`${agent.url}/v2`)).json()).toMatchObject({ extensions: expect.arrayContaining(["binary_tensor_data"]) });
+    expect(await (await fetch(`${agent.url}/v2`)).json()).toEqual({ name: "packrat-agent", version: expect.any(String), extensions: ["binary_tensor_data", "model_configuration", "statistics"] });
     const index = await (await fetch(`${agent.url}/v2/repository/index`, { method: "POST", body: "{}" })).json();
     expect(index).toEqual([{ name: "tiny-cnn", version: "1", state: "READY", reason: "" }]);
   });
@@ -182,18 +182,23 @@ describe("agent data plane", () => {
     expect(ok.status).toBe(200);
     expectClose(ok.body.outputs[0].data, await direct(data, 2));
     const metrics = await (await fetch(`${agent.url}/metrics`)).text();
-    expect(metrics).toMatch(/packrat_instance_restarts_total\{model="tiny-cnn"\} [1-9]/);
+    expect(metrics).toMatch(/packrat_instance_restarts_total\{model="tiny-cnn",version="1"\} [1-9]/);
   });
 
   it("exports Prometheus metrics: counts, execution counts and latency histograms", async () => {
     const text = await (await fetch(`${agent.url}/metrics`)).text();
     const value = (re: RegExp) => Number(re.exec(text)?.[1]);
-    const inferences = value(/^packrat_inference_count\{model="tiny-cnn"\} (\d+)/m);
-    const executions = value(/^packrat_execution_count\{model="tiny-cnn"\} (\d+)/m);
+    const inferences = value(/^packrat_inferences_total\{model="tiny-cnn",version="1"\} (\d+)/m);
+    const executions = value(/^packrat_executions_total\{model="tiny-cnn",version="1"\} (\d+)/m);
     expect(executions).toBeGreaterThan(0);
     expect(inferences).toBeGreaterThanOrEqual(executions); // average batch = inferences / executions ≥ 1
-    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",status="200"\} \d+/);
-    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",status="400"\} \d+/);
+    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",version="1",protocol="http",status="200"\} \d+/);
+    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",version="1",protocol="http",status="400"\} \d+/);
+    // Prometheus naming: every counter ends in _total, every duration is in seconds.
+    for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+      if (type === "counter") expect(name).toMatch(/_total$/);
+      if (/(_ms|_millis|_milliseconds|_us|_ns)(_|$)/.test(name!)) throw new Error(`${name} is not in base units`);
+    }
     for (const h of ["queue", "formation", "compute", "request"]) expect(text).toContain(`packrat_${h}_seconds_bucket`);
   });
 

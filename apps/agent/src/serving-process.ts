@@ -130,11 +130,13 @@ async function main(): Promise<void> {
         reconfigurationTimeoutMs: env.ESTIMATOR_DECISION_INTERVAL_MS, minDwellMs: env.ESTIMATOR_MIN_DWELL_MS,
       },
       onBatch: (name, record) => {
-        metrics.inferenceCount.inc({ model: name }, record.rows);
-        metrics.executionCount.inc({ model: name });
-        metrics.computeSeconds.observe({ model: name }, record.computeMs / 1000);
+        if (!record.ok) return;
+        const labels = { model: name, version: record.version ?? model.options.version };
+        metrics.inferences.inc(labels, record.rows);
+        metrics.executions.inc(labels);
+        metrics.computeSeconds.observe(labels, record.computeMs / 1000);
       },
-      onInstanceRestart: (name) => metrics.instanceRestarts.inc({ model: name }),
+      onInstanceRestart: (name) => metrics.instanceRestarts.inc({ model: name, version: model.options.version }),
     }, metadata);
     model.generation = generation;
     model.deploymentId = spec.deploymentId;
