@@ -1,10 +1,9 @@
-// The Open Inference Protocol over gRPC (KServe v2 GRPCInferenceService, ../proto/grpc_predict_v2.proto): health,
+// The Open Inference Protocol over gRPC (KServe v2 GRPCInferenceService, src/contracts/grpc-predict-v2.proto): health,
 // metadata and ModelInfer, on the same models, dispatchers, token, limits and accounting as the HTTP server. The
 // serving process never listens: the supervisor owns the gRPC port too and hands each connection over, and a
 // connection injector puts it into this grpc-js server (so connections wait, held, across restarts).
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
+import { loadOipProto } from "../../../src/contracts/oip-grpc";
 import { tokenMatches } from "./bearer-token";
 import { DispatchError, type InferResult } from "./dispatcher";
 import { accountRequest } from "./inference-accounting";
@@ -13,14 +12,9 @@ import { decodeInferRequest, OipError, type BinaryInputs, type ParsedInferReques
 import type { ServedModel } from "./served-model";
 import type { OipDatatype } from "./tensor-types";
 
-export const OIP_PROTO_PATH = fileURLToPath(new URL("../proto/grpc_predict_v2.proto", import.meta.url));
-
-/** Messages as proto-loader gives them: snake_case fields, int64 as numbers, every field present. */
-export const PROTO_LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
-
 /** The GRPCInferenceService definition, loaded from the .proto (the same file a client may load). */
 export function inferenceServiceDefinition(): grpc.ServiceDefinition {
-  const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(OIP_PROTO_PATH, PROTO_LOADER_OPTIONS));
+  const loaded = grpc.loadPackageDefinition(loadOipProto());
   const service = (loaded.inference as grpc.GrpcObject).GRPCInferenceService as grpc.ServiceClientConstructor;
   return service.service;
 }

@@ -1,5 +1,5 @@
 // The Open Inference Protocol over gRPC, as a KServe v2 client sees it: a grpc-js client built from the
-// specification's messages (../proto/grpc_predict_v2.proto) against a real agent (supervisor + serving process,
+// specification's messages (src/contracts/grpc-predict-v2.proto) against a real agent (supervisor + serving process,
 // real ONNX Runtime) serving the tiny CNN. The answers are HTTP's answers, and the gRPC port keeps serving across a
 // live reconfiguration and a serving-process restart.
 import { randomBytes } from "node:crypto";
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prng } from "../../../src/core/stats/prng";
 import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
 import { recordSecret } from "../../../test/secrets-list";
-import { OIP_PROTO_PATH } from "./oip-grpc-server";
+import { OIP_PROTO_PATH } from "../../../src/contracts/oip-grpc";
 import { freePort, startAgent, waitFor, type RunningAgent } from "./test-agent-process";
 
 const ROW = 3 * 32 * 32;
