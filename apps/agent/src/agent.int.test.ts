@@ -116,6 +116,28 @@ describe("agent data plane", () => {
     expectClose(values, await direct(data, rows));
   });
 
+  it("answers a W3C traceparent with a traceresponse in the same trace (a span of its own), on success and refusal", async () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
+    const data = requestData(8, 1);
+    const ok = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
+      method: "POST", headers: { "content-type": "application/json", traceparent },
+      body: JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(data) }] }),
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("traceresponse")).toMatch(new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`));
+    expect(ok.headers.get("server-timing")).toMatch(/formation;dur=.*busy;dur=.*compute;dur=/);
+    await ok.body?.cancel();
+    const refused = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { traceparent }, body: "{" });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("traceresponse")).toMatch(new RegExp(`^00-${traceId}-`));
+    await refused.body?.cancel();
+    // Malformed or absent: untraced, no traceresponse.
+    const untraced = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { traceparent: "00-xyz" }, body: "{" });
+    expect(untraced.headers.get("traceresponse")).toBeNull();
+    await untraced.body?.cancel();
+  });
+
   it("pins every thread of every instance to its own CPUs and reports it", async () => {
     const status = await (await fetch(`${agent.url}/agent/status`)).json();
     const served = status.models[0];

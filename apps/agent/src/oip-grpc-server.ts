@@ -11,6 +11,7 @@ import type { AgentMetrics } from "./metrics";
 import { decodeInferRequest, OipError, type BinaryInputs, type ParsedInferRequest } from "./oip-codec";
 import type { ServedModel } from "./served-model";
 import type { OipDatatype } from "./tensor-types";
+import { parseTraceparent, traceResponse } from "./trace-context";
 
 /** The GRPCInferenceService definition, loaded from the .proto (the same file a client may load). */
 export function inferenceServiceDefinition(): grpc.ServiceDefinition {
@@ -96,8 +97,7 @@ export interface OipGrpcOptions {
 
 type Callback = grpc.sendUnaryData<unknown>;
 
-function fail(callback: Callback, status: number, message: string, retryAfterS?: number): void {
-  const metadata = new grpc.Metadata();
+function fail(callback: Callback, status: number, message: string, retryAfterS?: number, metadata = new grpc.Metadata()): void {
   if (retryAfterS) metadata.set("retry-after", String(retryAfterS));
   callback({ code: CODE_OF_STATUS[status] ?? grpc.status.UNKNOWN, details: message, metadata });
 }
@@ -126,14 +126,22 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
     let rows = 0;
     const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
       accountRequest(metrics, model, { protocol: "grpc", status, rows, version, startedAt, phases });
+    // Trailers of every answer; a traced caller (W3C traceparent metadata) gets the agent's span in its trace.
+    const trailer = () => {
+      const metadata = new grpc.Metadata();
+      const traceparent = call.metadata.get("traceparent");
+      const trace = parseTraceparent(traceparent.length === 1 ? String(traceparent[0]) : undefined);
+      if (trace) metadata.set("traceresponse", traceResponse(trace));
+      return metadata;
+    };
     const authorization = call.metadata.get("authorization")[0];
     if (options.inferToken && !tokenMatches(typeof authorization === "string" ? authorization : undefined, options.inferToken)) {
       finish(401);
-      return fail(callback, 401, "inference needs a bearer token (metadata authorization: Bearer …)");
+      return fail(callback, 401, "inference needs a bearer token (metadata authorization: Bearer …)", undefined, trailer());
     }
     if (!options.accepting() || model.state !== "ready") {
       finish(503);
-      return fail(callback, 503, model.state === "failed" ? `model ${name} failed: ${model.failureReason}` : `model ${name} is not ready`, 1);
+      return fail(callback, 503, model.state === "failed" ? `model ${name} failed: ${model.failureReason}` : `model ${name} is not ready`, 1, trailer());
     }
     try {
       const parseStart = performance.now();
@@ -157,16 +165,16 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
         raw_output_contents: chosen.map((t) => Buffer.from(t.buffer)),
       };
       const serializeMs = performance.now() - encodeStart;
-      const trailer = new grpc.Metadata();
+      const trailers = trailer();
       const t = result.timing;
-      trailer.set("server-timing", `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`);
-      callback(null, response, trailer);
+      trailers.set("server-timing", `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`);
+      callback(null, response, trailers);
       finish(200, version, { deserializeMs, timing: t, serializeMs });
     } catch (caught) {
-      if (caught instanceof OipError) { finish(caught.status); return fail(callback, caught.status, caught.message); }
-      if (caught instanceof DispatchError) { finish(caught.status); return fail(callback, caught.status, caught.message, caught.retryAfterS); }
+      if (caught instanceof OipError) { finish(caught.status); return fail(callback, caught.status, caught.message, undefined, trailer()); }
+      if (caught instanceof DispatchError) { finish(caught.status); return fail(callback, caught.status, caught.message, caught.retryAfterS, trailer()); }
       finish(500);
-      return fail(callback, 500, `internal error: ${(caught as Error).message}`);
+      return fail(callback, 500, `internal error: ${(caught as Error).message}`, undefined, trailer());
     }
   }
 

@@ -73,7 +73,9 @@ beforeAll(async () => {
   agent = await startAgent({
     modelBytes: model, name: "tiny-cnn",
     plan: { instances: [{ count: 2, threads: 1, batch: 4 }], batchTimeoutMs: 5 },
-    env: { AGENT_GRPC_PORT: String(grpcPort), AGENT_INFER_TOKEN: token, AGENT_MAX_QUEUE: "64", AGENT_FAULT_INJECTION: "true" },
+    // Held connections wait up to 60 s: on a loaded 2-core host a serving process can take longer than the default 10 s
+    // to come back, and a connection shed then is not what the restart test looks at.
+    env: { AGENT_GRPC_PORT: String(grpcPort), AGENT_INFER_TOKEN: token, AGENT_MAX_QUEUE: "64", AGENT_FAULT_INJECTION: "true", AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000" },
   });
   const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(OIP_PROTO_PATH, { keepCase: true, longs: Number, defaults: true, oneofs: true }));
   const Service = (loaded.inference as grpc.GrpcObject).GRPCInferenceService as grpc.ServiceClientConstructor;
@@ -151,6 +153,21 @@ describe("OIP over gRPC", () => {
     }
     const full = await rawInfer(requestData(2, 65), 65);
     expect(Number(full.error?.metadata.get("retry-after")[0])).toBeGreaterThan(0);
+  });
+
+  it("answers a W3C traceparent with a traceresponse trailer in the same trace, and Server-Timing", async () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const traced = authorized();
+    traced.set("traceparent", `00-${traceId}-00f067aa0ba902b7-01`);
+    const trailers = await new Promise<grpc.Metadata>((resolve) => {
+      const rpc = (client as unknown as Record<string, Unary>).ModelInfer!.bind(client);
+      const data = requestData(9, 1);
+      const pending = rpc({ model_name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [1, 3, 32, 32] }], raw_input_contents: [Buffer.from(data.buffer)] },
+        traced, { deadline: Date.now() + 60_000 }, () => {});
+      pending.on("status", (status: grpc.StatusObject) => resolve(status.metadata));
+    });
+    expect(String(trailers.get("traceresponse")[0])).toMatch(new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`));
+    expect(String(trailers.get("server-timing")[0])).toMatch(/formation;dur=.*busy;dur=.*compute;dur=/);
   });
 
   it("needs the inference token in the authorization metadata; no batch runs without it", async () => {

@@ -11,6 +11,7 @@ import type { AgentMetrics } from "./metrics";
 import { encodeInferResponse, OipError, parseInferRequest } from "./oip-codec";
 import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
 import type { ServedModel } from "./served-model";
+import { parseTraceparent, traceResponse } from "./trace-context";
 import { tritonModelConfig, tritonModelStats } from "./triton-extensions";
 
 /** The OIP extensions this server implements, as GET /v2 lists them (Triton's names). */
@@ -98,6 +99,9 @@ export function createOipServer(options: OipServerOptions): Server {
     let rows = 0;
     const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
       accountRequest(metrics, model, { protocol: "http", status, rows, version, startedAt, phases });
+    // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).
+    const trace = parseTraceparent(request.headers.traceparent);
+    if (trace) response.setHeader("traceresponse", traceResponse(trace));
     if (options.inferToken && !tokenMatches(request.headers.authorization, options.inferToken)) {
       finish(401);
       return error(response, 401, "inference needs a bearer token (Authorization: Bearer …)", { "www-authenticate": "Bearer" });
