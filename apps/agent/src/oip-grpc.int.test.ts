@@ -26,13 +26,14 @@ let reference: ort.InferenceSession;
 type Message = Record<string, any>;
 type Unary = (request: Message, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response: Message) => void) => grpc.ClientUnaryCall;
 
-const authorized = () => { const m = new grpc.Metadata(); m.set("authorization", `Bearer ${token}`); return m; };
+// waitForReady: a call waits for the channel to (re)connect rather than failing while no connection is up.
+const authorized = () => { const m = new grpc.Metadata({ waitForReady: true }); m.set("authorization", `Bearer ${token}`); return m; };
 
 /** One RPC; resolves with the response, or with the error (its code, details and trailers). */
 function call(method: string, request: Message, metadata = authorized(), deadlineMs = 60_000): Promise<{ response?: Message; error?: grpc.ServiceError }> {
   return new Promise((resolve) => {
     const rpc = (client as unknown as Record<string, Unary>)[method]!.bind(client);
-    rpc(request, metadata, { deadline: Date.now() + deadlineMs, waitForReady: true }, (error, response) => resolve(error ? { error } : { response }));
+    rpc(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => resolve(error ? { error } : { response }));
   });
 }
 
