@@ -9,7 +9,7 @@ import { DispatchError, type InferResult } from "./dispatcher";
 import { accountRequest } from "./inference-accounting";
 import type { AgentMetrics } from "./metrics";
 import { decodeInferRequest, OipError, type BinaryInputs, type ParsedInferRequest } from "./oip-codec";
-import type { ServedModel } from "./served-model";
+import type { ModelMetadata, ServedModel } from "./served-model";
 import type { OipDatatype } from "./tensor-types";
 import { parseTraceparent, traceResponse } from "./trace-context";
 
@@ -30,7 +30,7 @@ const CODE_OF_STATUS: Record<number, grpc.status> = {
 interface InferParameter { parameter_choice?: "bool_param" | "int64_param" | "string_param"; bool_param?: boolean; int64_param?: number; string_param?: string }
 interface TensorContents { [field: string]: unknown[] | undefined }
 interface InferInput { name: string; datatype: string; shape: number[]; parameters: Record<string, InferParameter>; contents: TensorContents | null }
-interface ModelInferRequest {
+export interface ModelInferRequest {
   model_name: string; model_version: string; id: string; parameters: Record<string, InferParameter>;
   inputs: InferInput[]; outputs: Array<{ name: string; parameters: Record<string, InferParameter> }>; raw_input_contents: Buffer[];
 }
@@ -64,7 +64,7 @@ function rawInputs(raw: Buffer[], inputs: number): BinaryInputs {
 }
 
 /** The gRPC request in the JSON form's terms, so both protocols are validated and decoded by the same code. */
-export function decodeGrpcInferRequest(request: ModelInferRequest, model: ServedModel): ParsedInferRequest {
+export function decodeGrpcInferRequest(request: ModelInferRequest, metadata: ModelMetadata): ParsedInferRequest {
   const usesRaw = request.raw_input_contents.length > 0;
   const inputs = request.inputs.map((input) => {
     const field = CONTENTS_FIELD[input.datatype as OipDatatype];
@@ -81,7 +81,7 @@ export function decodeGrpcInferRequest(request: ModelInferRequest, model: Served
     parameters: parameterValues(request.parameters),
     inputs,
     ...(request.outputs.length ? { outputs: request.outputs.map((o) => ({ name: o.name })) } : {}),
-  }, rawInputs(request.raw_input_contents, request.inputs.length), model.metadata);
+  }, rawInputs(request.raw_input_contents, request.inputs.length), metadata);
 }
 
 export interface OipGrpcOptions {
@@ -145,7 +145,7 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
     }
     try {
       const parseStart = performance.now();
-      const parsed = decodeGrpcInferRequest(request, model);
+      const parsed = decodeGrpcInferRequest(request, model.metadata);
       const deserializeMs = performance.now() - parseStart;
       rows = parsed.rows;
       // The call's own deadline is a deadline for the admission screen, as parameters.deadline_ms is.
