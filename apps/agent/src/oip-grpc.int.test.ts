@@ -236,4 +236,33 @@ describe("OIP over gRPC", () => {
     expect(after.servingProcessRestarts).toBe(before.servingProcessRestarts + 1);
     expect(after.heldConnections).toBeGreaterThan(before.heldConnections);
   });
+
+  it("drains on SIGTERM: queued gRPC calls are answered, then the agent exits 0", async () => {
+    // A second agent whose batches wait 60 s to fill: the calls sit in the queue until SIGTERM flushes them.
+    const port = await freePort();
+    const slow = await startAgent({
+      modelBytes: model, name: "tiny-cnn",
+      plan: { instances: [{ count: 1, threads: 1, batch: 64 }], batchTimeoutMs: 60_000 },
+      env: { AGENT_GRPC_PORT: String(port) },
+    });
+    const Service = client.constructor as grpc.ServiceClientConstructor;
+    const slowClient = new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    try {
+      const datas = [0, 1, 2, 3].map((k) => requestData(300 + k, 2));
+      const pending = datas.map((data) => new Promise<{ response?: Message; error?: grpc.ServiceError }>((resolve) => {
+        const rpc = (slowClient as unknown as Record<string, Unary>).ModelInfer!.bind(slowClient);
+        rpc({ model_name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [2, 3, 32, 32] }], raw_input_contents: [Buffer.from(data.buffer)] },
+          new grpc.Metadata({ waitForReady: true }), { deadline: Date.now() + 60_000 }, (error, response) => resolve(error ? { error } : { response }));
+      }));
+      await waitFor(async () => ((await (await fetch(`${slow.url}/agent/status`)).json()).models[0].queueRows === 8 ? true : undefined), 30_000, "8 queued rows");
+      const code = await slow.stop();
+      const results = await Promise.all(pending);
+      expect(results.map((r) => r.error?.details)).toEqual([undefined, undefined, undefined, undefined]);
+      for (const [k, r] of results.entries()) expectClose(logitsOf(r.response!), await direct(datas[k]!, 2));
+      expect(code).toBe(0);
+    } finally {
+      slowClient.close();
+      await slow.stop();
+    }
+  });
 });

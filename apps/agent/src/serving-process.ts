@@ -257,8 +257,15 @@ async function main(): Promise<void> {
     await Promise.all([...models.values()].map((m) => m.stop(env.AGENT_DRAIN_TIMEOUT_MS)));
     server.close();
     server.closeAllConnections();
-    grpcConnections?.destroy();
-    grpcServer?.forceShutdown();
+    // gRPC answers are HTTP/2 frames still on their way: GOAWAY, let the calls' streams end (briefly), then close.
+    if (grpcServer) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2_000);
+        grpcServer.tryShutdown(() => { clearTimeout(timer); resolve(); });
+      });
+      grpcConnections?.destroy();
+      grpcServer.forceShutdown();
+    }
     process.exit(0);
   });
 }
