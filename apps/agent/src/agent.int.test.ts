@@ -73,7 +73,7 @@ describe("agent data plane", () => {
     expect((await fetch(`${agent.url}/v2/health/live`)).status).toBe(200);
     expect((await fetch(`${agent.url}/v2/health/ready`)).status).toBe(200);
     expect((await fetch(`${agent.url}/v2/models/tiny-cnn/ready`)).status).toBe(200);
-    expect(await (await fetch(`${agent.url}/v2`)).json()).toMatchObject({ extensions: expect.arrayContaining(["binary_tensor_data"]) });
+    expect(await (await fetch(`${agent.url}/v2`)).json()).toEqual({ name: "packrat-agent", version: expect.any(String), extensions: ["binary_tensor_data", "model_configuration", "statistics"] });
     const index = await (await fetch(`${agent.url}/v2/repository/index`, { method: "POST", body: "{}" })).json();
     expect(index).toEqual([{ name: "tiny-cnn", version: "1", state: "READY", reason: "" }]);
   });
@@ -114,6 +114,28 @@ describe("agent data plane", () => {
     const tail = raw.subarray(n);
     const values = new Float32Array(tail.buffer.slice(tail.byteOffset, tail.byteOffset + tail.length));
     expectClose(values, await direct(data, rows));
+  });
+
+  it("answers a W3C traceparent with a traceresponse in the same trace (a span of its own), on success and refusal", async () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
+    const data = requestData(8, 1);
+    const ok = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
+      method: "POST", headers: { "content-type": "application/json", traceparent },
+      body: JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(data) }] }),
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("traceresponse")).toMatch(new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`));
+    expect(ok.headers.get("server-timing")).toMatch(/formation;dur=.*busy;dur=.*compute;dur=/);
+    await ok.body?.cancel();
+    const refused = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { traceparent }, body: "{" });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("traceresponse")).toMatch(new RegExp(`^00-${traceId}-`));
+    await refused.body?.cancel();
+    // Malformed or absent: untraced, no traceresponse.
+    const untraced = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { traceparent: "00-xyz" }, body: "{" });
+    expect(untraced.headers.get("traceresponse")).toBeNull();
+    await untraced.body?.cancel();
   });
 
   it("pins every thread of every instance to its own CPUs and reports it", async () => {
@@ -182,18 +204,23 @@ describe("agent data plane", () => {
     expect(ok.status).toBe(200);
     expectClose(ok.body.outputs[0].data, await direct(data, 2));
     const metrics = await (await fetch(`${agent.url}/metrics`)).text();
-    expect(metrics).toMatch(/packrat_instance_restarts_total\{model="tiny-cnn"\} [1-9]/);
+    expect(metrics).toMatch(/packrat_instance_restarts_total\{model="tiny-cnn",version="1"\} [1-9]/);
   });
 
   it("exports Prometheus metrics: counts, execution counts and latency histograms", async () => {
     const text = await (await fetch(`${agent.url}/metrics`)).text();
     const value = (re: RegExp) => Number(re.exec(text)?.[1]);
-    const inferences = value(/^packrat_inference_count\{model="tiny-cnn"\} (\d+)/m);
-    const executions = value(/^packrat_execution_count\{model="tiny-cnn"\} (\d+)/m);
+    const inferences = value(/^packrat_inferences_total\{model="tiny-cnn",version="1"\} (\d+)/m);
+    const executions = value(/^packrat_executions_total\{model="tiny-cnn",version="1"\} (\d+)/m);
     expect(executions).toBeGreaterThan(0);
     expect(inferences).toBeGreaterThanOrEqual(executions); // average batch = inferences / executions ≥ 1
-    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",status="200"\} \d+/);
-    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",status="400"\} \d+/);
+    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",version="1",protocol="http",status="200"\} \d+/);
+    expect(text).toMatch(/packrat_requests_total\{model="tiny-cnn",version="1",protocol="http",status="400"\} \d+/);
+    // Prometheus naming: every counter ends in _total, every duration is in seconds.
+    for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+      if (type === "counter") expect(name).toMatch(/_total$/);
+      if (/(_ms|_millis|_milliseconds|_us|_ns)(_|$)/.test(name!)) throw new Error(`${name} is not in base units`);
+    }
     for (const h of ["queue", "formation", "compute", "request"]) expect(text).toContain(`packrat_${h}_seconds_bucket`);
   });
 

@@ -1,4 +1,4 @@
-// `npm run agent -- --model FILE.onnx --plan PLAN.json [--name NAME] [--port N] [--host H]`
+// `npm run agent -- --model FILE.onnx --plan PLAN.json [--name NAME] [--port N] [--grpc-port N] [--host H]`
 // Standalone mode: serve one model with a plan. SIGHUP applies the plan file again as a new generation, live;
 // if the model file changed, that is a new version (active-passive). SIGTERM drains and exits.
 import { createHash } from "node:crypto";
@@ -22,21 +22,21 @@ function main(): void {
     args = parseArgs({
       options: {
         model: { type: "string" }, plan: { type: "string" }, name: { type: "string" }, version: { type: "string" },
-        port: { type: "string" }, host: { type: "string" }, help: { type: "boolean" },
+        port: { type: "string" }, "grpc-port": { type: "string" }, host: { type: "string" }, help: { type: "boolean" },
         "control-plane": { type: "string" }, token: { type: "string" },
       },
     }).values;
   } catch (error) { return fail((error as Error).message); }
   if (args.help) {
     console.log([
-      "usage: npm run agent -- --control-plane URL --token TOKEN [--port N] [--host H]   (attached to a control plane)",
-      "       npm run agent -- --model FILE.onnx --plan PLAN.json [--name NAME] [--version V] [--port N] [--host H]   (standalone)",
+      "usage: npm run agent -- --control-plane URL --token TOKEN [--port N] [--grpc-port N] [--host H]   (attached to a control plane)",
+      "       npm run agent -- --model FILE.onnx --plan PLAN.json [--name NAME] [--version V] [--port N] [--grpc-port N] [--host H]   (standalone)",
     ].join("\n"));
     return;
   }
   const env = {
     ...process.env,
-    ...(args.port ? { AGENT_PORT: args.port } : {}), ...(args.host ? { AGENT_HOST: args.host } : {}),
+    ...(args.port ? { AGENT_PORT: args.port } : {}), ...(args["grpc-port"] ? { AGENT_GRPC_PORT: args["grpc-port"] } : {}), ...(args.host ? { AGENT_HOST: args.host } : {}),
     ...(args["control-plane"] ? { PACKRAT_CONTROL_PLANE_URL: args["control-plane"] } : {}), ...(args.token ? { AGENT_TOKEN: args.token } : {}),
   };
   let agentEnv;

@@ -37,6 +37,8 @@ export interface BatchRecord {
   queueDelayMsMean: number;
   computeMs: number;
   ok: boolean;
+  /** The model version of the instances that ran it (absent when it failed before any ran). */
+  version?: string;
 }
 
 interface Queued {
@@ -205,11 +207,13 @@ export class Dispatcher {
     const dispatchedAt = performance.now();
     this.executingSince = dispatchedAt;
     let ok = true;
+    let batchVersion: string | undefined;
     try {
       const fault = group.find((q) => q.fault)?.fault;
       const { perRequest, version } = this.unbatched
         ? await this.runWhole(group.map((q) => q.inputs), fault)
         : await this.runBatched(group, rows, fault);
+      batchVersion = version;
       const computeMs = performance.now() - dispatchedAt;
       this.recentBatchMs.push(computeMs);
       if (this.recentBatchMs.length > RECENT_BATCHES) this.recentBatchMs.shift();
@@ -234,6 +238,7 @@ export class Dispatcher {
         formationMsMean: formation.reduce((a, b) => a + b, 0) / group.length,
         queueDelayMsMean: delay.reduce((a, b) => a + b, 0) / group.length,
         computeMs: performance.now() - dispatchedAt,
+        ...(batchVersion !== undefined ? { version: batchVersion } : {}),
       });
       this.pump();
       if (!this.executing && this.queue.length === 0) for (const wake of this.idleWaiters.splice(0)) wake();

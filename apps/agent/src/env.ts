@@ -14,6 +14,9 @@ const bool = (d: boolean) => z.enum(["true", "false", "1", "0"]).default(d ? "tr
 export const agentEnvSchema = z.object({
   AGENT_HOST: z.string().min(1).default("127.0.0.1"),
   AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  /** When set, the Open Inference Protocol over gRPC (KServe v2 GRPCInferenceService) listens here too, on AGENT_HOST
+   *  (Triton's convention is 8001). Unset: no gRPC port is opened. */
+  AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Rows queued per model beyond which requests are rejected with 503 + Retry-After. */
   AGENT_MAX_QUEUE: z.coerce.number().int().min(1).default(4096),
   AGENT_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),

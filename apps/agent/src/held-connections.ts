@@ -11,6 +11,9 @@ export interface HeldConnectionsOptions {
   timeoutMs: number;
   /** The 503's message (why nothing serves right now). */
   reason: () => string;
+  /** How a connection is turned away; default: an HTTP/1.1 503 + Retry-After, then close. (gRPC: closed, which its
+   *  clients see as UNAVAILABLE, a retryable status, since an HTTP/1.1 answer means nothing to an HTTP/2 client.) */
+  refuse?: (socket: Socket, reason: string) => void;
 }
 
 interface Entry { socket: Socket; deadline: number; timer: NodeJS.Timeout }
@@ -68,6 +71,7 @@ export class HeldConnections {
 
   private shedOne(socket: Socket): void {
     this.shed++;
-    answerAndClose(socket, 503, this.options.reason(), { "retry-after": "1" });
+    if (this.options.refuse) this.options.refuse(socket, this.options.reason());
+    else answerAndClose(socket, 503, this.options.reason(), { "retry-after": "1" });
   }
 }

@@ -17,7 +17,7 @@ const infer = (headers: Record<string, string>) =>
 /** Batches tiny-cnn's instances executed, from the agent's Prometheus metrics. */
 async function batchesRun(): Promise<number> {
   const text = await (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
-  const line = text.split("\n").find((l) => l.startsWith('packrat_execution_count{model="tiny-cnn"}'));
+  const line = text.split("\n").find((l) => l.startsWith('packrat_executions_total{model="tiny-cnn",'));
   return line ? Number(line.trim().split(/\s+/).pop()) : 0;
 }
 

@@ -78,6 +78,41 @@ function fromJsonData(name: string, datatype: OipDatatype, shape: number[], coun
   return buffer;
 }
 
+/**
+ * Where inputs' bytes come from when they are not in `data`: the binary tensor extension's block after the JSON
+ * header (HTTP), or gRPC's raw_input_contents. `take` gives input `index`'s bytes, undefined when it has none there.
+ */
+export interface BinaryInputs {
+  take(input: { name: string; parameters?: Record<string, unknown> }, index: number, bytes: number, described: string): Buffer | undefined;
+  /** Throws when bytes are left that no input claimed. */
+  finish(): void;
+  /** How a request says where an input's data is (for the error when it says neither). */
+  readonly dataFields: string;
+}
+
+/** The binary tensor data extension: payloads follow the JSON header in the order inputs appear in the request. */
+function binaryBlock(binary: Buffer | undefined): BinaryInputs {
+  let offset = 0;
+  return {
+    dataFields: "data nor binary_data_size",
+    take(input, _index, bytes, described) {
+      const binarySize = input.parameters?.binary_data_size;
+      if (binarySize === undefined) return undefined;
+      if (!binary) throw new OipError(400, `input ${input.name} has binary_data_size but the request has no Inference-Header-Content-Length`);
+      if (typeof binarySize !== "number" || !Number.isInteger(binarySize) || binarySize !== bytes) {
+        throw new OipError(400, `input ${input.name}: binary_data_size is ${String(binarySize)}, ${described} needs ${bytes} bytes`);
+      }
+      if (offset + bytes > binary.length) throw new OipError(400, `input ${input.name}: binary data is truncated (${binary.length - offset} bytes left, ${bytes} needed)`);
+      const part = binary.subarray(offset, offset + bytes);
+      offset += bytes;
+      return part;
+    },
+    finish() {
+      if (binary && offset !== binary.length) throw new OipError(400, `binary data has ${binary.length - offset} bytes that no input claims`);
+    },
+  };
+}
+
 /** Parses a request body; `headerLength` is the Inference-Header-Content-Length header when present. */
 export function parseInferRequest(body: Buffer, headerLength: string | undefined, metadata: ModelMetadata): ParsedInferRequest {
   let jsonBytes = body;
@@ -94,6 +129,14 @@ export function parseInferRequest(body: Buffer, headerLength: string | undefined
   try { json = JSON.parse(jsonBytes.toString("utf8")); } catch (error) {
     throw new OipError(400, `request body is not valid JSON: ${(error as Error).message}`);
   }
+  return decodeInferRequest(json, binaryBlock(binary), metadata);
+}
+
+/**
+ * Validates a request (the JSON form's object, which gRPC requests are mapped to) against the model and decodes
+ * its tensors; `binary` supplies the bytes of inputs that do not carry `data`.
+ */
+export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata: ModelMetadata): ParsedInferRequest {
   const parsed = inferRequestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -105,11 +148,10 @@ export function parseInferRequest(body: Buffer, headerLength: string | undefined
   for (const name of byName.keys()) {
     if (!metadata.inputs.some((m) => m.name === name)) throw new OipError(400, `unknown input "${name}"; the model's inputs are ${metadata.inputs.map((m) => m.name).join(", ")}`);
   }
-  let binaryOffset = 0;
   let rows: { tensor: string; size: number } | undefined;
   // Binary payloads follow the header in the order inputs appear in the request; tensors go out in model order.
   const decoded = new Map<string, WireTensor>();
-  for (const input of request.inputs) {
+  for (const [index, input] of request.inputs.entries()) {
     const meta = metadata.inputs.find((m) => m.name === input.name)!;
     if (!isOipDatatype(input.datatype)) throw new OipError(400, `input ${input.name}: unsupported datatype "${input.datatype}"`);
     if (input.datatype !== meta.datatype) throw new OipError(400, `input ${input.name}: datatype ${input.datatype}, the model expects ${meta.datatype}`);
@@ -130,24 +172,18 @@ export function parseInferRequest(body: Buffer, headerLength: string | undefined
     }
     const count = elementCount(input.shape);
     const bytes = count * DATATYPES[meta.datatype].bytes;
-    const binarySize = input.parameters?.binary_data_size;
+    const raw = binary.take(input, index, bytes, `shape [${input.shape}] of ${input.datatype}`);
     let buffer: ArrayBuffer;
-    if (binarySize !== undefined) {
-      if (!binary) throw new OipError(400, `input ${input.name} has binary_data_size but the request has no Inference-Header-Content-Length`);
-      if (typeof binarySize !== "number" || !Number.isInteger(binarySize) || binarySize !== bytes) {
-        throw new OipError(400, `input ${input.name}: binary_data_size is ${String(binarySize)}, shape [${input.shape}] of ${input.datatype} needs ${bytes} bytes`);
-      }
-      if (binaryOffset + bytes > binary.length) throw new OipError(400, `input ${input.name}: binary data is truncated (${binary.length - binaryOffset} bytes left, ${bytes} needed)`);
+    if (raw) {
       buffer = new ArrayBuffer(bytes);
-      new Uint8Array(buffer).set(binary.subarray(binaryOffset, binaryOffset + bytes));
-      binaryOffset += bytes;
+      new Uint8Array(buffer).set(raw);
     } else {
-      if (input.data === undefined) throw new OipError(400, `input ${input.name} has neither data nor binary_data_size`);
+      if (input.data === undefined) throw new OipError(400, `input ${input.name} has neither ${binary.dataFields}`);
       buffer = fromJsonData(input.name, meta.datatype, input.shape, count, input.data);
     }
     decoded.set(input.name, { name: input.name, datatype: meta.datatype, shape: input.shape, buffer });
   }
-  if (binary && binaryOffset !== binary.length) throw new OipError(400, `binary data has ${binary.length - binaryOffset} bytes that no input claims`);
+  binary.finish();
   const missing = metadata.inputs.filter((m) => !decoded.has(m.name));
   if (missing.length) throw new OipError(400, `missing input${missing.length > 1 ? "s" : ""} ${missing.map((m) => m.name).join(", ")}`);
 

@@ -1,8 +1,9 @@
 // The agent's HTTP face: the Open Inference Protocol (KServe v2) REST API, Prometheus /metrics and /agent/status.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { timingSafeEqual } from "node:crypto";
+import { tokenMatches } from "./bearer-token";
 import { DispatchError } from "./dispatcher";
+import { accountRequest } from "./inference-accounting";
 import { BodyBudget, BodyCharge, JSON_HEAP_FACTOR } from "./body-budget";
 import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody } from "./http-body";
 import { jsonBodyLimit } from "./json-body-limit";
@@ -10,6 +11,11 @@ import type { AgentMetrics } from "./metrics";
 import { encodeInferResponse, OipError, parseInferRequest } from "./oip-codec";
 import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
 import type { ServedModel } from "./served-model";
+import { parseTraceparent, traceResponse } from "./trace-context";
+import { tritonModelConfig, tritonModelStats } from "./triton-extensions";
+
+/** The OIP extensions this server implements, as GET /v2 lists them (Triton's names). */
+export const HTTP_EXTENSIONS = ["binary_tensor_data", "model_configuration", "statistics"];
 
 export interface OipServerOptions {
   models: () => Map<string, ServedModel>;
@@ -72,12 +78,6 @@ export function inferContentProblem(headers: IncomingHttpHeaders): string | unde
   return undefined;
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const presented = header?.startsWith("Bearer ") ? Buffer.from(header.slice(7)) : Buffer.alloc(0);
-  const expected = Buffer.from(token);
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
-}
-
 export function createOipServer(options: OipServerOptions): Server {
   const { metrics } = options;
   const budget = new BodyBudget(options.maxBodyBytesInFlight);
@@ -94,15 +94,14 @@ export function createOipServer(options: OipServerOptions): Server {
   };
 
   async function infer(request: IncomingMessage, response: ServerResponse, model: ServedModel): Promise<void> {
-    const started = performance.now();
+    const startedAt = performance.now();
     const name = model.metadata.name;
     let rows = 0;
-    const finish = (status: number) => {
-      if (status >= 500 || status === 429) model.intervalStats.rejected(rows);
-      metrics.requests.inc({ model: name, status: String(status) });
-      if (rows) metrics.rows.inc({ model: name, status: String(status) }, rows);
-      metrics.totalSeconds.observe({ model: name }, (performance.now() - started) / 1000);
-    };
+    const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
+      accountRequest(metrics, model, { protocol: "http", status, rows, version, startedAt, phases });
+    // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).
+    const trace = parseTraceparent(request.headers.traceparent);
+    if (trace) response.setHeader("traceresponse", traceResponse(trace));
     if (options.inferToken && !tokenMatches(request.headers.authorization, options.inferToken)) {
       finish(401);
       return error(response, 401, "inference needs a bearer token (Authorization: Bearer …)", { "www-authenticate": "Bearer" });
@@ -127,13 +126,10 @@ export function createOipServer(options: OipServerOptions): Server {
       rows = parsed.rows;
       const result = await model.dispatcher.infer(parsed.inputs, {
         deadlineMs: parsed.deadlineMs,
-        elapsedMs: performance.now() - started,
+        elapsedMs: performance.now() - startedAt,
         fault: options.faultInjection ? parsed.fault : undefined,
       });
       const t = result.timing;
-      metrics.formationSeconds.observe({ model: name }, t.formationMs / 1000);
-      metrics.busyWaitSeconds.observe({ model: name }, t.busyWaitMs / 1000);
-      metrics.queueSeconds.observe({ model: name }, (t.formationMs + t.busyWaitMs) / 1000);
       const encodeStart = performance.now();
       const computedBy = result.version && result.version !== model.metadata.version ? { ...model.metadata, version: result.version } : model.metadata;
       const { body: out, headerLength: outHeader } = encodeInferResponse(computedBy, parsed, result.outputs);
@@ -146,11 +142,7 @@ export function createOipServer(options: OipServerOptions): Server {
         "server-timing": `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`,
       });
       response.end(out);
-      finish(200);
-      model.intervalStats.completed(rows, {
-        deserialize: deserializeMs, formation: t.formationMs, busy: t.busyWaitMs, queue: t.formationMs + t.busyWaitMs, compute: t.computeMs,
-        system: t.formationMs + t.busyWaitMs + t.computeMs, serialize: serializeMs, total: performance.now() - started,
-      });
+      finish(200, computedBy.version, { deserializeMs, timing: t, serializeMs });
     } catch (caught) {
       charge.release();
       if (caught instanceof BodyTooLargeError) { finish(413); return refuseBody(request, response, caught.message); }
@@ -164,6 +156,11 @@ export function createOipServer(options: OipServerOptions): Server {
       finish(500);
       return error(response, 500, `internal error: ${(caught as Error).message}`);
     }
+  }
+
+  /** The versions a model has statistics for, the one it serves first. */
+  function versionsWithStats(model: ServedModel): string[] {
+    return [model.metadata.version, ...[...model.statistics.byVersion.keys()].filter((v) => v !== model.metadata.version)];
   }
 
   function metadataOf(model: ServedModel) {
@@ -184,7 +181,7 @@ export function createOipServer(options: OipServerOptions): Server {
     const method = request.method ?? "GET";
     const models = options.models();
 
-    if (method === "GET" && path === "/v2") return send(response, 200, { name: "packrat-agent", version: options.version, extensions: ["binary_tensor_data", "model_repository"] });
+    if (method === "GET" && path === "/v2") return send(response, 200, { name: "packrat-agent", version: options.version, extensions: HTTP_EXTENSIONS });
     if (method === "GET" && path === "/v2/health/live") return send(response, 200, { live: true });
     if (method === "GET" && path === "/v2/health/ready") {
       const ready = options.accepting() && models.size > 0 && [...models.values()].every((m) => m.state === "ready");
@@ -198,11 +195,14 @@ export function createOipServer(options: OipServerOptions): Server {
         reason: m.state === "ready" ? "" : m.failureReason ?? m.state,
       })));
     }
-    if ((path === "/metrics" || path === "/agent/status") && statusToken && !tokenMatches(request.headers.authorization, statusToken)) {
+    // Traffic figures (Prometheus, status, Triton's statistics) are behind the metrics token; metadata is not.
+    const traffic = path === "/metrics" || path === "/agent/status" || (path.startsWith("/v2/models/") && path.endsWith("/stats"));
+    if (traffic && statusToken && !tokenMatches(request.headers.authorization, statusToken)) {
       return error(response, 401, `${path} needs a bearer token (Authorization: Bearer …)`, { "www-authenticate": "Bearer" });
     }
     if (method === "GET" && path === "/metrics") {
-      for (const m of models.values()) metrics.queueDepth.set({ model: m.metadata.name }, m.dispatcher.queueDepthRows);
+      metrics.queueDepth.reset(); // a version replaced since the last scrape leaves no stale series
+      for (const m of models.values()) metrics.queueDepth.set({ model: m.metadata.name, version: m.metadata.version }, m.dispatcher.queueDepthRows);
       const text = await metrics.registry.metrics();
       response.writeHead(200, { "content-type": metrics.registry.contentType });
       response.end(text);
@@ -210,7 +210,10 @@ export function createOipServer(options: OipServerOptions): Server {
     }
     if (method === "GET" && path === "/agent/status") return send(response, 200, options.status());
 
-    const match = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?(\/ready|\/infer)?$/.exec(path);
+    if (method === "GET" && path === "/v2/models/stats") {
+      return send(response, 200, { model_stats: [...models.values()].flatMap((m) => tritonModelStats(m.metadata.name, m.statistics, versionsWithStats(m))) });
+    }
+    const match = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?(\/ready|\/infer|\/config|\/stats)?$/.exec(path);
     if (match) {
       let name: string;
       try { name = decodeURIComponent(match[1]!); } catch {
@@ -218,6 +221,14 @@ export function createOipServer(options: OipServerOptions): Server {
       }
       const model = models.get(name);
       if (!model) return error(response, 404, `unknown model "${name}"; this agent serves ${[...models.keys()].join(", ") || "no models"}`);
+      if (match[3] === "/stats") {
+        if (method !== "GET") return error(response, 405, `${method} is not allowed here`, { allow: "GET" });
+        const versions = match[2] === undefined ? versionsWithStats(model) : [match[2]];
+        if (match[2] !== undefined && match[2] !== model.metadata.version && !model.statistics.byVersion.has(match[2])) {
+          return error(response, 404, `model ${name} has no version "${match[2]}" here (serving ${model.metadata.version})`);
+        }
+        return send(response, 200, { model_stats: tritonModelStats(name, model.statistics, versions) });
+      }
       if (match[2] !== undefined && match[2] !== model.metadata.version) return error(response, 404, `model ${name} has no version "${match[2]}" here (serving ${model.metadata.version})`);
       if (match[3] === "/infer") {
         if (method !== "POST") return error(response, 405, "infer takes POST", { allow: "POST" });
@@ -228,6 +239,7 @@ export function createOipServer(options: OipServerOptions): Server {
         const ready = options.accepting() && model.state === "ready";
         return send(response, ready ? 200 : 503, { name, ready });
       }
+      if (match[3] === "/config") return send(response, 200, tritonModelConfig(model));
       return send(response, 200, metadataOf(model));
     }
     return error(response, 404, `no route for ${method} ${path}`);

@@ -9,6 +9,7 @@ import { planBatchSize, type ServingPlan } from "../../../src/contracts/serving-
 import type { ReconfigurationReport } from "../../../src/contracts/agent-protocol";
 import { BatchEstimator } from "./batch-estimator";
 import { IntervalStats } from "./interval-stats";
+import { ModelStatistics } from "./model-statistics";
 import type { EstimatorParams } from "../../../src/core/estimator/params";
 import { Dispatcher, type BatchLayout, type BatchRecord } from "./dispatcher";
 import { concreteShape, planProblem, type ServingAxes } from "../../../src/core/model-analysis/serving-axes";
@@ -72,6 +73,8 @@ export class ServedModel {
   readonly dispatcher: Dispatcher;
   readonly estimator: BatchEstimator;
   readonly intervalStats = new IntervalStats();
+  /** Cumulative since this serving process started, by version (Triton's statistics extension). */
+  readonly statistics = new ModelStatistics();
   /** Return false to unsubscribe. */
   private batchObservers = new Set<(record: BatchRecord) => boolean>();
   state: "starting" | "ready" | "failed" | "stopping" = "starting";
@@ -107,6 +110,7 @@ export class ServedModel {
       onBatch: (record) => {
         options.onBatch?.(options.name, record);
         this.intervalStats.batchExecuted(record.computeMs);
+        this.statistics.of(record.version ?? this.options.version).batch(record);
         this.estimator.onBatch(record);
         for (const observer of this.batchObservers) if (!observer(record)) this.batchObservers.delete(observer);
       },

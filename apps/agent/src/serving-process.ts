@@ -8,6 +8,8 @@ import type { Socket } from "node:net";
 import { loadAgentEnv, AgentEnvError } from "./env";
 import { AgentMetrics } from "./metrics";
 import { createOipServer } from "./oip-server";
+import { createOipGrpcServer } from "./oip-grpc-server";
+import { ServerCredentials } from "@grpc/grpc-js";
 import { readModelMetadata, ServedModel, type ReconfigurationReport } from "./served-model";
 import type { IntervalSnapshot } from "./interval-stats";
 import type { EstimatorDecision, EstimatorState } from "../../../src/core/estimator/types";
@@ -28,7 +30,7 @@ export type ServingToSupervisor =
 export type SupervisorToServing =
   | { kind: "restart-stats"; restarts: number; lastRestartGapMs?: number; lastRestartHeldConnections?: number; heldConnections: number; shedConnections: number }
   /** A connection the supervisor accepted (unread), with its socket as the message's handle; answered by "took". */
-  | { kind: "connection"; id: number }
+  | { kind: "connection"; id: number; protocol?: "grpc" }
   | { kind: "apply"; config: unknown }
   | { kind: "collect"; requestId: number };
 
@@ -54,7 +56,7 @@ export interface ModelReport {
 
 // What the supervisor knows about this process's predecessors and the connections it held (we report it).
 const restartStats: Omit<Extract<SupervisorToServing, { kind: "restart-stats" }>, "kind"> = { restarts: 0, heldConnections: 0, shedConnections: 0 };
-let takeConnection: ((socket: Socket) => void) | undefined;
+let takeConnection: ((socket: Socket, protocol: "http" | "grpc") => void) | undefined;
 let dieOnConnection: (() => boolean) | undefined;
 let applyConfig: ((config: unknown) => Promise<void>) | undefined;
 let collect: ((requestId: number) => void) | undefined;
@@ -68,7 +70,7 @@ process.on("message", (message: SupervisorToServing, socket?: Socket) => {
     if (!takeConnection) { tell({ kind: "returned", id: message.id }); socket?.destroy(); return; }
     tell({ kind: "took", id: message.id });
     // The socket may be gone already (the client closed it while it was being handed over).
-    if (socket) takeConnection(socket);
+    if (socket) takeConnection(socket, message.protocol ?? "http");
   }
   if (message.kind === "restart-stats") { const { kind: _, ...stats } = message; Object.assign(restartStats, stats); }
   if (message.kind === "apply") applying = applying.then(() => applyConfig?.(message.config));
@@ -119,6 +121,18 @@ async function main(): Promise<void> {
     }),
   });
 
+  // OIP over gRPC on the same models; its connections come from the supervisor's gRPC port, through the injector.
+  const grpcServer = env.AGENT_GRPC_PORT === undefined ? undefined : createOipGrpcServer({
+    models: () => models,
+    metrics,
+    maxMessageBytes: env.AGENT_MAX_BODY_BYTES,
+    inferToken: env.AGENT_INFER_TOKEN,
+    faultInjection: env.AGENT_FAULT_INJECTION,
+    accepting: () => accepting,
+    version: agentVersion,
+  });
+  const grpcConnections = grpcServer?.createConnectionInjector(ServerCredentials.createInsecure());
+
   const makeModel = async (spec: (typeof config.models)[number], generation: number) => {
     const metadata = await readModelMetadata(spec.name, spec.version, spec.modelPath);
     const model = new ServedModel({
@@ -130,11 +144,13 @@ async function main(): Promise<void> {
         reconfigurationTimeoutMs: env.ESTIMATOR_DECISION_INTERVAL_MS, minDwellMs: env.ESTIMATOR_MIN_DWELL_MS,
       },
       onBatch: (name, record) => {
-        metrics.inferenceCount.inc({ model: name }, record.rows);
-        metrics.executionCount.inc({ model: name });
-        metrics.computeSeconds.observe({ model: name }, record.computeMs / 1000);
+        if (!record.ok) return;
+        const labels = { model: name, version: record.version ?? model.options.version };
+        metrics.inferences.inc(labels, record.rows);
+        metrics.executions.inc(labels);
+        metrics.computeSeconds.observe(labels, record.computeMs / 1000);
       },
-      onInstanceRestart: (name) => metrics.instanceRestarts.inc({ model: name }),
+      onInstanceRestart: (name) => metrics.instanceRestarts.inc({ model: name, version: model.options.version }),
     }, metadata);
     model.generation = generation;
     model.deploymentId = spec.deploymentId;
@@ -219,7 +235,12 @@ async function main(): Promise<void> {
   // The server never listens, but its connection tracking (header and request timeouts, closeAllConnections) is
   // set up on "listening": start it as if it had.
   server.emit("listening");
-  takeConnection = (socket) => {
+  takeConnection = (socket, protocol) => {
+    if (protocol === "grpc") {
+      // HTTP/2 frames its own reading: the session resumes the socket itself.
+      if (grpcConnections) grpcConnections.injectConnection(socket); else socket.destroy();
+      return;
+    }
     server.emit("connection", socket);
     socket.resume();
   };
@@ -236,6 +257,15 @@ async function main(): Promise<void> {
     await Promise.all([...models.values()].map((m) => m.stop(env.AGENT_DRAIN_TIMEOUT_MS)));
     server.close();
     server.closeAllConnections();
+    // gRPC answers are HTTP/2 frames still on their way: GOAWAY, let the calls' streams end (briefly), then close.
+    if (grpcServer) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2_000);
+        grpcServer.tryShutdown(() => { clearTimeout(timer); resolve(); });
+      });
+      grpcConnections?.destroy();
+      grpcServer.forceShutdown();
+    }
     process.exit(0);
   });
 }

@@ -29,7 +29,11 @@ export class ServingSupervisor {
   private stopping = false;
   private gaveUp = false;
   private server?: Server;
+  private grpcServer?: Server;
   private readonly held: HeldConnections;
+  /** gRPC connections (from AGENT_GRPC_PORT) wait in a queue of their own: they are refused differently. */
+  private readonly grpcHeld: HeldConnections;
+  private readonly grpcSockets = new WeakSet<Socket>();
   /** Sockets handed to the current serving process that it has not said it took yet, by hand-over id. */
   private inTransit = new Map<number, Socket>();
   private nextHandOverId = 0;
@@ -42,6 +46,8 @@ export class ServingSupervisor {
   lastRestartHeldConnections?: number;
   /** The port the agent listens on (known once listening; AGENT_PORT=0 picks a free one, kept across restarts). */
   port?: number;
+  /** The gRPC port, when AGENT_GRPC_PORT is set (known once listening). */
+  grpcPort?: number;
   onReady?: () => void;
   onGiveUp?: (reason: string) => void;
   onApplied?: (result: Extract<ServingToSupervisor, { kind: "applied" }>) => void;
@@ -53,17 +59,23 @@ export class ServingSupervisor {
 
   constructor(private options: SupervisorOptions) {
     const env = (this.env = loadAgentEnv(options.env));
-    this.held = new HeldConnections({
+    const bounds = {
       max: env.AGENT_HELD_CONNECTIONS_MAX,
       timeoutMs: env.AGENT_HELD_CONNECTIONS_TIMEOUT_MS,
       reason: () => (this.stopping || this.gaveUp ? "the agent is shutting down" : "the serving process is starting or restarting; retry"),
-    });
+    };
+    this.held = new HeldConnections(bounds);
+    this.grpcHeld = new HeldConnections({ ...bounds, refuse: (socket) => socket.destroy() });
   }
 
   get servingPid(): number | undefined { return this.child?.pid; }
   /** Whether a serving process takes connections now. */
   get serving(): boolean { return this.ready; }
-  get heldConnections(): { waiting: number; held: number; shed: number } { return { waiting: this.held.size, held: this.held.held, shed: this.held.shed }; }
+  get heldConnections(): { waiting: number; held: number; shed: number } { return { waiting: this.waiting, held: this.heldTotal, shed: this.shedTotal }; }
+  private get waiting(): number { return this.held.size + this.grpcHeld.size; }
+  private get heldTotal(): number { return this.held.held + this.grpcHeld.held; }
+  private get shedTotal(): number { return this.held.shed + this.grpcHeld.shed; }
+  private queueOf(socket: Socket): HeldConnections { return this.grpcSockets.has(socket) ? this.grpcHeld : this.held; }
 
   /** Listens on AGENT_HOST:AGENT_PORT, then starts the serving process. */
   start(): void {
@@ -79,11 +91,27 @@ export class ServingSupervisor {
       this.options.log("error", "cannot listen", { host: env.AGENT_HOST, port: env.AGENT_PORT, error: error.message });
       this.giveUp(`cannot listen on ${env.AGENT_HOST}:${env.AGENT_PORT}: ${error.message}`);
     });
+    const grpcListening = env.AGENT_GRPC_PORT === undefined ? Promise.resolve() : new Promise<void>((resolve) => {
+      const grpc = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => { this.grpcSockets.add(socket); this.accept(socket); });
+      this.grpcServer = grpc;
+      let up = false;
+      grpc.on("error", (error: NodeJS.ErrnoException) => {
+        if (up) { this.options.log("warn", "accepting a gRPC connection failed", { error: error.message }); return; }
+        this.options.log("error", "cannot listen (gRPC)", { host: env.AGENT_HOST, port: env.AGENT_GRPC_PORT, error: error.message });
+        this.giveUp(`cannot listen on ${env.AGENT_HOST}:${env.AGENT_GRPC_PORT} (gRPC): ${error.message}`);
+      });
+      grpc.listen(env.AGENT_GRPC_PORT, env.AGENT_HOST, () => {
+        up = true;
+        this.grpcPort = (grpc.address() as AddressInfo).port;
+        this.options.log("info", "listening (gRPC)", { host: env.AGENT_HOST, port: this.grpcPort });
+        resolve();
+      });
+    });
     server.listen(env.AGENT_PORT, env.AGENT_HOST, () => {
       listening = true;
       this.port = (server.address() as AddressInfo).port;
       this.options.log("info", "listening", { host: env.AGENT_HOST, port: this.port });
-      this.spawn();
+      void grpcListening.then(() => { if (!this.gaveUp) this.spawn(); });
     });
   }
 
@@ -101,7 +129,7 @@ export class ServingSupervisor {
     const inTransit = this.inTransit;
     const id = ++this.nextHandOverId;
     inTransit.set(id, socket);
-    const message: SupervisorToServing = { kind: "connection", id };
+    const message: SupervisorToServing = this.grpcSockets.has(socket) ? { kind: "connection", id, protocol: "grpc" } : { kind: "connection", id };
     child.send(message, socket, { keepOpen: true }, (error) => {
       if (!error) return; // written: "took" (or "returned", or the process's exit) settles it
       if (!inTransit.delete(id)) return; // already taken back when the process exited
@@ -118,7 +146,7 @@ export class ServingSupervisor {
     inTransit.delete(id);
     if (took) socket.destroy(); // the serving process has it (this closes only our descriptor)
     // Given back (a process that was not ready for it; the supervisor hands over only to ready ones): first in line.
-    else this.held.hold(socket, true);
+    else this.queueOf(socket).hold(socket, true);
     this.handOverWaiting();
   }
 
@@ -128,14 +156,16 @@ export class ServingSupervisor {
    */
   private route(socket: Socket, front = false): void {
     if (this.ready && this.child?.connected && this.inTransit.size < MAX_IN_TRANSIT) this.handOver(this.child, socket);
-    else if (this.stopping || this.gaveUp) answerAndClose(socket, 503, "the agent is shutting down", { "retry-after": "1" });
-    else this.held.hold(socket, front);
+    else if (this.stopping || this.gaveUp) {
+      if (this.grpcSockets.has(socket)) socket.destroy();
+      else answerAndClose(socket, 503, "the agent is shutting down", { "retry-after": "1" });
+    } else this.queueOf(socket).hold(socket, front);
   }
 
   /** After a hand-over completes, the next waiting connection goes (oldest first). */
   private handOverWaiting(): void {
     while (this.ready && this.child?.connected && this.inTransit.size < MAX_IN_TRANSIT) {
-      const socket = this.held.takeOne();
+      const socket = this.held.takeOne() ?? this.grpcHeld.takeOne();
       if (!socket) return;
       this.handOver(this.child, socket);
     }
@@ -166,16 +196,16 @@ export class ServingSupervisor {
         this.consecutiveFailures = 0;
         if (this.diedAt !== undefined) {
           this.lastRestartGapMs = performance.now() - this.diedAt;
-          this.lastRestartHeldConnections = this.held.held - this.heldAtDeath;
+          this.lastRestartHeldConnections = this.heldTotal - this.heldAtDeath;
           this.options.log("info", "serving process back", {
             restarts: this.restarts, gapMs: Math.round(this.lastRestartGapMs),
-            heldConnections: this.lastRestartHeldConnections, waiting: this.held.size, shedConnections: this.held.shed,
+            heldConnections: this.lastRestartHeldConnections, waiting: this.waiting, shedConnections: this.shedTotal,
           });
           this.diedAt = undefined;
         }
         const stats: SupervisorToServing = {
           kind: "restart-stats", restarts: this.restarts, lastRestartGapMs: this.lastRestartGapMs,
-          lastRestartHeldConnections: this.lastRestartHeldConnections, heldConnections: this.held.held, shedConnections: this.held.shed,
+          lastRestartHeldConnections: this.lastRestartHeldConnections, heldConnections: this.heldTotal, shedConnections: this.shedTotal,
         };
         child.send(stats);
         this.ready = true;
@@ -199,7 +229,7 @@ export class ServingSupervisor {
       // A channel still open after its process exited (a descendant holding it) must not keep those connections.
       if (child.connected) setTimeout(() => rerouteUntaken(true), 1_000).unref();
       if (this.stopping) return;
-      if (this.diedAt === undefined) { this.diedAt = performance.now(); this.heldAtDeath = this.held.held; }
+      if (this.diedAt === undefined) { this.diedAt = performance.now(); this.heldAtDeath = this.heldTotal; }
       const limit = this.options.maxConsecutiveStartFailures ?? 3;
       if (this.consecutiveFailures >= limit) {
         this.options.log("error", "serving process keeps failing to start; giving up", { failures: this.consecutiveFailures });
@@ -207,7 +237,7 @@ export class ServingSupervisor {
         return;
       }
       this.restarts++;
-      this.options.log("warn", "serving process died; restarting", { code, signal, restarts: this.restarts, waiting: this.held.size });
+      this.options.log("warn", "serving process died; restarting", { code, signal, restarts: this.restarts, waiting: this.waiting });
       setTimeout(() => { if (!this.stopping) this.spawn(); }, Math.min(2000, 100 * 2 ** this.consecutiveFailures));
     });
   }
@@ -221,7 +251,9 @@ export class ServingSupervisor {
 
   private closeListener(): void {
     this.server?.close();
+    this.grpcServer?.close();
     this.held.shedAll();
+    this.grpcHeld.shedAll();
   }
 
   /** Hands a new serving configuration (a new generation) to the running serving process. */
@@ -253,7 +285,7 @@ export class ServingSupervisor {
    */
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
-    if (!this.ready) this.held.shedAll(); // nothing will serve those waiting
+    if (!this.ready) { this.held.shedAll(); this.grpcHeld.shedAll(); } // nothing will serve those waiting
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       await new Promise<void>((resolve) => {

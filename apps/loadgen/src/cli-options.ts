@@ -15,6 +15,8 @@ target
   --model-version V       a specific version
   --allow-remote HOST     allow a non-loopback target; must name the URL's host exactly
   --token TOKEN           bearer token (or LOADGEN_TOKEN)
+  --protocol P            http (default) | grpc: OIP over gRPC (KServe v2 ModelInfer, raw tensors) to --url's host and
+                          port (the agent's AGENT_GRPC_PORT, e.g. http://127.0.0.1:8001)
 
 load (--mode open, the default: arrivals follow the schedule whatever the responses do)
   --pattern P             constant | poisson | bursts | steps | replay (default constant)
@@ -68,6 +70,7 @@ export interface LoadgenConfig {
   version?: string;
   token?: string;
   mode: Mode;
+  protocol: "http" | "grpc";
   pattern: Pattern;
   durationMs: number;
   warmupMs: number;
@@ -89,7 +92,7 @@ export interface LoadgenConfig {
 
 const flags = {
   url: { type: "string" }, model: { type: "string" }, "model-version": { type: "string" }, "allow-remote": { type: "string" }, token: { type: "string" },
-  mode: { type: "string" }, pattern: { type: "string" }, rate: { type: "string" }, duration: { type: "string" }, warmup: { type: "string" },
+  mode: { type: "string" }, protocol: { type: "string" }, pattern: { type: "string" }, rate: { type: "string" }, duration: { type: "string" }, warmup: { type: "string" },
   on: { type: "string" }, off: { type: "string" }, "off-rate": { type: "string" }, steps: { type: "string" }, arrivals: { type: "string" },
   replay: { type: "string" }, "replay-speed": { type: "string" }, "max-in-flight": { type: "string" }, seed: { type: "string" },
   concurrency: { type: "string" }, "p99-limit": { type: "string" }, "start-rate": { type: "string" }, "max-rate": { type: "string" },
@@ -157,6 +160,8 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
   if (!values.model) throw new LoadgenInputError("invalid_option", "--model", "is required (the model's name on the agent)");
   const url = checkTarget(values.url ?? "http://127.0.0.1:8000", values["allow-remote"]);
   const mode = oneOf<Mode>("mode", values.mode, "open", ["open", "closed", "search"]);
+  const protocol = oneOf("protocol", values.protocol, "http", ["http", "grpc"] as const);
+  if (protocol === "grpc" && values.binary) throw new LoadgenInputError("invalid_option", "--binary", "is for HTTP: over gRPC tensors always travel raw (raw_input_contents)");
   const arrivals = oneOf<Arrivals>("arrivals", values.arrivals, "constant", ["constant", "poisson"]);
   const patternKind = oneOf("pattern", values.pattern, "constant", ["constant", "poisson", "bursts", "steps", "replay"] as const);
   const rate = () => {
@@ -206,7 +211,7 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
   const shapes = Object.fromEntries(namedValues("shape", values.shape).map(([name, dims]) => [name, dims.split(",").map((d) => number("shape", d, 0, 1, 1 << 30, true))]));
   return {
     url, model: values.model, version: values["model-version"], token: values.token ?? env.LOADGEN_TOKEN,
-    mode, pattern, durationMs, warmupMs,
+    mode, protocol, pattern, durationMs, warmupMs,
     seed: number("seed", values.seed, 1, 0, 0xffffffff, true),
     binary: values.binary ?? false,
     batch: number("batch", values.batch, 1, 1, 1 << 20, true),

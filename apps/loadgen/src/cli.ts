@@ -8,6 +8,7 @@ import { LoadgenInputError } from "./errors";
 import { searchMaxRate } from "./max-rate-search";
 import { encodeInferRequest, type EncodedRequest } from "./oip-body";
 import { OipClient, TargetError } from "./oip-client";
+import { OipGrpcClient } from "./oip-grpc-client";
 import { generateInputs } from "./oip-inputs";
 import { runOpenLoop } from "./open-loop";
 import { buildReport } from "./report";
@@ -43,7 +44,9 @@ async function main(): Promise<number> {
   const cfg = config;
   const startedAt = new Date();
   const maxSockets = cfg.mode === "closed" ? Math.max(...cfg.concurrency) : cfg.maxInFlight;
-  const client = new OipClient({ url: cfg.url, model: cfg.model, version: cfg.version, timeoutMs: cfg.timeoutMs, token: cfg.token, maxSockets });
+  const target = { url: cfg.url, model: cfg.model, version: cfg.version, timeoutMs: cfg.timeoutMs, token: cfg.token };
+  const grpcClient = cfg.protocol === "grpc" ? new OipGrpcClient(target) : undefined;
+  const client = grpcClient ?? new OipClient({ ...target, maxSockets });
   const controller = new AbortController();
   process.on("SIGINT", () => {
     if (controller.signal.aborted) process.exit(130);
@@ -58,10 +61,12 @@ async function main(): Promise<number> {
       }
     }));
     // A few distinct input sets in rotation, built before the clock starts.
-    const bodies: EncodedRequest[] = Array.from({ length: Object.keys(files).length ? 1 : cfg.distinctInputs }, (_, v) =>
-      encodeInferRequest(generateInputs(metadata.inputs, { batch: cfg.batch, seed: (cfg.seed + v) >>> 0, shapes: cfg.shapes, files, intHigh: cfg.intHigh }), { binary: cfg.binary }));
+    const bodies: EncodedRequest[] = Array.from({ length: Object.keys(files).length ? 1 : cfg.distinctInputs }, (_, v) => {
+      const inputs = generateInputs(metadata.inputs, { batch: cfg.batch, seed: (cfg.seed + v) >>> 0, shapes: cfg.shapes, files, intHigh: cfg.intHigh });
+      return grpcClient ? grpcClient.encode(inputs) : encodeInferRequest(inputs, { binary: cfg.binary });
+    });
     const send = (index: number) => client.send(bodies[index % bodies.length]!);
-    out(`loadgen: ${cfg.mode} loop against ${cfg.url.origin} model ${cfg.model} (${cfg.binary ? "binary" : "JSON"} tensors, ${bodies[0]!.body.length} bytes a request)`);
+    out(`loadgen: ${cfg.mode} loop against ${cfg.url.origin} model ${cfg.model} (${cfg.protocol === "grpc" ? "gRPC, raw" : cfg.binary ? "binary" : "JSON"} tensors, ${bodies[0]!.body.length} bytes a request)`);
 
     if (cfg.mode === "open") {
       const schedule = buildSchedule(cfg.pattern, { durationMs: cfg.durationMs, seed: cfg.seed, maxRequests: cfg.maxRequests });

@@ -31,7 +31,7 @@ function withoutRecords<T extends RunStats>(run: T): Omit<T, "records"> {
 export function describeConfig(config: LoadgenConfig): Record<string, unknown> {
   const pattern = config.pattern.kind === "replay" ? { kind: "replay", arrivals: config.pattern.timesMs.length, speed: config.pattern.speed } : config.pattern;
   return {
-    pattern, durationMs: config.durationMs, warmupMs: config.warmupMs, seed: config.seed, binary: config.binary, batch: config.batch,
+    pattern, durationMs: config.durationMs, warmupMs: config.warmupMs, seed: config.seed, protocol: config.protocol, binary: config.binary, batch: config.batch,
     shapes: config.shapes, inputFiles: config.inputFiles, distinctInputs: config.distinctInputs, maxInFlight: config.maxInFlight,
     timeoutMs: config.timeoutMs, maxRequests: config.maxRequests,
     ...(config.mode === "closed" ? { concurrency: config.concurrency } : {}),
