@@ -14,7 +14,10 @@ const metadata: ModelMetadata = {
   outputs: [{ name: "out", datatype: "FP32", shape: [-1, 1], symbolicDims: ["batch", undefined] }],
 };
 
-const empty = { bool_contents: [], int_contents: [], int64_contents: [], uint_contents: [], uint64_contents: [], fp32_contents: [], fp64_contents: [], bytes_contents: [] };
+const empty = {
+  bool_contents: [] as boolean[], int_contents: [] as number[], int64_contents: [] as number[], uint_contents: [] as number[], uint64_contents: [] as number[],
+  fp32_contents: [] as number[], fp64_contents: [] as number[], bytes_contents: [] as Buffer[],
+};
 const request = (inputs: ModelInferRequest["inputs"], raw: Buffer[] = [], extra: Partial<ModelInferRequest> = {}): ModelInferRequest => ({
   model_name: "m", model_version: "", id: "", parameters: {}, inputs, outputs: [], raw_input_contents: raw, ...extra,
 });
