@@ -1,0 +1,58 @@
+// Test data: .tar and .zip archives written here, byte by byte, including the wrong kinds (links, paths that climb
+// out, sizes that lie) that no archiver of good habits writes.
+import { deflateRawSync, crc32 } from "node:zlib";
+import { TAR_END, tarFileHeader, tarHeader, tarPadding } from "@/core/model-bundle/bundle";
+
+export interface TestEntry {
+  name: string;
+  data?: Uint8Array;
+  /** A symbolic link to this target instead of a file. */
+  symlinkTo?: string;
+  /** Zip: compress with deflate (default: stored). */
+  deflate?: boolean;
+  /** Zip: the uncompressed size the headers declare, when it should lie. */
+  declaredSize?: number;
+}
+
+export function tarArchive(entries: readonly TestEntry[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  for (const e of entries) {
+    if (e.symlinkTo !== undefined) { parts.push(tarHeader(e.name, 0, "2", e.symlinkTo)); continue; }
+    const data = e.data ?? new Uint8Array();
+    parts.push(tarFileHeader(e.name, data.length), data, tarPadding(data.length));
+  }
+  parts.push(TAR_END);
+  return Buffer.concat(parts);
+}
+
+export function zipArchive(entries: readonly TestEntry[]): Uint8Array {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name, "utf8");
+    const raw = Buffer.from(e.symlinkTo !== undefined ? Buffer.from(e.symlinkTo) : (e.data ?? new Uint8Array()));
+    const stored = e.deflate ? deflateRawSync(raw) : raw;
+    const crc = crc32(raw);
+    const size = e.declaredSize ?? raw.length;
+    const method = e.deflate ? 8 : 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(0x0800, 6); local.writeUInt16LE(method, 8);
+    local.writeUInt16LE(0, 10); local.writeUInt16LE(0x21, 12); local.writeUInt32LE(crc, 14); local.writeUInt32LE(stored.length, 18);
+    local.writeUInt32LE(size, 22); local.writeUInt16LE(name.length, 26); local.writeUInt16LE(0, 28);
+    const mode = e.symlinkTo !== undefined ? 0o120777 : 0o100644;
+    const head = Buffer.alloc(46);
+    head.writeUInt32LE(0x02014b50, 0); head.writeUInt16LE((3 << 8) | 20, 4); head.writeUInt16LE(20, 6); head.writeUInt16LE(0x0800, 8);
+    head.writeUInt16LE(method, 10); head.writeUInt16LE(0, 12); head.writeUInt16LE(0x21, 14); head.writeUInt32LE(crc, 16);
+    head.writeUInt32LE(stored.length, 20); head.writeUInt32LE(size, 24); head.writeUInt16LE(name.length, 28);
+    head.writeUInt32LE((mode << 16) >>> 0, 38); head.writeUInt32LE(offset, 42);
+    locals.push(local, name, stored);
+    central.push(head, name);
+    offset += local.length + name.length + stored.length;
+  }
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(entries.length, 8); end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
