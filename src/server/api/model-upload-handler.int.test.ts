@@ -25,7 +25,7 @@ import { sessionCookie } from "../../../test/session-cookie";
 const ORIGIN = "http://localhost:3998";
 const root = mkdtempSync(join(tmpdir(), "upload-test-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
-const normalLimits: UploadLimits = { maxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3 };
+const normalLimits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3 };
 let limits = normalLimits;
 let server: Server;
 let base = "";
@@ -163,7 +163,7 @@ describe("POST /api/models/upload", () => {
     const mismatch = await expectRejected(typeMismatchModel(), "ORT_REJECTED");
     expect(mismatch.message).toMatch(/ONNX Runtime refused/);
     const external = await expectRejected(externalDataModel(), "EXTERNAL_DATA");
-    expect(external.message).toMatch(/self-contained/);
+    expect(external.message).toMatch(/upload the \.onnx together with its data files as one \.tar or \.zip/);
   });
 
   it("over the limit: refused from Content-Length before reading, or mid-stream when chunked; nothing stored", async () => {

@@ -103,6 +103,10 @@ async function stageBody(upload: ModelUpload, limits: UploadLimits, store: Artif
         next.set(chunk.subarray(0, next.length - head.length), head.length);
         head = next;
         if (head.length === 512) kind = archiveFormatOf(head) ?? "onnx";
+        // Its first bytes say what it is: a Content-Length past that kind's limit is refused now.
+        if (kind !== undefined && upload.declaredBytes !== undefined && upload.declaredBytes > limitOf(kind)) {
+          throw kind === "onnx" ? tooLarge(limits.maxBytes) : archiveTooLarge(limits.archiveMaxBytes);
+        }
       }
       if (received > limitOf(kind)) throw kind === "onnx" ? tooLarge(limits.maxBytes) : archiveTooLarge(limits.archiveMaxBytes);
       yield chunk;
