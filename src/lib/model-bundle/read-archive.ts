@@ -54,13 +54,12 @@ function checkedStream(path: string, start: number, storedBytes: number, size: n
       done();
     },
   });
-  const forward = (stream: Readable) => stream.on("error", (error) => check.destroy(error instanceof ModelRejectedError ? error : bad(`entry ${name} cannot be read: ${error.message}`)));
-  if (inflate) {
-    const inflater = createInflateRaw();
-    forward(source).pipe(forward(inflater)).pipe(check);
-  } else {
-    forward(source).pipe(check);
-  }
+  const forward = <S extends NodeJS.ReadableStream>(stream: S): S => {
+    stream.on("error", (error: Error) => check.destroy(error instanceof ModelRejectedError ? error : bad(`entry ${name} cannot be read: ${error.message}`)));
+    return stream;
+  };
+  if (inflate) forward(source).pipe(forward(createInflateRaw())).pipe(check);
+  else forward(source).pipe(check);
   return check;
 }
 

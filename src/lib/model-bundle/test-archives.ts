@@ -1,7 +1,7 @@
 // Test data: .tar and .zip archives written here, byte by byte, including the wrong kinds (links, paths that climb
 // out, sizes that lie) that no archiver of good habits writes.
 import { deflateRawSync, crc32 } from "node:zlib";
-import { TAR_END, tarFileHeader, tarHeader, tarPadding } from "@/core/model-bundle/bundle";
+import { TAR_END, tarFileHeader, tarHeader, tarPadding } from "../../core/model-bundle/bundle";
 
 export interface TestEntry {
   name: string;

@@ -69,7 +69,7 @@ describe("unpacking a model archive", () => {
     const tar = tarArchive(good);
     await expect(unpack(tar.subarray(0, 1024 + 100))).rejects.toThrow(/cut short/);
     const damaged = Buffer.from(tar);
-    damaged[20] ^= 0xff;
+    damaged[20] = damaged[20]! ^ 0xff;
     await expect(unpack(damaged)).rejects.toThrow(/checksum does not match/);
     const zip = zipArchive(good);
     await expect(unpack(zip.subarray(0, zip.length - 30))).rejects.toThrow(/no central directory|damaged/);
