@@ -134,7 +134,9 @@ test("a model with external data as one .zip: the form says what archives are fo
   await expectNoHorizontalScroll(page);
   await shot(page, "archive-uploaded");
   await page.locator(sel.uploadOpen).click();
-  await expect(page.locator("main")).toContainText("208");
+  await expect(page.locator('[data-testid="analysis-parameters"]')).toContainText("208");
+  await expect(page.locator('[data-testid="analysis-bundle"]')).toContainText("model.onnx with 2 external data files (data/weights.bin, v.bin), stored and sent to agents as one bundle");
+  await expectNoHorizontalScroll(page);
   await shot(page, "archive-detail");
 });
 

@@ -60,6 +60,16 @@ describe("unpacking a model archive", () => {
     });
   }
 
+  it("zip64 records and a pax long name (a data file path past 100 bytes) are read like any other", async () => {
+    const zip64 = await unpack(zipArchive(good.filter((e) => !e.name.endsWith("/")), { zip64: true }));
+    expect([...zip64.files.entries()].sort()).toEqual([["data/weights.bin", 576], ["v.bin", 256]]);
+    expect(readFileSync(join(zip64.dir, "v.bin")).equals(Buffer.from(model.files["v.bin"]!))).toBe(true);
+    const deep = `${"deep/".repeat(25)}v.bin`;
+    const tar = await unpack(tarArchive([{ name: "m.onnx", data: model.onnx }, { name: deep, data: model.files["v.bin"] }]));
+    expect([...tar.files.keys()]).toEqual([deep]);
+    expect(readFileSync(join(tar.dir, deep)).equals(Buffer.from(model.files["v.bin"]!))).toBe(true);
+  });
+
   it("zip: an entry that inflates to more than it declares (a zip bomb) fails at the first byte past it", async () => {
     const bomb = zipArchive([{ name: "m.onnx", data: model.onnx }, { name: "v.bin", data: new Uint8Array(1024 ** 2), deflate: true, declaredSize: 100 }]);
     await expect(unpack(bomb)).rejects.toThrow("entry v.bin unpacks to more than the 100 bytes its header declares");
