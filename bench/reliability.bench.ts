@@ -178,7 +178,7 @@ async function onnxSection(quick: boolean, adminUrl: string): Promise<{ figures:
     const { smallValidModel } = await import("../src/testing/fuzz/hostile-onnx");
     const store = new FileArtifactStore(join(root, "artifacts"));
     const ml = await insertTestUser(db(), "ml_engineer");
-    const limits = { maxBytes: 64 * MB, validateTimeoutMs: 60_000, validateMaxRssBytes: 2 * 1024 * MB };
+    const limits = { maxBytes: 64 * MB, archiveMaxBytes: 64 * MB, validateTimeoutMs: 60_000, validateMaxRssBytes: 2 * 1024 * MB };
     const upload = (bytes: Uint8Array, name: string) => uploadModel({ user: ml, requestId: name }, { name, body: Readable.from([Buffer.from(bytes)]), declaredBytes: bytes.length }, limits, store);
     const snapshot = async () => {
       const prisma = db();

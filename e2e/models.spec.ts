@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { buildMobilenetV2 } from "../src/modelzoo/mobilenet-v2";
 import { buildTinyCnn } from "../src/modelzoo/tiny-models";
+import { zipArchive } from "../src/lib/model-bundle/test-archives";
+import { externalWeightsModel } from "../src/lib/onnx/wild-models";
 import { sel } from "./selectors";
 import { signIn } from "./sign-in";
 
@@ -19,6 +21,13 @@ writeFileSync(cnnPath, buildTinyCnn({ seed: 1000 + Math.floor(Math.random() * 1e
 const junkPath = join(dir, "not-a-model.onnx");
 writeFileSync(junkPath, Buffer.from("this is a text file, not a protobuf".repeat(20)));
 const modelName = `tiny-cnn-${run}`;
+// A model whose weights live in external data files, zipped with them; and the same without one of its files.
+const external = externalWeightsModel();
+const externalEntries = [{ name: "exported/model.onnx", data: external.onnx }, ...Object.entries(external.files).map(([name, data]) => ({ name: `exported/${name}`, data, deflate: true }))];
+const externalZipPath = join(dir, "external-weights.zip");
+writeFileSync(externalZipPath, zipArchive(externalEntries));
+const missingZipPath = join(dir, "missing-data.zip");
+writeFileSync(missingZipPath, zipArchive(externalEntries.filter((e) => !e.name.endsWith("v.bin"))));
 const bigPath = join(dir, "mobilenet.onnx");
 writeFileSync(bigPath, buildMobilenetV2({ seed: 17, producerVersion: "e2e" }));
 
@@ -102,6 +111,33 @@ test("import from URL: plain http and a loopback address are refused, each sayin
   await shot(page, "import-refused");
   await page.locator(sel.modelsSearch).fill(name);
   await expect(page.locator(sel.modelsTable).locator(`[data-model="${name}"]`)).toHaveCount(0);
+});
+
+test("a model with external data as one .zip: the form says what archives are for; one missing data file is named", async ({ page }) => {
+  await page.goto("/models");
+  await expect(page.locator(sel.uploadForm)).toContainText(".tar / .zip with external data");
+  await expect(page.locator(sel.uploadFile)).toHaveAttribute("accept", /\.tar,\.zip/);
+  await expect(page.locator(sel.uploadArchiveHint)).toContainText("external data files beside the .onnx");
+  await page.locator(sel.uploadFile).setInputFiles(missingZipPath);
+  await expect(page.locator(sel.uploadName)).toHaveValue("missing-data");
+  await page.locator(sel.uploadName).fill(`missing-data-${run}`);
+  await page.locator(sel.uploadSubmit).click();
+  await expect(page.locator(sel.uploadError)).toHaveAttribute("data-code", "EXTERNAL_DATA", { timeout: 30_000 });
+  await expect(page.locator(sel.uploadError)).toContainText('its data file "v.bin" is not in the archive');
+  await expect(page.locator(sel.uploadError)).toContainText("Nothing was stored");
+  await shot(page, "archive-refused");
+  await page.locator(sel.uploadFile).setInputFiles(externalZipPath);
+  await expect(page.locator(sel.uploadName)).toHaveValue("external-weights");
+  await page.locator(sel.uploadName).fill(`external-weights-${run}`);
+  await page.locator(sel.uploadSubmit).click();
+  await expect(page.locator(sel.uploadDone)).toContainText(`Uploaded external-weights-${run} as version 1 with 2 external data files`, { timeout: 30_000 });
+  await expectNoHorizontalScroll(page);
+  await shot(page, "archive-uploaded");
+  await page.locator(sel.uploadOpen).click();
+  await expect(page.locator('[data-testid="analysis-parameters"]')).toContainText("208");
+  await expect(page.locator('[data-testid="analysis-bundle"]')).toContainText("model.onnx with 2 external data files (data/weights.bin, v.bin), stored and sent to agents as one bundle");
+  await expectNoHorizontalScroll(page);
+  await shot(page, "archive-detail");
 });
 
 test("set an SLO on the uploaded model; the list shows it", async ({ page }) => {

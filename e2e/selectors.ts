@@ -109,6 +109,7 @@ export const sel = {
   uploadProgress: '[data-testid="upload-progress"]',
   uploadOpen: '[data-testid="upload-open"]',
   uploadError: '[data-testid="upload-error"]',
+  uploadArchiveHint: '[data-testid="upload-archive-hint"]',
   importUrl: '[data-testid="import-url"]',
   importName: '[data-testid="import-name"]',
   importSubmit: '[data-testid="import-submit"]',

@@ -3,6 +3,7 @@
 // report), POST /jobs/{id}/rounds (a plan trial's progress), POST /jobs/{id}/trial (its result), POST /jobs/{id}/finish.
 import { z } from "zod";
 import { jsonValueSchema } from "./json-value";
+import { artifactFormatSchema } from "./artifact-format";
 
 /** Every job kind an agent runs: the one list the control plane, its routes and the agent share. */
 export const AGENT_JOB_KINDS = ["profile", "load_test", "profile_probe", "plan_trial"] as const;
@@ -26,6 +27,7 @@ export const profileJobParamsSchema = z.object({
   modelName: z.string(),
   artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
   artifactBytes: z.number().int().positive(),
+  artifactFormat: artifactFormatSchema,
   threads: z.array(z.number().int().min(1)).min(1),
   batches: z.array(z.number().int().min(1)).min(1),
   dimensions: z.record(z.string(), z.number().int().min(1)),
@@ -79,6 +81,7 @@ export const profileProbeParamsSchema = z.object({
   modelName: z.string(),
   artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
   artifactBytes: z.number().int().positive(),
+  artifactFormat: artifactFormatSchema,
   dimensions: z.record(z.string(), z.number().int().min(1)),
   budgetCpus: z.array(z.number().int().min(0)).min(1),
   threads: z.number().int().min(1),
@@ -98,6 +101,7 @@ export const planTrialParamsSchema = z.object({
   modelName: z.string(),
   artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
   artifactBytes: z.number().int().positive(),
+  artifactFormat: artifactFormatSchema,
   batch: z.number().int().min(1).max(4096),
   dimensions: z.record(z.string(), z.number().int().min(1)),
   /** Each tensor's batch axis where it is not the first: synthetic inputs and the dispatcher's split follow it. */

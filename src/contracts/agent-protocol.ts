@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { DECISION_OUTCOMES, type EstimatorDecision, type EstimatorState } from "../core/estimator/types";
 import { servingPlanSchema } from "./serving-plan";
+import { artifactFormatSchema } from "./artifact-format";
 
 export const AGENT_PROTOCOL_VERSION = 1;
 export const AGENT_API_PREFIX = "/api/agent/v1";
@@ -68,6 +69,7 @@ export const desiredDeploymentSchema = z.object({
   version: z.string(),
   artifactSha256: z.string().regex(/^[0-9a-f]{64}$/),
   artifactBytes: z.number().int().positive(),
+  artifactFormat: artifactFormatSchema,
   /** Per-deployment generation: only increases. */
   generation: z.number().int().min(1),
   /** With per-instance cpulists computed by the control plane's allocator. */

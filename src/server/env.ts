@@ -120,6 +120,11 @@ export const controlPlaneEnvSchema = z.object({
   ARTIFACT_STORE: z.enum(["file", "postgres"]).default("file"),
   /** Largest model file an upload may send, in bytes (the store refuses past it and keeps nothing). */
   MODEL_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  /**
+   * Largest .tar or .zip of a model with its external data files (the way past protobuf's 2 GiB), in bytes: both
+   * what the upload may send and what its files may unpack to (a larger one is refused and nothing is kept).
+   */
+  MODEL_ARCHIVE_MAX_BYTES: z.coerce.number().int().positive().default(16 * 1024 ** 3),
   /** Resident memory a model's validation child may reach before it is killed, in bytes. */
   MODEL_VALIDATE_MAX_RSS: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   /** Wall-clock limit of a model's validation (and of its analysis run), in ms. */

@@ -28,7 +28,7 @@ export default async function ModelsPage() {
         {!canEdit && " ML engineers and admins upload, register and change models; you can read everything here."}
       </p>
       <ModelsTable />
-      {canEdit && <ModelUpload maxBytes={env().MODEL_UPLOAD_MAX_BYTES} />}
+      {canEdit && <ModelUpload maxBytes={env().MODEL_UPLOAD_MAX_BYTES} archiveMaxBytes={env().MODEL_ARCHIVE_MAX_BYTES} />}
       <ZooCatalog canEdit={canEdit} />
     </HydrateClient>
   );

@@ -38,7 +38,14 @@ export function ModelAnalysis({ version }: { version: ModelVersionData }) {
                   : <span className="form-field-error" title={flops.message}>not counted: {flops.message}</span>}
               </td>
             </tr>
-            <tr><th>File</th><td>{formatBytes(version.bytes)} <span className="mono muted" title={version.sha256}>sha256 {version.sha256.slice(0, 12)}…</span></td></tr>
+            <tr><th>File</th><td>{formatBytes(version.bytes)} <span className="mono muted" title={version.sha256}>sha256 {version.sha256.slice(0, 12)}…</span>
+              {version.format === "onnx-bundle" && (
+                <div className="muted" data-testid="analysis-bundle">
+                  model.onnx with {a.validation.dataFiles?.length ?? "its"} external data file{a.validation.dataFiles?.length === 1 ? "" : "s"}
+                  {a.validation.dataFiles?.length ? <> (<span className="mono">{a.validation.dataFiles.slice(0, 4).join(", ")}{a.validation.dataFiles.length > 4 ? ", …" : ""}</span>)</> : null}, stored and sent to agents as one bundle
+                </div>
+              )}
+            </td></tr>
             <tr><th>Weights</th><td>{version.syntheticWeights ? <span className="badge synthetic">synthetic weights</span> : <span className="muted">as uploaded</span>}</td></tr>
             <tr><th>ONNX</th><td>IR {s.irVersion}, opset {s.defaultOpset ?? "—"}{s.opsets.filter((o) => o.domain !== "").map((o) => `, ${o.domain} ${o.version}`).join("")} · {s.nodes} nodes</td></tr>
             <tr><th>Producer</th><td>{s.producer.name || "—"}{s.producer.version ? ` ${s.producer.version}` : ""}</td></tr>

@@ -11,7 +11,8 @@ const REJECTION_TITLES: Record<string, string> = {
   TRUNCATED: "The file is truncated",
   NOT_ONNX: "Not an ONNX model",
   EMPTY: "The file is empty",
-  EXTERNAL_DATA: "The model uses external data",
+  EXTERNAL_DATA: "The model's external data is missing or misplaced",
+  BAD_ARCHIVE: "The archive cannot be used",
   UNSUPPORTED_OPERATOR: "Unsupported operator",
   ORT_REJECTED: "ONNX Runtime refused the model",
   TOO_LARGE: "The file is too large",
@@ -24,18 +25,24 @@ type Phase =
   | { kind: "idle" }
   | { kind: "sending"; loaded: number; total: number }
   | { kind: "checking" }
-  | { kind: "done"; modelId: string; name: string; version: number; deduplicated: boolean }
+  | { kind: "done"; modelId: string; name: string; version: number; deduplicated: boolean; dataFiles: number }
   | { kind: "failed"; code: string; message: string; field?: string };
 
 interface UploadReply {
   model?: { id: string; name: string };
   version?: { number: number };
   deduplicated?: boolean;
+  dataFiles?: string[];
   error?: { code: string; message: string; field?: string };
 }
 
-/** Upload form: the file goes to /api/models/upload as the raw body (streamed), with a progress bar from XHR. */
-export function ModelUpload({ maxBytes }: { maxBytes: number }) {
+const isArchive = (fileName: string) => /\.(tar|zip)$/i.test(fileName);
+
+/**
+ * Upload form: the file goes to /api/models/upload as the raw body (streamed), with a progress bar from XHR. A .tar
+ * or .zip carries a model whose weights live in external data files beside the .onnx (past protobuf's 2 GB).
+ */
+export function ModelUpload({ maxBytes, archiveMaxBytes }: { maxBytes: number; archiveMaxBytes: number }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [file, setFile] = useState<File | null>(null);
@@ -56,8 +63,9 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!file) return;
-    if (file.size > maxBytes) {
-      setPhase({ kind: "failed", code: "TOO_LARGE", message: `${file.name} is ${formatBytes(file.size)}; the limit is ${formatLimit(maxBytes)}.` });
+    const limit = isArchive(file.name) ? archiveMaxBytes : maxBytes;
+    if (file.size > limit) {
+      setPhase({ kind: "failed", code: "TOO_LARGE", message: `${file.name} is ${formatBytes(file.size)}; the limit is ${formatLimit(limit)}.` });
       return;
     }
     const form = new FormData(event.currentTarget);
@@ -79,7 +87,7 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
       let reply: UploadReply = {};
       try { reply = JSON.parse(xhr.responseText) as UploadReply; } catch { /* not JSON: reported below */ }
       if (xhr.status < 300 && reply.model && reply.version) {
-        setPhase({ kind: "done", modelId: reply.model.id, name: reply.model.name, version: reply.version.number, deduplicated: !!reply.deduplicated });
+        setPhase({ kind: "done", modelId: reply.model.id, name: reply.model.name, version: reply.version.number, deduplicated: !!reply.deduplicated, dataFiles: reply.dataFiles?.length ?? 0 });
         void queryClient.invalidateQueries({ queryKey: trpc.models.list.queryKey() });
       } else {
         setPhase({ kind: "failed", code: reply.error?.code ?? `HTTP_${xhr.status}`, message: reply.error?.message ?? `the server answered ${xhr.status}`, field: reply.error?.field });
@@ -97,8 +105,8 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
       <h2>Upload a model</h2>
       <div className="panel">
         <form className="models-upload" onSubmit={submit} data-testid="upload-form">
-          <label className="form-field"><span>ONNX file (up to {formatLimit(maxBytes)})</span>
-            <input type="file" name="file" accept=".onnx,application/octet-stream" onChange={pick} required disabled={busy} data-testid="upload-file" /></label>
+          <label className="form-field"><span>ONNX file (up to {formatLimit(maxBytes)}), or .tar / .zip with external data</span>
+            <input type="file" name="file" accept=".onnx,.tar,.zip,application/octet-stream,application/x-tar,application/zip" onChange={pick} required disabled={busy} data-testid="upload-file" /></label>
           <label className="form-field"><span>Name {nameProblem && <em className="form-field-error">{nameProblem.split(" (")[0]}</em>}</span>
             <input name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={64} placeholder="e.g. resnet50-int8" autoComplete="off" disabled={busy} data-testid="upload-name" /></label>
           <label className="form-field"><span>Description</span>
@@ -111,6 +119,12 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
             {busy ? "Uploading…" : "Upload"}
           </button>
         </form>
+        <p className="hint" style={{ marginTop: 8 }} data-testid="upload-archive-hint">
+          <strong>.tar / .zip</strong> (up to {formatLimit(archiveMaxBytes)}): for a model whose weights live in external data files
+          beside the .onnx, as exporters save models past protobuf&apos;s 2 GB limit. Put the one .onnx and its data files in the
+          archive at the paths its tensors name, relative to the .onnx; it is checked (no absolute paths, no &ldquo;..&rdquo;, no links)
+          and stored as one version, sent to agents whole.
+        </p>
         {phase.kind === "sending" && (
           <div className="upload-status" data-testid="upload-progress">
             <div className="line"><span>Sending {file?.name}</span><span>{formatBytes(phase.loaded)} of {formatBytes(phase.total)} ({percent.toFixed(0)}%)</span></div>
@@ -127,7 +141,7 @@ export function ModelUpload({ maxBytes }: { maxBytes: number }) {
         {phase.kind === "done" && (
           <div className="notice" style={{ marginTop: 14, marginBottom: 0 }} data-testid="upload-done">
             {phase.deduplicated ? <>This file is already version {phase.version} of <strong>{phase.name}</strong>; nothing new was stored. </>
-              : <>Uploaded <strong>{phase.name}</strong> as version {phase.version}. </>}
+              : <>Uploaded <strong>{phase.name}</strong> as version {phase.version}{phase.dataFiles > 0 ? ` with ${phase.dataFiles} external data file${phase.dataFiles === 1 ? "" : "s"}` : ""}. </>}
             <Link href={`/models/${phase.modelId}`} data-testid="upload-open">Open its analysis →</Link>
           </div>
         )}

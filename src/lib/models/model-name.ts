@@ -17,7 +17,7 @@ export function modelNameProblem(name: string): string | null {
 
 /** A valid name made from a file name: "My Model (v2).onnx" → "my-model-v2"; "" when nothing usable is left. */
 export function suggestModelName(fileName: string): string {
-  const base = fileName.replace(/^.*[\\/]/, "").replace(/\.onnx$/i, "");
+  const base = fileName.replace(/^.*[\\/]/, "").replace(/\.(onnx|tar|zip)$/i, "");
   const slug = base
     .normalize("NFKD").replace(/[\u0300-\u036f]/g, "") // é → e
     .toLowerCase()

@@ -36,6 +36,8 @@ export interface AnalyzeOptions {
   probe?: ProbeOptions;
   /** Batch-axis overrides by tensor (null: no batch axis); a bad one throws ModelAnalysisInputError naming it. */
   batchAxes?: Record<string, number | null>;
+  /** The file's external data files lie beside it (an unpacked archive, already validated): run it anyway. */
+  withDataFiles?: boolean;
 }
 
 export async function analyzeOnnxFile(path: string, options: AnalyzeOptions = {}): Promise<ModelAnalysis> {
@@ -44,13 +46,13 @@ export async function analyzeOnnxFile(path: string, options: AnalyzeOptions = {}
   const summary = summarizeModel(summaryGraph, options.batchAxes ?? {});
   const dimValues = { ...summary.dimDefaults, ...(options.dims ?? {}) };
 
-  if (summary.externalData) {
+  if (summary.externalData && !options.withDataFiles) {
     const names = summary.parameters.externalInitializers;
     return {
       summary, dimValues, flops: {
         status: "unavailable", code: "EXTERNAL_DATA",
         message: `the model keeps ${names.length} tensor(s) in external data files (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}); `
-          + "upload a single self-contained .onnx file (weights inside, under 2 GB)",
+          + "upload the .onnx with its data files as one .tar or .zip",
       },
     };
   }
@@ -64,7 +66,7 @@ export async function analyzeOnnxFile(path: string, options: AnalyzeOptions = {}
   }
 
   try {
-    const probe = await probeShapes(path, inputs, options.probe);
+    const probe = await probeShapes(path, inputs, { ...options.probe, besideModel: summary.externalData });
     return {
       summary, dimValues,
       flops: { status: "counted", perSample: countFlops(summaryGraph, probe.shapes), inputs, peakRssBytes: probe.peakRssBytes },

@@ -2,14 +2,16 @@
 // loads a model, declares every node output a graph output, runs it once on zero inputs and sends the shape of
 // every tensor back over IPC. A separate process so that a model that exhausts memory or never finishes
 // costs only this process, which the parent kills.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const require = createRequire(import.meta.url);
+let patchedPath;
 
 process.on("exit", () => {
+  if (patchedPath) rmSync(patchedPath, { force: true });
   for (const dir of new Set(["/tmp", tmpdir()])) {
     try {
       rmSync(join(dir, `mat-debug-${process.pid}.log`), { force: true });
@@ -64,7 +66,15 @@ process.once("message", async (request) => {
       }
     }
     const patched = onnx.ModelProto.encode(model).finish();
-    const session = await ort.InferenceSession.create(patched, {
+    // A model with external data is loaded from a file beside the original, so that ONNX Runtime finds its data
+    // files by their locations relative to it.
+    let source = patched;
+    if (request.besideModel) {
+      patchedPath = join(dirname(request.modelPath), `.probe-${process.pid}.onnx`);
+      writeFileSync(patchedPath, patched);
+      source = patchedPath;
+    }
+    const session = await ort.InferenceSession.create(source, {
       intraOpNumThreads: request.threads,
       interOpNumThreads: 1,
       executionMode: "sequential",

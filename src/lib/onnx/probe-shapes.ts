@@ -30,6 +30,8 @@ export interface ProbeOptions {
   memoryLimitBytes?: number;
   /** ONNX Runtime intra-op threads for the run. */
   threads?: number;
+  /** The model keeps data in files beside it: the probe loads its patched copy from that directory. */
+  besideModel?: boolean;
 }
 
 export interface ProbeResult {
@@ -76,7 +78,7 @@ export async function probeShapes(modelPath: string, inputs: readonly ConcreteIn
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   const memoryLimit = options.memoryLimitBytes ?? DEFAULT_PROBE_MEMORY_BYTES;
   const limitText = `${(memoryLimit / 1024 ** 2).toFixed(0)} MiB`;
-  const outcome = await runWatchedChild<ChildReply>(probeChildScript(), { modelPath, inputs, threads: options.threads ?? 1 }, { timeoutMs, memoryLimitBytes: memoryLimit });
+  const outcome = await runWatchedChild<ChildReply>(probeChildScript(), { modelPath, inputs, threads: options.threads ?? 1, besideModel: options.besideModel === true }, { timeoutMs, memoryLimitBytes: memoryLimit });
   switch (outcome.kind) {
     case "answered":
       if (!outcome.reply.ok) throw classifyFailure(outcome.reply.stage, outcome.reply.message);

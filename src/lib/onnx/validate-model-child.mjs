@@ -1,10 +1,11 @@
 // The upload validator's child process (plain JavaScript, so it runs under bare `node` wherever the app runs):
-// reads a file, decides whether it is a self-contained ONNX model, and creates an ONNX Runtime session from it the
-// way an agent will. One IPC request ({path}), one answer. The parent kills it past its time or memory limit.
-import { readFileSync, rmSync } from "node:fs";
+// reads a file, decides whether it is a self-contained ONNX model (or, unpacked from an archive, one whose external
+// data files all lie beside it), and creates an ONNX Runtime session from it the
+// way an agent will. One IPC request ({path, withDataFiles}), one answer. The parent kills it past its time or memory limit.
+import { lstatSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const require = createRequire(import.meta.url);
 
@@ -75,21 +76,73 @@ function reject(code, message, extra = {}) {
   reply({ ok: false, code, message, ...extra });
 }
 
+/** Every tensor whose data lives in an external file (initializers, sparse ones, node attributes, subgraphs). */
 function externalTensors(graph, onnx, out = []) {
-  const external = (t) => t?.dataLocation === onnx.TensorProto.DataLocation.EXTERNAL;
-  for (const t of graph?.initializer ?? []) if (external(t)) out.push(t.name);
+  const add = (t, name) => { if (t?.dataLocation === onnx.TensorProto.DataLocation.EXTERNAL) out.push({ tensor: t, name: t.name || name }); };
+  for (const t of graph?.initializer ?? []) add(t, "initializer");
   // Sparse tensors too: ONNX Runtime refused those with a message about its graph constructor, not about the file.
-  for (const s of graph?.sparseInitializer ?? []) if (external(s.values) || external(s.indices)) out.push(s.values?.name || "sparse initializer");
+  for (const s of graph?.sparseInitializer ?? []) { add(s.values, "sparse initializer"); add(s.indices, "sparse initializer"); }
   for (const node of graph?.node ?? []) {
     for (const a of node.attribute ?? []) {
       if (a.g) externalTensors(a.g, onnx, out);
       for (const g of a.graphs ?? []) externalTensors(g, onnx, out);
-      if (external(a.t)) out.push(a.t.name || a.name);
-      for (const t of a.tensors ?? []) if (external(t)) out.push(t.name || a.name);
-      if (external(a.sparseTensor?.values) || external(a.sparseTensor?.indices)) out.push(a.sparseTensor.values?.name || a.name);
+      add(a.t, a.name);
+      for (const t of a.tensors ?? []) add(t, a.name);
+      add(a.sparseTensor?.values, a.name);
+      add(a.sparseTensor?.indices, a.name);
     }
   }
   return out;
+}
+
+/**
+ * Checks every external tensor against the model's directory (an unpacked archive's): its location is a relative
+ * path that stays inside the directory and names a regular file there, and offset and length lie within that file
+ * and hold as many bytes as the tensor's dims declare. Returns the files named, or a refusal naming the tensor.
+ */
+function checkExternalData(external, modelPath) {
+  const dir = dirname(modelPath);
+  const files = new Map();
+  for (const { tensor, name } of external) {
+    const keys = Object.fromEntries((tensor.externalData ?? []).map((e) => [e.key, e.value]));
+    const where = `tensor "${name}"`;
+    const location = keys.location;
+    if (typeof location !== "string" || location === "") return { problem: `${where} is marked external but names no location` };
+    const problem = locationProblem(location);
+    if (problem) return { problem: `${where}: its external data location "${location}" ${problem}` };
+    const relative = location.split("/").filter((p) => p !== "" && p !== ".").join("/");
+    const path = join(dir, relative);
+    if (relative === "model.onnx" || !path.startsWith(`${dir}/`)) return { problem: `${where}: its external data location "${location}" is not a data file beside the model` };
+    let stat;
+    try { stat = lstatSync(path); } catch { return { problem: `${where}: its data file "${location}" is not in the archive (it must sit at that path relative to the .onnx)` }; }
+    if (!stat.isFile()) return { problem: `${where}: its data file "${location}" is not a regular file` };
+    const offset = keys.offset === undefined ? 0 : Number(keys.offset);
+    const length = keys.length === undefined ? undefined : Number(keys.length);
+    if (!Number.isSafeInteger(offset) || offset < 0) return { problem: `${where}: its external data offset "${keys.offset}" is not a byte offset` };
+    if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) return { problem: `${where}: its external data length "${keys.length}" is not a byte count` };
+    const dims = (tensor.dims ?? []).map(asNumber);
+    const elements = dims.reduce((a, b) => a * b, 1);
+    const size = RAW_BYTES[tensor.dataType ?? 0];
+    if (!Number.isSafeInteger(elements) || dims.some((d) => !Number.isSafeInteger(d) || d < 0)) return { problem: `${where} declares dimensions [${dims.join(", ")}], which are not sizes` };
+    const expected = size === undefined || size === 0 ? undefined : size === 0.5 ? Math.ceil(elements / 2) : elements * size;
+    const span = length ?? (expected ?? stat.size - offset);
+    if (offset + span > stat.size) {
+      return { problem: `${where}: bytes ${offset}–${offset + span} of "${location}" are wanted, but the file has ${stat.size} bytes` };
+    }
+    if (expected !== undefined && length !== undefined && length !== expected) {
+      return { problem: `${where} declares [${dims.join(", ")}] (${expected} bytes) but its external data length is ${length}` };
+    }
+    files.set(relative, stat.size);
+  }
+  return { files: [...files.keys()] };
+}
+
+function locationProblem(path) {
+  if (path.includes("\u0000")) return "contains a NUL character";
+  if (path.includes("\\")) return "contains a backslash (paths use /)";
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "is an absolute path";
+  if (path.split("/").includes("..")) return "climbs out of the model's directory (..)";
+  return undefined;
 }
 
 // Bytes per element of raw_data by TensorProto.DataType (0.5: two 4-bit values per byte); STRING has no raw form.
@@ -158,9 +211,16 @@ process.once("message", async (request) => {
       return reject("NOT_ONNX", "not an ONNX model (it decodes, but has no graph, IR version or opset import)");
     }
     const external = externalTensors(model.graph, onnx);
+    let dataFiles = [];
+    if (external.length > 0 && !request.withDataFiles) {
+      const names = external.map((e) => e.name);
+      return reject("EXTERNAL_DATA", `the model keeps ${names.length} tensor(s) in external data files (${names.slice(0, 3).join(", ")}`
+        + `${names.length > 3 ? ", …" : ""}); upload the .onnx together with its data files as one .tar or .zip`);
+    }
     if (external.length > 0) {
-      return reject("EXTERNAL_DATA", `the model keeps ${external.length} tensor(s) in external data files (${external.slice(0, 3).join(", ")}`
-        + `${external.length > 3 ? ", …" : ""}); upload one self-contained .onnx file with its weights inside`);
+      const checked = checkExternalData(external, request.path);
+      if (checked.problem) return reject("EXTERNAL_DATA", checked.problem);
+      dataFiles = checked.files;
     }
     const inconsistent = inconsistentTensor(model.graph);
     if (inconsistent) return reject("NOT_ONNX", `not a valid ONNX model: ${inconsistent}`);
@@ -184,7 +244,7 @@ process.once("message", async (request) => {
       return reject("ORT_REJECTED", `ONNX Runtime refused the model: ${message}`);
     }
     const loadMs = performance.now() - started;
-    const answer = { ok: true, loadMs, inputNames: [...session.inputNames], outputNames: [...session.outputNames] };
+    const answer = { ok: true, loadMs, inputNames: [...session.inputNames], outputNames: [...session.outputNames], dataFiles };
     await session.release?.();
     reply(answer);
   } catch (error) {

@@ -4,7 +4,7 @@ import { projectFile } from "@/lib/project-file";
 import { runWatchedChild, type WatchedChildLimits } from "./run-watched-child";
 
 export type ModelRejectionCode =
-  | "EMPTY" | "TRUNCATED" | "NOT_ONNX" | "EXTERNAL_DATA" | "UNSUPPORTED_OPERATOR" | "ORT_REJECTED"
+  | "EMPTY" | "TRUNCATED" | "NOT_ONNX" | "EXTERNAL_DATA" | "BAD_ARCHIVE" | "UNSUPPORTED_OPERATOR" | "ORT_REJECTED"
   | "TOO_LARGE" | "TIMEOUT" | "MEMORY_LIMIT" | "VALIDATION_FAILED";
 
 /** Why a file is not accepted as a model; `parameter` names what was wrong (the uploaded file). */
@@ -23,10 +23,12 @@ export interface ModelValidation {
   outputNames: string[];
   /** The child's peak resident memory, when /proc tells it. */
   peakRssBytes: number | null;
+  /** The external-data files its tensors name, relative to the model (empty for a self-contained file). */
+  dataFiles: string[];
 }
 
 type ChildReply =
-  | { ok: true; loadMs: number; inputNames: string[]; outputNames: string[] }
+  | { ok: true; loadMs: number; inputNames: string[]; outputNames: string[]; dataFiles: string[] }
   | { ok: false; code: ModelRejectionCode; message: string; operator?: string };
 
 let childScript: string | undefined;
@@ -34,14 +36,18 @@ const validateChildScript = () => (childScript ??= projectFile("src/lib/onnx/val
 
 const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
 
-/** Resolves with what ONNX Runtime made of the file; rejects with ModelRejectedError saying why not. */
-export async function validateOnnxFile(path: string, limits: WatchedChildLimits): Promise<ModelValidation> {
-  const outcome = await runWatchedChild<ChildReply>(validateChildScript(), { path }, limits);
+/**
+ * Resolves with what ONNX Runtime made of the file; rejects with ModelRejectedError saying why not. With
+ * `withDataFiles` (a model unpacked from an archive into a directory of its own) tensors may keep their data in
+ * files beside it, each checked to lie inside that directory; without, external data is refused.
+ */
+export async function validateOnnxFile(path: string, limits: WatchedChildLimits, options: { withDataFiles?: boolean } = {}): Promise<ModelValidation> {
+  const outcome = await runWatchedChild<ChildReply>(validateChildScript(), { path, withDataFiles: options.withDataFiles === true }, limits);
   switch (outcome.kind) {
     case "answered": {
       const reply = outcome.reply;
       if (!reply.ok) throw new ModelRejectedError(reply.code, reply.message, reply.operator);
-      return { loadMs: reply.loadMs, inputNames: reply.inputNames, outputNames: reply.outputNames, peakRssBytes: outcome.peakRssBytes };
+      return { loadMs: reply.loadMs, inputNames: reply.inputNames, outputNames: reply.outputNames, peakRssBytes: outcome.peakRssBytes, dataFiles: reply.dataFiles ?? [] };
     }
     case "killed":
       throw outcome.reason === "TIMEOUT"

@@ -169,3 +169,47 @@ export function quantizedModel(): Uint8Array {
     ],
   }, "quantized");
 }
+
+/** A model saved the way onnx.save_model(..., save_as_external_data=True) does: the .onnx and its data files. */
+export interface ExternalDataModel {
+  onnx: Uint8Array;
+  /** Data files by location, relative to the .onnx. */
+  files: Record<string, Uint8Array>;
+}
+
+const floatBytes = (values: number[]) => new Uint8Array(Float32Array.from(values).buffer);
+const external = (name: string, shape: number[], location: string, offset: number, length: number): OnnxTypes.ITensorProto => ({
+  name, dims: shape, dataType: DataType.FLOAT, dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+  externalData: [{ key: "location", value: location }, { key: "offset", value: String(offset) }, { key: "length", value: String(length) }],
+});
+
+/**
+ * Weights in external data files, as exporters write models past protobuf's 2 GiB: x [batch, 8] → MatMul W [8, 16]
+ * → Add b [16] → Relu → MatMul V [16, 4] → y [batch, 4]. W and b share "data/weights.bin" (b at offset 512), V has
+ * "v.bin" of its own. 8·16 + 16 + 16·4 = 208 parameters; 2 × (16·8 + 4·16) = 384 FLOPs a sample (Add, Relu uncounted).
+ */
+export function externalWeightsModel(): ExternalDataModel {
+  const w = seededFloats(8 * 16, 61);
+  const b = seededFloats(16, 62);
+  const v = seededFloats(16 * 4, 63);
+  const shared = new Uint8Array(512 + 64);
+  shared.set(floatBytes(w), 0);
+  shared.set(floatBytes(b), 512);
+  const bytes = model({
+    name: "external-data",
+    input: [value("x", ["batch", 8])],
+    output: [value("y", ["batch", 4])],
+    initializer: [
+      external("W", [8, 16], "data/weights.bin", 0, 512),
+      external("b", [16], "data/weights.bin", 512, 64),
+      external("V", [16, 4], "v.bin", 0, 256),
+    ],
+    node: [
+      { opType: "MatMul", input: ["x", "W"], output: ["xw"], name: "matmul1" },
+      { opType: "Add", input: ["xw", "b"], output: ["pre"], name: "add" },
+      { opType: "Relu", input: ["pre"], output: ["h"], name: "relu" },
+      { opType: "MatMul", input: ["h", "V"], output: ["y"], name: "matmul2" },
+    ],
+  }, "external-data");
+  return { onnx: bytes, files: { "data/weights.bin": shared, "v.bin": floatBytes(v) } };
+}

@@ -1,6 +1,8 @@
 // Uploads through real HTTP (node:http in front of the same handler Next serves at /api/models/upload) against the
 // real database: streamed bodies, every way a file is refused, and proof that a refused upload leaves no row and
 // no file behind. Validation runs in real child processes; the watchdog kills them and this process carries on.
+import { tarArchive, zipArchive } from "@/lib/model-bundle/test-archives";
+import { externalWeightsModel } from "@/lib/onnx/wild-models";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
@@ -25,7 +27,7 @@ import { sessionCookie } from "../../../test/session-cookie";
 const ORIGIN = "http://localhost:3998";
 const root = mkdtempSync(join(tmpdir(), "upload-test-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
-const normalLimits: UploadLimits = { maxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3 };
+const normalLimits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3 };
 let limits = normalLimits;
 let server: Server;
 let base = "";
@@ -163,7 +165,28 @@ describe("POST /api/models/upload", () => {
     const mismatch = await expectRejected(typeMismatchModel(), "ORT_REJECTED");
     expect(mismatch.message).toMatch(/ONNX Runtime refused/);
     const external = await expectRejected(externalDataModel(), "EXTERNAL_DATA");
-    expect(external.message).toMatch(/self-contained/);
+    expect(external.message).toMatch(/upload the \.onnx together with its data files as one \.tar or \.zip/);
+  });
+
+  it("a .tar or .zip of a model and its external data files: stored as one bundle (201); a bad one is a 4xx naming what is wrong", async () => {
+    const model = externalWeightsModel();
+    const files = Object.entries(model.files).map(([name, data]) => ({ name, data }));
+    const good = await upload(tarArchive([{ name: "m/model.onnx", data: model.onnx }, ...files.map((f) => ({ ...f, name: `m/${f.name}` }))]), { fileName: "m.tar", chunked: true });
+    expect(good.status, JSON.stringify(good.body)).toBe(201);
+    expect(good.body).toMatchObject({ format: "onnx-bundle", dataFiles: ["data/weights.bin", "v.bin"] });
+    const escape = await expectRejected(zipArchive([{ name: "model.onnx", data: model.onnx }, ...files, { name: "../x.bin", data: Buffer.from("x") }]), "BAD_ARCHIVE");
+    expect(escape.message).toMatch(/entry "\.\.\/x\.bin" climbs out of the model's directory/);
+    const missing = await expectRejected(zipArchive([{ name: "model.onnx", data: model.onnx }, files[0]!]), "EXTERNAL_DATA");
+    expect(missing.message).toMatch(/tensor "V": its data file "v\.bin" is not in the archive/);
+    const two = await expectRejected(tarArchive([{ name: "a.onnx", data: model.onnx }, { name: "b.onnx", data: model.onnx }, ...files]), "BAD_ARCHIVE");
+    expect(two.message).toMatch(/holds 2 \.onnx files \(a\.onnx, b\.onnx\)/);
+    limits = { ...normalLimits, archiveMaxBytes: 2048 };
+    try {
+      const big = await expectRejected(tarArchive([{ name: "model.onnx", data: model.onnx }, ...files]), "TOO_LARGE", 413);
+      expect(big.message).toMatch(/MODEL_ARCHIVE_MAX_BYTES/);
+    } finally {
+      limits = normalLimits;
+    }
   });
 
   it("over the limit: refused from Content-Length before reading, or mid-stream when chunked; nothing stored", async () => {

@@ -1,5 +1,5 @@
-// POST /api/models/upload?name=…[&description=…][&fileName=…][&dims=sequence:128,…][&batchAxes=h0:1,…], the body the raw .onnx file
-// (application/octet-stream). Streamed into the artifact store, never buffered. The same CSRF rule as every other
+// POST /api/models/upload?name=…[&description=…][&fileName=…][&dims=sequence:128,…][&batchAxes=h0:1,…], the body the raw .onnx file,
+// or a .tar/.zip of one .onnx and its external data files (application/octet-stream). Streamed into the artifact store, never buffered. The same CSRF rule as every other
 // change: POST from the dashboard's Origin, with a content type a plain HTML form cannot send; then a session
 // whose role passes ml_engineer (admin passes too). A personal API token (Authorization: Bearer prpat_…) stands
 // for the session and skips the Origin check; its role must pass the same gate. This route must stay out of any Next proxy/middleware, which
@@ -53,7 +53,7 @@ export function parseDims(text: string | null): Record<string, number> | string 
 
 export function uploadLimits(): UploadLimits {
   const e = env();
-  return { maxBytes: e.MODEL_UPLOAD_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS };
+  return { maxBytes: e.MODEL_UPLOAD_MAX_BYTES, archiveMaxBytes: e.MODEL_ARCHIVE_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS };
 }
 
 const REJECTION_STATUS: Partial<Record<ModelRejectedError["code"], number>> = { TOO_LARGE: 413 };

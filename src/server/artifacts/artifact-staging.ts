@@ -6,6 +6,9 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
+/** The suffix of a directory an uploaded archive is unpacked into, beside its staged file. */
+export const UNPACK_SUFFIX = ".unpack";
+
 export interface StagedArtifact {
   sha256: string;
   bytes: number;
@@ -54,6 +57,8 @@ export function removeFilesOlderThan(dir: string, before: Date, keep: (name: str
     try {
       const stat = statSync(path);
       if (stat.isFile() && stat.mtime < before) { rmSync(path, { force: true }); removed++; }
+      // An uploaded archive unpacked beside its staged file (models-upload-service.ts), left by a process that died.
+      if (stat.isDirectory() && name.endsWith(UNPACK_SUFFIX) && stat.mtime < before) { rmSync(path, { recursive: true, force: true }); removed++; }
     } catch {
       // gone already (committed or discarded meanwhile)
     }

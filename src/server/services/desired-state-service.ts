@@ -1,5 +1,6 @@
 // An agent's desired state: every live deployment on it with its current generation's configuration. Agents
 // long-poll it; any replica can answer because changes NOTIFY on PostgreSQL.
+import { artifactFormatOf } from "@/core/model-bundle/bundle";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { desiredStateSchema, type DesiredState } from "@/contracts/agent-protocol";
 import { servingPlanSchema } from "@/contracts/serving-plan";
@@ -25,6 +26,7 @@ export async function desiredStateFor(agentId: string, prisma: PrismaClient = db
       version: String(version.number),
       artifactSha256: version.artifactSha256,
       artifactBytes: Number(version.artifact.bytes),
+      artifactFormat: artifactFormatOf(version.artifact.format),
       generation: g.generation,
       plan: servingPlanSchema.parse(g.plan),
       ...(model.sloDeadlineMs && model.sloQuantile ? { slo: { deadlineMs: model.sloDeadlineMs, quantile: model.sloQuantile } } : {}),

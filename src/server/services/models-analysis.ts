@@ -27,6 +27,8 @@ export interface StoredAnalysis {
     peakRssBytes: number | null;
     inputNames: string[];
     outputNames: string[];
+    /** External data files its tensors name, relative to the model (absent: a self-contained file). */
+    dataFiles?: string[];
   };
 }
 
@@ -49,7 +51,8 @@ export function toStoredAnalysis(analysis: ModelAnalysis, validation: ModelValid
     dimValues: analysis.dimValues,
     ...(batchAxes && Object.keys(batchAxes).length ? { batchAxes } : {}),
     flops,
-    validation: { loadMs: Math.round(validation.loadMs * 10) / 10, peakRssBytes: validation.peakRssBytes, inputNames: validation.inputNames, outputNames: validation.outputNames },
+    validation: { loadMs: Math.round(validation.loadMs * 10) / 10, peakRssBytes: validation.peakRssBytes, inputNames: validation.inputNames, outputNames: validation.outputNames,
+      ...(validation.dataFiles.length ? { dataFiles: validation.dataFiles } : {}) },
   };
 }
 

@@ -57,7 +57,7 @@ const refusal = (error: ModelRejectedError) => invalidInput(error.message, { fie
 export function importLimits(): ImportLimits {
   const e = env();
   return {
-    maxBytes: e.MODEL_UPLOAD_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS,
+    maxBytes: e.MODEL_UPLOAD_MAX_BYTES, archiveMaxBytes: e.MODEL_ARCHIVE_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS,
     downloadTimeoutMs: e.MODEL_IMPORT_TIMEOUT_MS, allowHttp: e.MODEL_IMPORT_ALLOW_HTTP,
   };
 }

@@ -2,6 +2,8 @@
 // exactly as an upload would (stored under its sha256, analysed, audited), and every refusal (a loopback address
 // not on the allow-list, a scheme, the remote's status, a redirect, size, time, not ONNX) is a 400 that names what
 // was wrong and leaves no row, no stored file and no staged file behind.
+import { zipArchive } from "@/lib/model-bundle/test-archives";
+import { externalWeightsModel } from "@/lib/onnx/wild-models";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -24,6 +26,8 @@ const root = mkdtempSync(join(tmpdir(), "import-test-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
 const cnn = zooEntry("tiny-cnn").build();
 const junk = randomBytes(4096);
+const external = externalWeightsModel();
+const externalZip = zipArchive([{ name: "model.onnx", data: external.onnx }, ...Object.entries(external.files).map(([name, data]) => ({ name, data, deflate: true }))]);
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const suffix = () => Math.random().toString(36).slice(2, 8);
 
@@ -42,6 +46,7 @@ beforeAll(async () => {
     const path = (req.url ?? "").split("?")[0];
     if (path === "/tiny_cnn.onnx") res.writeHead(200, { "content-type": "application/octet-stream", "content-length": cnn.length }).end(cnn);
     else if (path === "/chunked.onnx") { res.writeHead(200, { "content-type": "application/octet-stream" }); for (let i = 0; i < cnn.length; i += 1024) res.write(cnn.subarray(i, i + 1024)); res.end(); }
+    else if (path === "/with-data.zip") res.writeHead(200, { "content-length": externalZip.length }).end(externalZip);
     else if (path === "/junk.onnx") res.writeHead(200, { "content-length": junk.length }).end(junk);
     else if (path === "/moved") res.writeHead(302, { location: `${base}/tiny_cnn.onnx` }).end();
     else if (path === "/stall") { res.writeHead(200, { "content-length": cnn.length }); res.write(cnn.subarray(0, 100)); /* never ends */ }
@@ -92,6 +97,14 @@ describe("import a model by URL", () => {
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: "model.import", targetLabel: name } });
     expect(event.after).toMatchObject({ version: 1, sha256: sha(cnn), fileName: `${base}/tiny_cnn.onnx` });
     expect(JSON.stringify([event.before, event.after])).not.toContain("secret");
+  });
+
+  it("a .zip of a model and its external data files is imported as one bundle, like an upload", async () => {
+    const result = await run({ url: `${base}/with-data.zip` });
+    expect(result).toMatchObject({ format: "onnx-bundle", dataFiles: ["data/weights.bin", "v.bin"], flops: "counted", source: `${base}/with-data.zip` });
+    const version = await db().modelVersion.findUniqueOrThrow({ where: { id: result.version.id }, include: { artifact: true } });
+    expect(version.artifact.format).toBe("onnx-bundle");
+    expect(readStoredAnalysis(version.analysis)!.summary.parameters.parameters).toBe(208);
   });
 
   it("a body without Content-Length is streamed and stored the same", async () => {

@@ -9,6 +9,7 @@ import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
 import type { ArtifactStore, StagedArtifact } from "@/server/artifacts/artifact-store";
 import { db } from "@/server/db/client";
 import type { StoredAnalysis } from "./models-analysis";
+import type { ArtifactFormat } from "@/core/model-bundle/bundle";
 
 export interface NewVersionInput {
   actor: AuditActor;
@@ -17,6 +18,8 @@ export interface NewVersionInput {
   name: string;
   description?: string;
   staged: StagedArtifact;
+  /** How the bytes are read: one .onnx (the default) or a bundle with external data files. */
+  format?: ArtifactFormat;
   analysis: StoredAnalysis;
   servingDims: Record<string, number>;
   source: "upload" | "zoo";
@@ -55,7 +58,7 @@ export async function registerModelVersion(input: NewVersionInput, store: Artifa
       const duplicate = await tx.modelVersion.findFirst({ where: { modelId: model.id, artifactSha256: staged.sha256, source: input.source } });
       if (duplicate && !input.zoo) return { model: { id: model.id, name: model.name, created: false }, version: { id: duplicate.id, number: duplicate.number }, deduplicated: true };
 
-      await tx.artifact.upsert({ where: { sha256: staged.sha256 }, create: { sha256: staged.sha256, bytes: BigInt(staged.bytes) }, update: {} });
+      await tx.artifact.upsert({ where: { sha256: staged.sha256 }, create: { sha256: staged.sha256, bytes: BigInt(staged.bytes), format: input.format ?? "onnx" }, update: {} });
       await tx.$queryRaw`SELECT sha256 FROM "artifact" WHERE sha256 = ${staged.sha256} FOR UPDATE`;
       const hadFile = await store.has(staged.sha256);
       await store.commit(staged);
@@ -75,6 +78,7 @@ export async function registerModelVersion(input: NewVersionInput, store: Artifa
         actor: input.actor, action: input.auditAction, target: { type: "model", id: model.id, label: model.name },
         after: {
           version: number, sha256: staged.sha256, bytes: staged.bytes, source: input.source, syntheticWeights: version.syntheticWeights,
+          ...(input.format && input.format !== "onnx" ? { format: input.format } : {}),
           ...(input.zoo ? { zoo: input.zoo } : {}), ...(input.fileName !== undefined ? { fileName: input.fileName } : {}),
           ...(existingModel ? {} : { modelCreated: true }),
         },

@@ -18,7 +18,7 @@ import { uploadModel } from "./models-upload-service";
 
 const root = mkdtempSync(join(tmpdir(), "models-service-"));
 const store = new FileArtifactStore(root);
-const limits = { maxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3 };
+const limits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3 };
 const tag = Math.random().toString(36).slice(2, 7);
 let ml: SessionUser;
 let caller: { user: SessionUser; requestId: string };

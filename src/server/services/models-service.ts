@@ -1,5 +1,6 @@
 // The model registry's reads and its small changes: list and search, one model with its versions, where a model
 // is deployed, its SLO, and deleting a model (refused while any of its versions is deployed).
+import { artifactFormatOf, type ArtifactFormat } from "@/core/model-bundle/bundle";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { Prisma } from "@/generated/prisma/client";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
@@ -38,6 +39,8 @@ export interface ModelVersionRow {
   syntheticWeights: boolean;
   sha256: string;
   bytes: number;
+  /** "onnx-bundle": the model with its external data files, stored (and sent to agents) as one tar. */
+  format: ArtifactFormat;
   analysis: StoredAnalysis | null;
   servingDims: Record<string, number>;
   createdAt: Date;
@@ -106,7 +109,7 @@ export async function listModels(input: { search?: string } = {}, prisma: Prisma
 export async function listVersions(modelId: string, prisma: PrismaClient = db()): Promise<ModelVersionRow[]> {
   const versions = await prisma.modelVersion.findMany({
     where: { modelId }, orderBy: { number: "desc" },
-    include: { artifact: { select: { bytes: true } }, _count: { select: { deployments: { where: { removedAt: null } } } } },
+    include: { artifact: { select: { bytes: true, format: true } }, _count: { select: { deployments: { where: { removedAt: null } } } } },
   });
   const creatorIds = [...new Set(versions.map((v) => v.createdById).filter((id): id is string => id !== null))];
   const creators = new Map((await prisma.user.findMany({ where: { id: { in: creatorIds } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]));
@@ -114,7 +117,7 @@ export async function listVersions(modelId: string, prisma: PrismaClient = db())
     id: v.id, number: v.number, source: v.source,
     zoo: v.zooName && v.zooBuilderVersion !== null && v.zooSeed !== null ? { name: v.zooName, builderVersion: v.zooBuilderVersion, seed: v.zooSeed } : null,
     syntheticWeights: v.syntheticWeights, sha256: v.artifactSha256, bytes: Number(v.artifact.bytes),
-    analysis: readStoredAnalysis(v.analysis), servingDims: (v.servingDims ?? {}) as Record<string, number>,
+    format: artifactFormatOf(v.artifact.format), analysis: readStoredAnalysis(v.analysis), servingDims: (v.servingDims ?? {}) as Record<string, number>,
     createdAt: v.createdAt, createdBy: v.createdById ? (creators.get(v.createdById) ?? null) : null,
     inUse: v._count.deployments > 0,
   }));

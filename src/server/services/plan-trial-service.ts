@@ -3,6 +3,7 @@
 // what was measured beside what was predicted. When the trial contradicts the prediction beyond noise, the proposal
 // becomes the measured best and says why. Lifecycle as a profile's: queued → running → done | failed | cancelled; a
 // lost agent's trial is requeued once (it starts over), then failed. The proposal is 'trialing' until then.
+import { artifactFormatOf, type ArtifactFormat } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { planTrialParamsSchema, type PlanTrialParams, type PlanTrialResult } from "@/contracts/agent-jobs";
@@ -86,7 +87,7 @@ export interface TrialContext {
   dimensions: Record<string, number>;
   batchAxes?: Record<string, number | null>;
   running: ServingPlan;
-  version: { modelName: string; artifactSha256: string; artifactBytes: number };
+  version: { modelName: string; artifactSha256: string; artifactBytes: number; artifactFormat: ArtifactFormat };
 }
 
 /** Plans the trial (candidates, estimate, limit) and queues its job, inside the proposing transaction. */
@@ -102,7 +103,7 @@ export async function queuePlanTrial(tx: Prisma.TransactionClient, ctx: TrialCon
   const estimateMs = Math.round(estimateTrialMs({ plans: candidates.map((c) => ({ predictedMs: c.predictedMs, instances: c.groups.reduce((s, g) => s + g.count, 0) })), ...TRIAL_SETTINGS }));
   const params: StoredTrialParams = {
     modelName: ctx.version.modelName, artifactSha256: ctx.version.artifactSha256, artifactBytes: ctx.version.artifactBytes,
-    batch: ctx.batch, dimensions: ctx.dimensions, ...(ctx.batchAxes && Object.keys(ctx.batchAxes).length ? { batchAxes: ctx.batchAxes } : {}), budgetCpus: ctx.budgetCpus,
+    artifactFormat: ctx.version.artifactFormat, batch: ctx.batch, dimensions: ctx.dimensions, ...(ctx.batchAxes && Object.keys(ctx.batchAxes).length ? { batchAxes: ctx.batchAxes } : {}), budgetCpus: ctx.budgetCpus,
     plans: candidates.map((c) => ({ key: c.key, groups: c.groups.map((g) => ({ ...g })) })),
     rounds: TRIAL_SETTINGS.rounds, roundMs: TRIAL_SETTINGS.roundMs, settleMs: TRIAL_SETTINGS.settleMs, minBatchesPerTurn: TRIAL_SETTINGS.minBatchesPerTurn,
     warmupIterations: TRIAL_SETTINGS.warmupIterations, maxDurationMs: Math.min(3_600_000, Math.max(MIN_LIMIT_MS, LIMIT_FACTOR * estimateMs)),
@@ -132,7 +133,10 @@ export async function queueProposalTrial(tx: Prisma.TransactionClient, input: Pr
     agentId: deployment.agentId, deploymentId: deployment.id, proposalId: input.proposalId, cores: input.optimized.cores, batch: input.optimized.batchSize, budgetCpus: deployment.cpus,
     cells: profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })), dimensions: profile.dimensions as Record<string, number>,
     ...(input.optimized.plan.batchAxes ? { batchAxes: input.optimized.plan.batchAxes } : {}),
-    running: input.optimized.current.plan, version: { modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes) },
+    running: input.optimized.current.plan, version: {
+      modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
+      artifactFormat: artifactFormatOf(version.artifact.format),
+    },
   }, input.createdById);
   const params = (await tx.job.findUniqueOrThrow({ where: { id: trial.jobId } })).params as unknown as StoredTrialParams;
   await tx.proposal.update({ where: { id: input.proposalId }, data: { state: "trialing", trialJobId: trial.jobId, trial: json(initialTrialView(trial.jobId, params)) } });

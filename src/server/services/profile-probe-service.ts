@@ -2,6 +2,7 @@
 // of one cell (t = 1, b = 1) of the chosen version inside the deployment's core budget. The form scales the probe's
 // mean by b / t per cell (core/profiling/stopping-rule estimateGridDurationMs). Probes are deduplicated (one open
 // probe per agent, version, shape and budget) and a recent result is reused; an unclaimed probe expires.
+import { artifactFormatOf } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { profileProbeParamsSchema, type ProfileCellReport, type ProfileProbeParams } from "@/contracts/agent-jobs";
@@ -59,7 +60,7 @@ export async function requestProfileProbe(caller: ServiceCaller, input: { deploy
   const params: ProbeJobParams = {
     agentId: deployment.agentId, modelVersionId: version.id, deploymentId: deployment.id,
     modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
-    dimensions, budgetCpus: deployment.cpus, ...PROBE_CELL,
+    artifactFormat: artifactFormatOf(version.artifact.format), dimensions, budgetCpus: deployment.cpus, ...PROBE_CELL,
   };
   return prisma.$transaction(async (tx) => {
     // One at a time per (agent, version): concurrent form openings share a probe.

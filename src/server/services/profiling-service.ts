@@ -1,6 +1,7 @@
 // Profiling jobs: an ML engineer asks for a (threads × batch) sweep of a model version on an agent, inside a
 // deployment's core budget; the agent claims the job, measures cell by cell, and the control plane keeps the cells.
 // Lifecycle: queued → running → done | failed | cancelled; a lost agent's job is requeued once, then failed.
+import { artifactFormatOf } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
@@ -105,7 +106,7 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
     });
     const params: ProfileJobParams = {
       profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
-      threads, batches, dimensions, ...batchAxes, rule, budgetCpus: measuredCpus, done: [],
+      artifactFormat: artifactFormatOf(version.artifact.format), threads, batches, dimensions, ...batchAxes, rule, budgetCpus: measuredCpus, done: [],
     };
     await tx.job.create({ data: { id: jobId, kind: "profile", params: json({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
     await recordAudit(tx, {

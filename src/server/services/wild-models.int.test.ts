@@ -3,13 +3,14 @@
 // (answers compared with session.run), profiled (the job's grid), and planned (a batch the model cannot take is
 // refused at proposal, naming the tensor). Bad input is refused with the tensor and dimension, nothing stored.
 import type { ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import * as ort from "onnxruntime-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { constantWeightsModel, dynamicImageModel, ifModel, quantizedModel, recurrentModel, seededFloats } from "@/lib/onnx/wild-models";
+import { constantWeightsModel, dynamicImageModel, externalWeightsModel, ifModel, quantizedModel, recurrentModel, seededFloats } from "@/lib/onnx/wild-models";
+import { tarArchive, zipArchive, type TestEntry } from "@/lib/model-bundle/test-archives";
 import { createCaller } from "@/server/api/root";
 import { FileArtifactStore } from "@/server/artifacts/artifact-store";
 import { contextFor, createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
@@ -21,11 +22,12 @@ import { agentApiRoutes, startAgentProcess, startRouteServer, stopProcess, until
 import { deployModel, undeployModel } from "./deployments-service";
 import { readStoredAnalysis } from "./models-analysis";
 import { uploadModel, type UploadLimits } from "./models-upload-service";
+import { ModelRejectedError } from "@/lib/onnx/validate-model";
 import { hardwareClassOf, runtimeSignatureOf } from "./profiling-service";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-wild-"));
 chmodSync(dataDir, 0o755);
-const limits: UploadLimits = { maxBytes: 64 * 1024 ** 2, validateTimeoutMs: 60_000, validateMaxRssBytes: 2 * 1024 ** 3 };
+const limits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 60_000, validateMaxRssBytes: 2 * 1024 ** 3 };
 let store: FileArtifactStore;
 let server: Awaited<ReturnType<typeof startRouteServer>>;
 const children: ChildProcess[] = [];
@@ -189,4 +191,102 @@ describe("third-party-shaped models, end to end", () => {
         .rejects.toThrow(/this model cannot be batched \(input "gain" \[\] has no batch axis.*the plan gives b = 2/);
     });
   }, 180_000);
+});
+
+describe("a model with its weights in external data files, uploaded as one archive", () => {
+  const model = externalWeightsModel();
+  const entries = (prefix: string, deflate = false): TestEntry[] => [
+    { name: `${prefix}exported.onnx`, data: model.onnx },
+    ...Object.entries(model.files).map(([name, data]) => ({ name: `${prefix}${name}`, data, deflate })),
+  ];
+  // The same model on disk, for the reference answers: ONNX Runtime finds the data files beside the path it loads.
+  const localDir = join(dataDir, "external-reference");
+  const uploadArchive = (bytes: Uint8Array, name = `wild-${suffix()}`, lim = limits) =>
+    uploadModel({ user: ml, requestId: "t" }, { name, body: Readable.from([Buffer.from(bytes)]), declaredBytes: bytes.length }, lim, store).then((result) => ({ name, result }));
+  const stored = async () => ({
+    artifacts: await db().artifact.count(), models: await db().model.count(), objects: (await store.list()).length,
+    staging: readdirSync(join(dataDir, "artifacts", "staging")).length,
+  });
+
+  beforeAll(() => {
+    for (const [name, data] of [["model.onnx", model.onnx], ...Object.entries(model.files)] as const) {
+      mkdirSync(dirname(join(localDir, name)), { recursive: true });
+      writeFileSync(join(localDir, name), data);
+    }
+  });
+
+  /** Every row answered by the agent (sent alone, concurrently so the dispatcher batches them, and as one request) equals session.run on that row alone. */
+  async function expectRowsMatch(name: string) {
+    const rows = Array.from({ length: 6 }, (_, i) => floats(8, 70 + i));
+    const infer = async (batch: number[][]) => {
+      const response = await fetch(`${agent.url}/v2/models/${name}/infer`, {
+        method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ inputs: [{ name: "x", shape: [batch.length, 8], datatype: "FP32", data: batch.flat() }] }),
+      });
+      const body = await response.json();
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      const y = (body.outputs as Array<{ name: string; data: number[] }>).find((o) => o.name === "y")!.data;
+      return batch.map((_, r) => y.slice(4 * r, 4 * r + 4));
+    };
+    const alone = await Promise.all(rows.map((row) => infer([row]).then((r) => r[0]!)));
+    const together = await infer(rows);
+    const session = await ort.InferenceSession.create(join(localDir, "model.onnx"));
+    try {
+      for (const [r, row] of rows.entries()) {
+        const expected = Array.from((await session.run({ x: new ort.Tensor("float32", Float32Array.from(row), [1, 8]) })).y!.data as Float32Array);
+        for (const answer of [alone[r]!, together[r]!]) answer.forEach((v, i) => expect(Math.abs(v - expected[i]!)).toBeLessThanOrEqual(1e-5));
+      }
+    } finally {
+      await session.release();
+    }
+  }
+
+  it("as .tar and as .zip: one bundle either way, 208 parameters, served (batched = session.run row by row), profiled and planned", async () => {
+    const tar = await uploadArchive(tarArchive(entries("resnet-ish/")));
+    const zip = await uploadArchive(zipArchive(entries("", true)));
+    expect(tar.result).toMatchObject({ format: "onnx-bundle", dataFiles: ["data/weights.bin", "v.bin"], flops: "counted" });
+    // The stored form is canonical: the same model and data files make the same artifact whichever archive brought them.
+    expect(zip.result.sha256).toBe(tar.result.sha256);
+    expect((await db().artifact.findUniqueOrThrow({ where: { sha256: tar.result.sha256 } })).format).toBe("onnx-bundle");
+    const version = await db().modelVersion.findUniqueOrThrow({ where: { id: tar.result.version.id } });
+    const analysis = readStoredAnalysis(version.analysis)!;
+    expect(analysis.summary.parameters.parameters).toBe(208);
+    expect(analysis.summary.externalData).toBe(true);
+    expect(analysis.flops.status).toBe("counted");
+
+    await served(version.id, async (deploymentId) => {
+      await expectRowsMatch(tar.name);
+      const caller = createCaller(contextFor(ml));
+      const { profileId } = await caller.profiles.create({ deploymentId, threads: [1], batches: [1, 2] });
+      const measured = await until(async () => {
+        const p = await db().profile.findUniqueOrThrow({ where: { id: profileId }, include: { cells: true } });
+        if (p.status === "failed") throw new Error(`profile failed: ${JSON.stringify(p)}`);
+        return p.status === "complete" ? p : undefined;
+      }, "the profile to complete", 120_000);
+      expect(measured.cells.map((c) => [c.threads, c.batch]).sort()).toEqual([[1, 1], [1, 2]]);
+      const proposal = await createCaller(contextFor(admin)).proposals.create({ deploymentId, profileId, batchSize: 2, reason: "the measured plan" });
+      expect((await db().proposal.findUniqueOrThrow({ where: { id: proposal.id } })).items).toMatchObject([{ batch: expect.any(Number) }]);
+    });
+  }, 240_000);
+
+  it("a bad archive is refused, naming what is wrong, and nothing of it is kept", async () => {
+    const before = await stored();
+    const refused = async (bytes: Uint8Array, code: string, message: RegExp, lim = limits) => {
+      const error = await uploadArchive(bytes, undefined, lim).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelRejectedError);
+      expect(error).toMatchObject({ code, parameter: "file" });
+      expect((error as Error).message).toMatch(message);
+    };
+    const [onnxEntry, ...dataEntries] = entries("");
+    await refused(tarArchive([...entries(""), { name: "../../etc/cron.d/evil", data: Buffer.from("x") }]), "BAD_ARCHIVE", /entry "\.\.\/\.\.\/etc\/cron\.d\/evil" climbs out of the model's directory/);
+    await refused(zipArchive([...entries(""), { name: "extra.bin", symlinkTo: "/etc/shadow" }]), "BAD_ARCHIVE", /entry "extra\.bin" is a symbolic link/);
+    await refused(tarArchive([onnxEntry!, dataEntries[0]!]), "EXTERNAL_DATA", /tensor "V": its data file "v\.bin" is not in the archive/);
+    await refused(zipArchive([...entries(""), { name: "other/second.onnx", data: model.onnx }]), "BAD_ARCHIVE", /the archive holds 2 \.onnx files \(exported\.onnx, other\/second\.onnx\)/);
+    await refused(tarArchive(entries("")), "TOO_LARGE", /MODEL_ARCHIVE_MAX_BYTES/, { ...limits, archiveMaxBytes: 2048 });
+    // A tensor whose location leaves the model's directory, in a model the exporter (or someone) wrote that way.
+    const escaping = externalWeightsModel();
+    const patched = Buffer.from(escaping.onnx).toString("latin1").replace("v.bin", "../vv").replace("data/weights.bin", "/etc/passwdxxxxx");
+    await refused(tarArchive([{ name: "m/model.onnx", data: Buffer.from(patched, "latin1") }, { name: "vv", data: model.files["v.bin"] }]), "EXTERNAL_DATA", /external data location "\/etc\/passwdxxxxx" is an absolute path/);
+    expect(await stored()).toEqual(before);
+  }, 120_000);
 });

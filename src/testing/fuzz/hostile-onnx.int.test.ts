@@ -16,7 +16,7 @@ import { hostileOnnxCases, runHostileOnnx } from "./hostile-onnx-run";
 
 const root = mkdtempSync(join(tmpdir(), "packrat-hostile-onnx-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
-const limits: UploadLimits = { maxBytes: 64 * 1024 ** 2, validateTimeoutMs: 60_000, validateMaxRssBytes: 2 * 1024 ** 3 };
+const limits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 60_000, validateMaxRssBytes: 2 * 1024 ** 3 };
 let ml: SessionUser;
 
 const upload = (bytes: Uint8Array, name: string) =>

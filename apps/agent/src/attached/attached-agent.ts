@@ -75,7 +75,7 @@ export class AttachedAgent {
   async start(): Promise<void> {
     // Serve what we applied last, before (and whatever) the control plane answers.
     const persisted = this.store.readDesired();
-    if (persisted && persisted.deployments.every((d) => this.cache.has(d.artifactSha256))) {
+    if (persisted && persisted.deployments.every((d) => this.cache.has(d))) {
       this.options.log("info", "serving the persisted desired state", { revision: persisted.revision });
       this.desired = persisted;
       await this.apply(persisted, false);
@@ -113,7 +113,7 @@ export class AttachedAgent {
     const runner = new ProfileRunner(topology);
     try {
       const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
-      const modelPath = await this.cache.ensure(params.artifactSha256, params.artifactBytes, () => this.client.artifact(params.artifactSha256), inUse);
+      const modelPath = await this.cache.ensure(params, () => this.client.artifact(params.artifactSha256), inUse);
       // A 409 on a cell or a round's progress: the job was cancelled.
       const post = async (cells: ProfileCellReport[], progress?: { round: number; measuring: number }) => {
         try {
@@ -157,7 +157,7 @@ export class AttachedAgent {
     const runner = new PlanTrialRunner(topology);
     try {
       const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
-      const modelPath = await this.cache.ensure(params.artifactSha256, params.artifactBytes, () => this.client.artifact(params.artifactSha256), inUse);
+      const modelPath = await this.cache.ensure(params, () => this.client.artifact(params.artifactSha256), inUse);
       await this.client.postTrialProgress(jobId, 0, params.rounds);
       const outcome = await runner.run({ ...params, modelPath, allowSpinning: loadAgentEnv(this.options.env).AGENT_ORT_ALLOW_SPINNING }, async (round, rounds) => {
         try {
@@ -183,7 +183,7 @@ export class AttachedAgent {
     const runner = new ProfileRunner(topology);
     try {
       const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
-      const modelPath = await this.cache.ensure(params.artifactSha256, params.artifactBytes, () => this.client.artifact(params.artifactSha256), inUse);
+      const modelPath = await this.cache.ensure(params, () => this.client.artifact(params.artifactSha256), inUse);
       await runner.run(
         { modelPath, threads: [params.threads], batches: [params.batch], dimensions: params.dimensions, budgetCpus: params.budgetCpus, maxRemeasures: 0, rule: { kind: "fixed", warmup: params.warmup, iterations: params.iterations } },
         async (cell) => {
@@ -270,14 +270,14 @@ export class AttachedAgent {
       if (!spec) continue;
       try {
         const path = fetchArtifacts
-          ? await this.cache.ensure(spec.artifactSha256, spec.artifactBytes, () => this.client.artifact(spec.artifactSha256), inUse)
-          : this.cache.pathOf(spec.artifactSha256);
+          ? await this.cache.ensure(spec, () => this.client.artifact(spec.artifactSha256), inUse)
+          : this.cache.pathOf(spec);
         this.applying.add(deployment.deploymentId);
         models.push({ name: spec.modelName, version: spec.version, modelPath: path, plan: spec.plan, deploymentId: spec.deploymentId, generation: spec.generation, sloDeadlineMs: spec.slo?.deadlineMs });
       } catch (error) {
         this.failed.set(deployment.deploymentId, { generation: deployment.generation, reason: `artifact: ${(error as Error).message}` });
         const good = this.lastGood.get(deployment.deploymentId);
-        if (good) models.push({ name: good.modelName, version: good.version, modelPath: this.cache.pathOf(good.artifactSha256), plan: good.plan, deploymentId: good.deploymentId, generation: good.generation });
+        if (good) models.push({ name: good.modelName, version: good.version, modelPath: this.cache.pathOf(good), plan: good.plan, deploymentId: good.deploymentId, generation: good.generation });
       }
     }
     const config: ServingConfig = { generation: desired.revision || 1, models };

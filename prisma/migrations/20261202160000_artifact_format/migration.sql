@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "artifact" ADD COLUMN     "format" TEXT NOT NULL DEFAULT 'onnx';
