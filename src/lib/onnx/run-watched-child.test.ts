@@ -16,7 +16,28 @@ writeFileSync(quickChild, `process.once("message", (m) => process.send({ echo: m
 const boastfulChild = join(dir, "boastful-child.mjs");
 writeFileSync(boastfulChild, `process.once("message", () => process.send({ ok: true, peakRssBytes: 2 ** 40 }, () => process.exit(0)));\n`);
 
+// A child that prints server internals to stderr and dies without answering, as a stack trace would.
+const noisyChild = join(dir, "noisy-child.mjs");
+writeFileSync(noisyChild, `process.once("message", () => { process.stderr.write("Error: connect postgres://packrat:hunter2@db.internal/packrat\\n    at /srv/packrat/.next/server/chunks/ssr.js:1:1\\n"); process.exit(3); });\n`);
+
 describe("runWatchedChild", () => {
+  it("describes a crash to the caller by how the child ended, keeping what it printed for the log only", async () => {
+    const outcome = await runWatchedChild(noisyChild, {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
+    expect(outcome.kind).toBe("crashed");
+    if (outcome.kind !== "crashed") return;
+    expect(outcome.message).toBe("the child process ended without an answer (exit 3)");
+    for (const leak of ["hunter2", "db.internal", "/srv/packrat"]) expect(outcome.message).not.toContain(leak);
+    expect(outcome.diagnostics).toContain("/srv/packrat/.next/server/chunks/ssr.js");
+  }, 30_000);
+
+  it("names no server path when the child script itself cannot be loaded", async () => {
+    const outcome = await runWatchedChild(join(dir, "no-such-dir", "child.mjs"), {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
+    expect(outcome.kind).toBe("crashed");
+    if (outcome.kind !== "crashed") return;
+    expect(outcome.message).not.toContain("no-such-dir");
+    expect(outcome.diagnostics).toContain("no-such-dir");
+  }, 30_000);
+
   it("counts the peak the child reports with its answer against the limit", async () => {
     const outcome = await runWatchedChild(boastfulChild, {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
     expect(outcome).toMatchObject({ kind: "killed", reason: "MEMORY_LIMIT", peakRssBytes: 2 ** 40 });

@@ -3,6 +3,9 @@
 // either limit is SIGKILLed: whatever a file does to ONNX Runtime (a huge allocation, a loop), only the child pays.
 // The child's own figure matters: one that answers and exits within a sampling interval is a zombie by the time
 // the answer is read, and a zombie's /proc status has no VmHWM, so the limit would go unchecked.
+// A crash is described in two parts: `message`, safe to show whoever sent the file (how the child ended), and
+// `diagnostics`, the tail of its stderr (stacks, server paths, module names), which belongs in the server's log only.
+// A child that cannot even be started is the server's fault, not the file's: that rejects with WatchedChildStartError.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { removeOrtDebugLog } from "./ort-debug-log";
@@ -17,7 +20,24 @@ export interface WatchedChildLimits {
 export type WatchedChildOutcome<T> =
   | { kind: "answered"; reply: T; peakRssBytes: number | null; elapsedMs: number }
   | { kind: "killed"; reason: "TIMEOUT" | "MEMORY_LIMIT"; peakRssBytes: number | null; elapsedMs: number }
-  | { kind: "crashed"; message: string; outOfMemory: boolean; elapsedMs: number };
+  | {
+    kind: "crashed";
+    /** How the child ended, in words fit for the caller (exit code or signal, nothing it printed). */
+    message: string;
+    /** The last 4,000 characters of the child's stderr: for the server's log, never for the caller. */
+    diagnostics: string;
+    outOfMemory: boolean;
+    elapsedMs: number;
+  };
+
+/** The child process could not be started (no memory, no process slots): a fault of the server, not of the request. */
+export class WatchedChildStartError extends Error {
+  readonly code = "CHILD_START_FAILED";
+  constructor(readonly diagnostics: string) {
+    super("the sandbox process could not be started");
+    this.name = "WatchedChildStartError";
+  }
+}
 
 export class WatchedChildLimitError extends Error {
   readonly code = "BAD_LIMIT";
@@ -48,7 +68,7 @@ export function runWatchedChild<T>(script: string, request: unknown, limits: Wat
   const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, script], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
   const pid = child.pid;
 
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let reply: { value: T } | undefined;
     let killedFor: "TIMEOUT" | "MEMORY_LIMIT" | undefined;
     let peak: number | null = null;
@@ -87,15 +107,19 @@ export function runWatchedChild<T>(script: string, request: unknown, limits: Wat
       }
       if (killedFor === undefined) reply = { value: message as T };
     });
-    child.on("error", (error) => finish({ kind: "crashed", message: `could not start the child process: ${error.message}`, outOfMemory: false, elapsedMs: elapsed() }));
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      clearInterval(watch);
+      reject(new WatchedChildStartError(error.message));
+    });
     child.on("exit", (code, signal) => {
       if (pid !== undefined) removeOrtDebugLog(pid);
       if (killedFor !== undefined) return finish({ kind: "killed", reason: killedFor, peakRssBytes: peak, elapsedMs: elapsed() });
       if (reply !== undefined) return finish({ kind: "answered", reply: reply.value, peakRssBytes: peak, elapsedMs: elapsed() });
-      const tail = stderr.trim().split("\n").slice(-3).join(" | ");
       finish({
         kind: "crashed", outOfMemory: /heap out of memory|Allocation failed|std::bad_alloc/i.test(stderr), elapsedMs: elapsed(),
-        message: `the child process ended without an answer (exit ${code ?? signal})${tail ? `: ${tail}` : ""}`,
+        message: `the child process ended without an answer (${code !== null ? `exit ${code}` : `signal ${signal}`})`,
+        diagnostics: stderr.trim(),
       });
     });
     child.send(request as object);

@@ -105,7 +105,7 @@ export async function handleModelUpload(
     return reply(result.deduplicated ? 200 : 201, result, requestId);
   } catch (error) {
     if (error instanceof ModelRejectedError) {
-      log.info("upload rejected", { ...logFields, code: error.code, message: error.message });
+      log.info("upload rejected", { ...logFields, code: error.code, message: error.message, ...(error.diagnostics ? { diagnostics: error.diagnostics } : {}) });
       return refuse(REJECTION_STATUS[error.code] ?? 422, error.code, error.message, requestId, "file");
     }
     if (error instanceof DomainError) {
