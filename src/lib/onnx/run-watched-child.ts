@@ -5,6 +5,7 @@
 // the answer is read, and a zombie's /proc status has no VmHWM, so the limit would go unchecked.
 // A crash is described in two parts: `message`, safe to show whoever sent the file (how the child ended), and
 // `diagnostics`, the tail of its stderr (stacks, server paths, module names), which belongs in the server's log only.
+// The child starts with an allowlisted environment (sandboxEnv): none of the server's secrets.
 // A child that cannot even be started is the server's fault, not the file's: that rejects with WatchedChildStartError.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -31,6 +32,31 @@ export type WatchedChildOutcome<T> =
   };
 
 /** The child process could not be started (no memory, no process slots): a fault of the server, not of the request. */
+/**
+ * The only variables a sandbox child gets from the server's environment. It parses files anyone with the
+ * ml_engineer role can send, so it must hold nothing worth stealing: no DATABASE_URL, no BETTER_AUTH_SECRET, no
+ * PACKRAT_ADMIN_PASSWORD, no token. A name or prefix is added here only when the child cannot work without it.
+ */
+export const SANDBOX_ENV_NAMES: readonly string[] = ["PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_ENV", "TSX_TSCONFIG_PATH"];
+/** ONNX Runtime's and OpenMP's own knobs (threading, logging): nothing secret is named so. */
+export const SANDBOX_ENV_PREFIXES: readonly string[] = ["ORT_", "OMP_"];
+
+/** The allowlisted part of `source`: what a sandbox child is started with. */
+export function sandboxEnv(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value !== undefined && (SANDBOX_ENV_NAMES.includes(name) || SANDBOX_ENV_PREFIXES.some((p) => name.startsWith(p)))) out[name] = value;
+  }
+  return out;
+}
+
+export interface WatchedChildOptions {
+  /** Node flags before the script (e.g. ["--import", "tsx"] for a TypeScript child). */
+  execArgv?: string[];
+  /** IPC encoding: "advanced" (structured clone) keeps undefined, Maps and BigInts that JSON would lose. */
+  serialization?: "json" | "advanced";
+}
+
 export class WatchedChildStartError extends Error {
   readonly code = "CHILD_START_FAILED";
   constructor(readonly diagnostics: string) {
@@ -57,7 +83,7 @@ function statusBytes(pid: number, field: "VmRSS" | "VmHWM"): number | null {
   }
 }
 
-export function runWatchedChild<T>(script: string, request: unknown, limits: WatchedChildLimits): Promise<WatchedChildOutcome<T>> {
+export function runWatchedChild<T>(script: string, request: unknown, limits: WatchedChildLimits, options: WatchedChildOptions = {}): Promise<WatchedChildOutcome<T>> {
   if (!Number.isFinite(limits.timeoutMs) || limits.timeoutMs <= 0) throw new WatchedChildLimitError("timeoutMs", `must be a positive number of ms, got ${limits.timeoutMs}`);
   if (!Number.isFinite(limits.memoryLimitBytes) || limits.memoryLimitBytes <= 0) {
     throw new WatchedChildLimitError("memoryLimitBytes", `must be a positive number of bytes, got ${limits.memoryLimitBytes}`);
@@ -65,7 +91,9 @@ export function runWatchedChild<T>(script: string, request: unknown, limits: Wat
   // V8's own heap limit below the watchdog's, so a JS-side blow-up ends as "out of memory", not a kill.
   const heapMb = Math.max(64, Math.floor(limits.memoryLimitBytes / 1024 ** 2));
   const started = performance.now();
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, script], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, ...(options.execArgv ?? []), script], {
+    stdio: ["ignore", "ignore", "pipe", "ipc"], env: sandboxEnv(), serialization: options.serialization ?? "json",
+  });
   const pid = child.pid;
 
   return new Promise((resolve, reject) => {

@@ -51,7 +51,10 @@ export function parseDims(text: string | null): Record<string, number> | string 
 
 export function uploadLimits(): UploadLimits {
   const e = env();
-  return { maxBytes: e.MODEL_UPLOAD_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS };
+  return {
+    maxBytes: e.MODEL_UPLOAD_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS,
+    maxConcurrent: e.MODEL_UPLOAD_MAX_CONCURRENT,
+  };
 }
 
 const REJECTION_STATUS: Partial<Record<ModelRejectedError["code"], number>> = { TOO_LARGE: 413 };
@@ -110,7 +113,11 @@ export async function handleModelUpload(
     }
     if (error instanceof DomainError) {
       const field = typeof error.details?.field === "string" ? error.details.field : undefined;
-      return refuse(httpStatusFor[error.code], error.code, error.message, requestId, field);
+      const response = refuse(httpStatusFor[error.code], error.code, error.message, requestId, field);
+      const retryAfter = error.details?.retryAfterSeconds;
+      if (typeof retryAfter === "number") response.headers.set("retry-after", String(retryAfter));
+      if (error.code === "RATE_LIMITED") log.warn("upload refused: too many at once", { ...logFields });
+      return response;
     }
     const storage = storageFailure(error);
     if (storage) {

@@ -1,11 +1,13 @@
 // An upload from the dashboard: the request body streamed into the artifact store (hashed on the fly, cut off past
 // the limit, never held in memory), validated in a watched child (ONNX, self-contained, ONNX Runtime loads it),
-// analysed, then registered as the next version of the named model. Any rejection discards the staged file and
-// writes no row: nothing of a refused upload stays behind, and the error says why.
+// analysed in another (the whole file is decoded there, never in the server), then registered as the next version
+// of the named model. Any rejection discards the staged file and writes no row: nothing of a refused upload stays
+// behind, and the error says why. At most MODEL_UPLOAD_MAX_CONCURRENT run at once per replica (uploadSlot).
 import { storageFailure } from "@/server/artifacts/storage-failure";
 import type { Readable } from "node:stream";
 import type { PrismaClient } from "@/generated/prisma/client";
-import { analyzeOnnxFile, type ModelAnalysis } from "@/lib/onnx/analyze-model";
+import type { ModelAnalysis } from "@/lib/onnx/analyze-model";
+import { analyzeOnnxFileInSandbox } from "@/lib/onnx/analyze-in-sandbox";
 import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { servingAxes } from "@/core/model-analysis/serving-axes";
 import { OnnxFileError } from "@/lib/onnx/decode-model";
@@ -14,15 +16,19 @@ import { modelNameProblem } from "@/lib/models/model-name";
 import { userActor } from "@/server/audit/record-audit";
 import { ArtifactTooLargeError, type ArtifactStore, type StagedArtifact } from "@/server/artifacts/artifact-store";
 import { db } from "@/server/db/client";
+import { env } from "@/server/env";
 import { invalidInput } from "@/server/errors/domain-errors";
 import { servingDimsOf, toStoredAnalysis } from "./models-analysis";
 import { registerModelVersion, type NewVersionResult } from "./models-register-version";
+import { withUploadSlot } from "./upload-slots";
 import type { ServiceCaller } from "./users-service";
 
 export interface UploadLimits {
   maxBytes: number;
   validateTimeoutMs: number;
   validateMaxRssBytes: number;
+  /** Uploads this process handles at once (default MODEL_UPLOAD_MAX_CONCURRENT); one more is RATE_LIMITED. */
+  maxConcurrent?: number;
 }
 
 export interface ModelUpload {
@@ -114,13 +120,20 @@ export async function uploadModel(
   caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient = db(),
 ): Promise<UploadResult> {
   checkUploadRequest(upload, limits);
+  // The slot is taken before a byte is read: a refused upload costs the server nothing.
+  return withUploadSlot(limits.maxConcurrent ?? env().MODEL_UPLOAD_MAX_CONCURRENT, () => stageAndRegister(caller, upload, limits, store, prisma));
+}
+
+async function stageAndRegister(
+  caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient,
+): Promise<UploadResult> {
   const staged = await stageBody(upload, limits, store);
   try {
     const childLimits = { timeoutMs: limits.validateTimeoutMs, memoryLimitBytes: limits.validateMaxRssBytes };
     const validation = await validateOnnxFile(staged.path, childLimits);
     let analysis;
     try {
-      analysis = await analyzeOnnxFile(staged.path, { dims: upload.dims, probe: childLimits, batchAxes: upload.batchAxes });
+      analysis = await analyzeOnnxFileInSandbox(staged.path, { dims: upload.dims, probe: childLimits, batchAxes: upload.batchAxes }, childLimits);
     } catch (error) {
       // Validation has decoded the file already; this is a file the analysis cannot read after all.
       if (error instanceof OnnxFileError) throw new ModelRejectedError("NOT_ONNX", error.message);
