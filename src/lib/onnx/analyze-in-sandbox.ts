@@ -19,7 +19,8 @@ export class AnalysisSandboxError extends Error {
 }
 
 let childScript: string | undefined;
-const analyzeChildScript = () => (childScript ??= projectFile("src/lib/onnx/analyze-model-child.ts", () => new URL("./analyze-model-child.ts", import.meta.url)));
+// From the project root only: a URL beside this module would make the bundler take the .ts child for an asset.
+const analyzeChildScript = () => (childScript ??= projectFile("src/lib/onnx/analyze-model-child.ts"));
 
 const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
 
