@@ -7,7 +7,7 @@
 // `diagnostics`, the tail of its stderr (stacks, server paths, module names), which belongs in the server's log only.
 // The child starts with an allowlisted environment (sandboxEnv): none of the server's secrets.
 // A child that cannot even be started is the server's fault, not the file's: that rejects with WatchedChildStartError.
-import { spawn } from "node:child_process";
+import { spawn, type SpawnOptions } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { removeOrtDebugLog } from "./ort-debug-log";
 
@@ -42,8 +42,8 @@ export const SANDBOX_ENV_NAMES: readonly string[] = ["PATH", "HOME", "TMPDIR", "
 export const SANDBOX_ENV_PREFIXES: readonly string[] = ["ORT_", "OMP_"];
 
 /** The allowlisted part of `source`: what a sandbox child is started with. */
-export function sandboxEnv(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
+export function sandboxEnv(source: Record<string, string | undefined> = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
     if (value !== undefined && (SANDBOX_ENV_NAMES.includes(name) || SANDBOX_ENV_PREFIXES.some((p) => name.startsWith(p)))) out[name] = value;
   }
@@ -91,9 +91,8 @@ export function runWatchedChild<T>(script: string, request: unknown, limits: Wat
   // V8's own heap limit below the watchdog's, so a JS-side blow-up ends as "out of memory", not a kill.
   const heapMb = Math.max(64, Math.floor(limits.memoryLimitBytes / 1024 ** 2));
   const started = performance.now();
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, ...(options.execArgv ?? []), script], {
-    stdio: ["ignore", "ignore", "pipe", "ipc"], env: sandboxEnv(), serialization: options.serialization ?? "json",
-  });
+  const spawnOptions: SpawnOptions = { stdio: ["ignore", "ignore", "pipe", "ipc"], env: sandboxEnv() as NodeJS.ProcessEnv, serialization: options.serialization ?? "json" };
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, ...(options.execArgv ?? []), script], spawnOptions);
   const pid = child.pid;
 
   return new Promise((resolve, reject) => {

@@ -77,7 +77,7 @@ export interface AgentLongPollContext extends AgentRouteContext<undefined> {
  * request; so does a revocation that landed between authentication and listening (checked once listening).
  */
 export function agentLongPoll(handler: (ctx: AgentLongPollContext) => Promise<Response>) {
-  return agentRoute(null, async (ctx) => {
+  return agentRoute<undefined>(null, async (ctx) => {
     const held = new AbortController();
     let revoked = false;
     const onRevoked = () => { revoked = true; held.abort(); };
