@@ -24,4 +24,15 @@ describe("README and docs/", () => {
     }
     expect(broken).toEqual([]);
   });
+
+  it("no command in README or docs/ puts a secret on a command line (every user of a host can read arguments)", () => {
+    const onCommandLine: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(root, file), "utf8");
+      for (const [, block] of text.matchAll(/```(?:sh|bash|shell)?\n([\s\S]*?)```/g)) {
+        for (const line of block!.split("\n")) if (/--(token|password|secret)[= ]\S/.test(line)) onCommandLine.push(`${file}: ${line.trim()}`);
+      }
+    }
+    expect(onCommandLine).toEqual([]);
+  });
 });

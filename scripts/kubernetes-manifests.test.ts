@@ -30,8 +30,9 @@ const quantity = (q: string): number => {
 describe("deploy/kubernetes: the example overlay", () => {
   it("renders the objects the issue asks for", () => {
     expect(overlay.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
-      "ConfigMap/packrat-config", "DaemonSet/packrat-agent", "Deployment/packrat-control-plane", "Job/packrat-migrate", "Namespace/packrat",
-      "NetworkPolicy/agent", "NetworkPolicy/allow-dns", "NetworkPolicy/control-plane", "NetworkPolicy/default-deny", "NetworkPolicy/migrate",
+      "ConfigMap/packrat-config", "DaemonSet/packrat-agent", "Deployment/packrat-control-plane", "Job/packrat-migrate", "Namespace/packrat", "Namespace/packrat-agents",
+      "NetworkPolicy/agent", "NetworkPolicy/allow-dns", "NetworkPolicy/allow-dns", "NetworkPolicy/control-plane", "NetworkPolicy/default-deny",
+      "NetworkPolicy/default-deny", "NetworkPolicy/migrate",
       "PodDisruptionBudget/packrat-control-plane", "Secret/packrat-agent-enrollment", "Secret/packrat-auth", "Secret/packrat-database",
       "Service/packrat-agent", "Service/packrat-control-plane",
     ]);
@@ -43,9 +44,9 @@ describe("deploy/kubernetes: the example overlay", () => {
     expect(overlay.flatMap(unknownFieldErrors)).toEqual([]);
   });
 
-  it("refers only to itself: selectors select pods, Secrets and ConfigMaps (and keys) exist, one namespace", () => {
+  it("refers only to itself: selectors select pods, Secrets and ConfigMaps (and keys) exist; the control plane's and the agents' namespaces", () => {
     expect(crossReferenceErrors(overlay)).toEqual([]);
-    expect(new Set(overlay.filter((o) => o.kind !== "Namespace").map((o) => o.metadata.namespace))).toEqual(new Set(["packrat"]));
+    expect(new Set(overlay.filter((o) => o.kind !== "Namespace").map((o) => o.metadata.namespace))).toEqual(new Set(["packrat", "packrat-agents"]));
   });
 
   it("the base names exactly the three Secrets an overlay must supply, and nothing else is missing", () => {
@@ -105,7 +106,9 @@ describe("deploy/kubernetes: the example overlay", () => {
     const mount = serving.volumeMounts.find((m: any) => m.mountPath === stateDir);
     expect(pod.volumes.find((v: any) => v.name === mount.name).hostPath).toEqual({ path: "/var/lib/packrat-agent", type: "DirectoryOrCreate" });
     expect(envOf(serving, "AGENT_HOST_NAME").valueFrom.fieldRef.fieldPath).toBe("spec.nodeName");
-    expect(envOf(serving, "PACKRAT_CONTROL_PLANE_URL").value).toBe(`http://${get("Service", "packrat-control-plane").metadata.name}:3000`);
+    const controlPlane = get("Service", "packrat-control-plane");
+    // The Service is in another namespace than the agents: its name alone would not resolve.
+    expect(envOf(serving, "PACKRAT_CONTROL_PLANE_URL").value).toBe(`http://${controlPlane.metadata.name}.${controlPlane.metadata.namespace}.svc:3000`);
   });
 
   it("OIP traffic: a headless Service over the agents' oip port; every agent is ready only while it serves", () => {
@@ -129,8 +132,11 @@ describe("deploy/kubernetes: the example overlay", () => {
   });
 
   it("network policies: deny by default; only inference clients and the scraper reach agents; agents reach only the control plane", () => {
-    const deny = get("NetworkPolicy", "default-deny");
-    expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ["Ingress", "Egress"] });
+    for (const namespace of ["packrat", "packrat-agents"]) {
+      const deny = overlay.find((o) => o.kind === "NetworkPolicy" && o.metadata.name === "default-deny" && o.metadata.namespace === namespace) as any;
+      expect(deny?.spec, namespace).toEqual({ podSelector: {}, policyTypes: ["Ingress", "Egress"] });
+      expect(overlay.some((o) => o.kind === "NetworkPolicy" && o.metadata.name === "allow-dns" && o.metadata.namespace === namespace), namespace).toBe(true);
+    }
     const agentPolicy = get("NetworkPolicy", "agent");
     const agentLabels = get("DaemonSet", "packrat-agent").spec.template.metadata.labels;
     const controlPlaneLabels = get("Deployment", "packrat-control-plane").spec.template.metadata.labels;
@@ -141,10 +147,12 @@ describe("deploy/kubernetes: the example overlay", () => {
     // Egress: the control plane's pods on 3000, nothing else (DNS comes from allow-dns).
     expect(agentPolicy.spec.egress).toHaveLength(1);
     expect(selects(agentPolicy.spec.egress[0].to[0].podSelector, controlPlaneLabels)).toBe(true);
+    expect(agentPolicy.spec.egress[0].to[0].namespaceSelector).toEqual({ matchLabels: { "kubernetes.io/metadata.name": "packrat" } });
     expect(agentPolicy.spec.egress[0].ports).toEqual([{ protocol: "TCP", port: 3000 }]);
     // The control plane admits the agents; the example overlay narrows PostgreSQL to its subnet.
     const cp = get("NetworkPolicy", "control-plane");
-    expect(cp.spec.ingress[0].from.some((peer: any) => !peer.namespaceSelector && selects(peer.podSelector, agentLabels))).toBe(true);
+    expect(cp.spec.ingress[0].from.some((peer: any) => selects(peer.podSelector, agentLabels)
+      && peer.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"] === "packrat-agents")).toBe(true);
     expect(cp.spec.egress[0]).toEqual({ to: [{ ipBlock: { cidr: "10.20.0.0/24" } }], ports: [{ protocol: "TCP", port: 5432 }] });
   });
 
@@ -160,5 +168,66 @@ describe("deploy/kubernetes: the example overlay", () => {
       }
     }
     expect(rootContainers).toEqual(["packrat-agent/state-dir"]);
+  });
+});
+
+describe("deploy/kubernetes: Pod Security", () => {
+  const namespace = (name: string): any => overlay.find((o) => o.kind === "Namespace" && o.metadata.name === name);
+  const podsIn = (ns: string) => overlay.filter((o) => o.metadata.namespace === ns && (o as any).spec?.template?.spec) as any[];
+
+  it("the control plane's namespace enforces \"restricted\"; the agents' alone is \"privileged\", auditing and warning at \"restricted\"", () => {
+    expect(namespace("packrat").metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
+    expect(namespace("packrat-agents").metadata.labels).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "privileged", "pod-security.kubernetes.io/audit": "restricted", "pod-security.kubernetes.io/warn": "restricted",
+    });
+    expect(podsIn("packrat").map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(["Deployment/packrat-control-plane", "Job/packrat-migrate"]);
+    expect(podsIn("packrat-agents").map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(["DaemonSet/packrat-agent"]);
+  });
+
+  it("every pod in packrat passes \"restricted\", with a read-only root: non-root, no escalation, ALL capabilities dropped, RuntimeDefault seccomp, emptyDir/Secret/ConfigMap volumes only", () => {
+    const problems: string[] = [];
+    for (const o of podsIn("packrat")) {
+      const pod = o.spec.template.spec;
+      if (pod.hostNetwork || pod.hostPID || pod.hostIPC) problems.push(`${o.metadata.name}: host namespaces`);
+      for (const volume of pod.volumes ?? []) {
+        if (!volume.emptyDir && !volume.secret && !volume.configMap && !volume.projected) problems.push(`${o.metadata.name}: volume ${volume.name} is not emptyDir/Secret/ConfigMap`);
+      }
+      for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+        const at = `${o.metadata.name}/${c.name}`;
+        const sc = c.securityContext ?? {};
+        if ((sc.runAsNonRoot ?? pod.securityContext?.runAsNonRoot) !== true) problems.push(`${at}: runAsNonRoot`);
+        if ((sc.runAsUser ?? pod.securityContext?.runAsUser) === 0) problems.push(`${at}: runs as root`);
+        if (sc.privileged) problems.push(`${at}: privileged`);
+        if (sc.allowPrivilegeEscalation !== false) problems.push(`${at}: allowPrivilegeEscalation`);
+        const added = (sc.capabilities?.add ?? []).filter((cap: string) => cap !== "NET_BIND_SERVICE");
+        if (JSON.stringify(sc.capabilities?.drop) !== JSON.stringify(["ALL"]) || added.length) problems.push(`${at}: capabilities`);
+        if ((sc.seccompProfile ?? pod.securityContext?.seccompProfile)?.type !== "RuntimeDefault") problems.push(`${at}: seccompProfile`);
+        if (sc.readOnlyRootFilesystem !== true) problems.push(`${at}: readOnlyRootFilesystem`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("the control plane's writable places are volumes: /data, /tmp and Next's cache", () => {
+    const container = get("Deployment", "packrat-control-plane").spec.template.spec.containers[0];
+    expect(container.volumeMounts.map((m: any) => m.mountPath).sort()).toEqual(["/app/.next/cache", "/data", "/tmp"]);
+  });
+
+  it("the agent keeps only what its host state needs beyond that: the hostPath state dir and the root init container that hands it over", () => {
+    const pod = get("DaemonSet", "packrat-agent").spec.template.spec;
+    expect((pod.volumes ?? []).filter((v: any) => v.hostPath).map((v: any) => v.hostPath.path)).toEqual(["/var/lib/packrat-agent"]);
+    const init = pod.initContainers.find((c: any) => c.name === "state-dir");
+    expect(init.securityContext.capabilities).toEqual({ drop: ["ALL"], add: ["CHOWN", "FOWNER"] });
+    const agent = pod.containers.find((c: any) => c.name === "agent");
+    expect(agent.securityContext).toMatchObject({
+      runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] }, seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect(pod.hostNetwork).toBe(false);
+    expect(pod.hostPID).toBeUndefined();
+  });
+
+  it("the agents' enrollment Secret is in their namespace, the control plane's Secrets in its own", () => {
+    const ns = (name: string) => overlay.find((o) => o.kind === "Secret" && o.metadata.name === name)?.metadata.namespace;
+    expect([ns("packrat-database"), ns("packrat-auth"), ns("packrat-agent-enrollment")]).toEqual(["packrat", "packrat", "packrat-agents"]);
   });
 });

@@ -86,6 +86,23 @@ export const desiredStateSchema = z.object({
 });
 export type DesiredState = z.infer<typeof desiredStateSchema>;
 
+/**
+ * Bounds of one heartbeat. Its report is stored (a deployment's lastReport, reconfiguration outcomes, estimator
+ * proposals), so each part has a ceiling here, not only the request body as a whole: a report past one is refused
+ * (400 naming the field), never stored. Far above what a host produces: one deployment's instances share the host's
+ * CPUs, so together they list at most every CPU once. The estimator's state, its decisions and the last
+ * reconfiguration have typed schemas of their own (below), with their own bounds.
+ */
+export const HEARTBEAT_LIMITS = {
+  deployments: 256,
+  instancesPerDeployment: 256,
+  /** CPUs listed by all instances of one deployment together. */
+  cpusPerDeployment: 4096,
+  idLength: 128,
+  stateLength: 32,
+} as const;
+
+
 const histogram = z.string().max(65_536); // base64 of a compressed HDR histogram (src/core/stats/histogram.ts)
 
 /** How many estimator decisions one report may carry (the heartbeat stays bounded: ~120 × 0.4 kB). */
@@ -152,8 +169,13 @@ const sameDecision: Same<EstimatorDecisionReport, EstimatorDecision> = true;
 void sameState;
 void sameDecision;
 
+const instanceReportSchema = z.object({
+  id: z.number().int(), threads: z.number().int(), batch: z.number().int(), state: z.string().max(HEARTBEAT_LIMITS.stateLength),
+  cpus: z.array(cpuId).max(HEARTBEAT_LIMITS.cpusPerDeployment), affinityOk: z.boolean(),
+});
+
 export const deploymentReportSchema = z.object({
-  deploymentId: z.string(),
+  deploymentId: z.string().min(1).max(HEARTBEAT_LIMITS.idLength),
   observedGeneration: z.number().int().min(0),
   state: z.enum(["applying", "serving", "failed"]),
   failureReason: z.string().max(2000).optional(),
@@ -168,7 +190,10 @@ export const deploymentReportSchema = z.object({
   /** Time the instance set spent executing batches in the interval (one batch at a time: busyMs / intervalMs = ρ). */
   busyMs: z.number().min(0).optional(),
   queueDepthRows: z.number().int().min(0),
-  instances: z.array(z.object({ id: z.number().int(), threads: z.number().int(), batch: z.number().int(), state: z.string(), cpus: z.array(cpuId), affinityOk: z.boolean() })),
+  instances: z.array(instanceReportSchema).max(HEARTBEAT_LIMITS.instancesPerDeployment)
+    .refine((instances) => instances.reduce((n, i) => n + i.cpus.length, 0) <= HEARTBEAT_LIMITS.cpusPerDeployment, {
+      message: `instances list more than ${HEARTBEAT_LIMITS.cpusPerDeployment} CPUs together`,
+    }),
   affinityOk: z.boolean(),
   estimator: estimatorStateSchema.optional(),
   /** The estimator's decisions since the previous heartbeat (the newest ESTIMATOR_TIMELINE_MAX). */
@@ -185,7 +210,7 @@ export const heartbeatRequestSchema = z.object({
   revision: z.number().int().min(0),
   host: z.object({ cpuBusyFraction: z.number().min(0).max(1), memoryUsedBytes: z.number().int().min(0) }),
   servingProcessRestarts: z.number().int().min(0),
-  deployments: z.array(deploymentReportSchema),
+  deployments: z.array(deploymentReportSchema).max(HEARTBEAT_LIMITS.deployments),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 

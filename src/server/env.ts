@@ -125,6 +125,11 @@ export const controlPlaneEnvSchema = z.object({
    * what the upload may send and what its files may unpack to (a larger one is refused and nothing is kept).
    */
   MODEL_ARCHIVE_MAX_BYTES: z.coerce.number().int().positive().default(16 * 1024 ** 3),
+  /**
+   * Uploads (and imports by URL) one replica handles at once: each holds a validation and an analysis child of up
+   * to MODEL_VALIDATE_MAX_RSS. One more is refused with 429 and Retry-After before a byte of it is read.
+   */
+  MODEL_UPLOAD_MAX_CONCURRENT: z.coerce.number().int().min(1).default(2),
   /** Resident memory a model's validation child may reach before it is killed, in bytes. */
   MODEL_VALIDATE_MAX_RSS: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   /** Wall-clock limit of a model's validation (and of its analysis run), in ms. */

@@ -29,11 +29,13 @@ function main(): void {
   } catch (error) { return fail((error as Error).message); }
   if (args.help) {
     console.log([
-      "usage: npm run agent -- --control-plane URL --token TOKEN [--port N] [--grpc-port N] [--host H]   (attached to a control plane)",
+      "usage: AGENT_TOKEN=… npm run agent -- --control-plane URL [--port N] [--grpc-port N] [--host H]   (attached to a control plane;",
+      "         --token TOKEN works too, but every user of the host can read a command line)",
       "       npm run agent -- --model FILE.onnx --plan PLAN.json [--name NAME] [--version V] [--port N] [--grpc-port N] [--host H]   (standalone)",
     ].join("\n"));
     return;
   }
+  if (args.token) log("warn", "--token puts the agent token in this process's command line, which every user of the host can read; prefer AGENT_TOKEN in the environment");
   const env = {
     ...process.env,
     ...(args.port ? { AGENT_PORT: args.port } : {}), ...(args["grpc-port"] ? { AGENT_GRPC_PORT: args["grpc-port"] } : {}), ...(args.host ? { AGENT_HOST: args.host } : {}),

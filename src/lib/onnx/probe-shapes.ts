@@ -15,8 +15,12 @@ export class ShapeProbeError extends Error {
   /** The operator ONNX Runtime refused, when the message names one (e.g. "com.example:Frobnicate"). */
   readonly operator: string | undefined;
 
-  constructor(code: ShapeProbeErrorCode, message: string, operator?: string) {
+  /** What a crashed probe printed: for the server's log, never stored or shown. */
+  readonly diagnostics: string | undefined;
+
+  constructor(code: ShapeProbeErrorCode, message: string, operator?: string, diagnostics?: string) {
     super(message);
+    this.diagnostics = diagnostics;
     this.name = "ShapeProbeError";
     this.code = code;
     this.operator = operator;
@@ -90,6 +94,6 @@ export async function probeShapes(modelPath: string, inputs: readonly ConcreteIn
     case "crashed":
       throw outcome.outOfMemory
         ? new ShapeProbeError("MEMORY_LIMIT", `running the model once needed more than ${limitText} of memory`)
-        : new ShapeProbeError("CRASHED", outcome.message.replace("the child process", "the probe process"));
+        : new ShapeProbeError("CRASHED", outcome.message.replace("the child process", "the probe process"), undefined, outcome.diagnostics);
   }
 }

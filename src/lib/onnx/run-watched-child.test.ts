@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runWatchedChild, WatchedChildLimitError } from "./run-watched-child";
+import { runWatchedChild, sandboxEnv, WatchedChildLimitError } from "./run-watched-child";
 
 const dir = mkdtempSync(join(tmpdir(), "watched-child-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,7 +16,53 @@ writeFileSync(quickChild, `process.once("message", (m) => process.send({ echo: m
 const boastfulChild = join(dir, "boastful-child.mjs");
 writeFileSync(boastfulChild, `process.once("message", () => process.send({ ok: true, peakRssBytes: 2 ** 40 }, () => process.exit(0)));\n`);
 
+// A child that prints server internals to stderr and dies without answering, as a stack trace would.
+const noisyChild = join(dir, "noisy-child.mjs");
+writeFileSync(noisyChild, `process.once("message", () => { process.stderr.write("Error: connect postgres://packrat:hunter2@db.internal/packrat\\n    at /srv/packrat/.next/server/chunks/ssr.js:1:1\\n"); process.exit(3); });\n`);
+
+// A child that answers with the names of its environment variables.
+const envChild = join(dir, "env-child.mjs");
+writeFileSync(envChild, `process.once("message", () => process.send({ names: Object.keys(process.env) }, () => process.exit(0)));\n`);
+
 describe("runWatchedChild", () => {
+  it("starts the child with the allowlisted environment only: none of the server's secrets", async () => {
+    const secrets = { DATABASE_URL: "postgres://u:p@db/x", BETTER_AUTH_SECRET: "s".repeat(40), PACKRAT_ADMIN_PASSWORD: "admin-password-1", AGENT_TOKEN: "prat_x", SOME_API_KEY: "k" };
+    const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, secrets, { OMP_NUM_THREADS: "1" });
+    try {
+      const outcome = await runWatchedChild<{ names: string[] }>(envChild, {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
+      expect(outcome.kind).toBe("answered");
+      if (outcome.kind !== "answered") return;
+      for (const name of Object.keys(secrets)) expect(outcome.reply.names).not.toContain(name);
+      expect(outcome.reply.names).toContain("PATH");
+      expect(outcome.reply.names).toContain("OMP_NUM_THREADS");
+    } finally {
+      for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+      delete process.env.OMP_NUM_THREADS;
+    }
+  }, 30_000);
+
+  it("keeps only allowlisted names and prefixes", () => {
+    expect(sandboxEnv({ PATH: "/bin", DATABASE_URL: "x", ORT_LOGGING_LEVEL: "3", PGPASSWORD: "x", HOME: "/h" })).toEqual({ PATH: "/bin", ORT_LOGGING_LEVEL: "3", HOME: "/h" });
+  });
+
+  it("describes a crash to the caller by how the child ended, keeping what it printed for the log only", async () => {
+    const outcome = await runWatchedChild(noisyChild, {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
+    expect(outcome.kind).toBe("crashed");
+    if (outcome.kind !== "crashed") return;
+    expect(outcome.message).toBe("the child process ended without an answer (exit 3)");
+    for (const leak of ["hunter2", "db.internal", "/srv/packrat"]) expect(outcome.message).not.toContain(leak);
+    expect(outcome.diagnostics).toContain("/srv/packrat/.next/server/chunks/ssr.js");
+  }, 30_000);
+
+  it("names no server path when the child script itself cannot be loaded", async () => {
+    const outcome = await runWatchedChild(join(dir, "no-such-dir", "child.mjs"), {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
+    expect(outcome.kind).toBe("crashed");
+    if (outcome.kind !== "crashed") return;
+    expect(outcome.message).not.toContain("no-such-dir");
+    expect(outcome.diagnostics).toContain("no-such-dir");
+  }, 30_000);
+
   it("counts the peak the child reports with its answer against the limit", async () => {
     const outcome = await runWatchedChild(boastfulChild, {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
     expect(outcome).toMatchObject({ kind: "killed", reason: "MEMORY_LIMIT", peakRssBytes: 2 ** 40 });

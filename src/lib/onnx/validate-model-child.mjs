@@ -248,6 +248,8 @@ process.once("message", async (request) => {
     await session.release?.();
     reply(answer);
   } catch (error) {
-    reject("VALIDATION_FAILED", `validation failed: ${String(error?.message ?? error)}`);
+    // Not the file's doing (a module that does not load, a bug here): the uploader reads that validation failed, the
+    // server's log reads why.
+    reject("VALIDATION_FAILED", "validation failed inside the sandbox process", { diagnostics: String(error?.stack ?? error?.message ?? error).slice(0, 2000) });
   }
 });

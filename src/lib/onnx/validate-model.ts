@@ -7,10 +7,13 @@ export type ModelRejectionCode =
   | "EMPTY" | "TRUNCATED" | "NOT_ONNX" | "EXTERNAL_DATA" | "BAD_ARCHIVE" | "UNSUPPORTED_OPERATOR" | "ORT_REJECTED"
   | "TOO_LARGE" | "TIMEOUT" | "MEMORY_LIMIT" | "VALIDATION_FAILED";
 
-/** Why a file is not accepted as a model; `parameter` names what was wrong (the uploaded file). */
+/**
+ * Why a file is not accepted as a model; `parameter` names what was wrong (the uploaded file). The message is for
+ * the uploader; `diagnostics` (what a crashed child printed) is for the server's log only.
+ */
 export class ModelRejectedError extends Error {
   readonly parameter = "file";
-  constructor(readonly code: ModelRejectionCode, message: string, readonly operator?: string) {
+  constructor(readonly code: ModelRejectionCode, message: string, readonly operator?: string, readonly diagnostics?: string) {
     super(message);
     this.name = "ModelRejectedError";
   }
@@ -29,7 +32,7 @@ export interface ModelValidation {
 
 type ChildReply =
   | { ok: true; loadMs: number; inputNames: string[]; outputNames: string[]; dataFiles: string[] }
-  | { ok: false; code: ModelRejectionCode; message: string; operator?: string };
+  | { ok: false; code: ModelRejectionCode; message: string; operator?: string; diagnostics?: string };
 
 let childScript: string | undefined;
 const validateChildScript = () => (childScript ??= projectFile("src/lib/onnx/validate-model-child.mjs", () => new URL("./validate-model-child.mjs", import.meta.url)));
@@ -46,7 +49,7 @@ export async function validateOnnxFile(path: string, limits: WatchedChildLimits,
   switch (outcome.kind) {
     case "answered": {
       const reply = outcome.reply;
-      if (!reply.ok) throw new ModelRejectedError(reply.code, reply.message, reply.operator);
+      if (!reply.ok) throw new ModelRejectedError(reply.code, reply.message, reply.operator, reply.diagnostics);
       return { loadMs: reply.loadMs, inputNames: reply.inputNames, outputNames: reply.outputNames, peakRssBytes: outcome.peakRssBytes, dataFiles: reply.dataFiles ?? [] };
     }
     case "killed":
@@ -56,6 +59,6 @@ export async function validateOnnxFile(path: string, limits: WatchedChildLimits,
     case "crashed":
       throw outcome.outOfMemory
         ? new ModelRejectedError("MEMORY_LIMIT", `validating the model needed more than ${mib(limits.memoryLimitBytes)} of memory`)
-        : new ModelRejectedError("VALIDATION_FAILED", `validation failed: ${outcome.message}`);
+        : new ModelRejectedError("VALIDATION_FAILED", `validation failed: ${outcome.message}`, undefined, outcome.diagnostics);
   }
 }

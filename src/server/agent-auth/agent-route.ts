@@ -7,8 +7,9 @@ import { httpStatusFor } from "@/server/errors/error-mapping";
 import { env } from "@/server/env";
 import { BodyTooLargeError, bodyTooLargeResponse, readLimitedText } from "@/server/http/limited-body";
 import { log } from "@/server/log";
-import type { AgentIdentity } from "@/server/services/agent-tokens-service";
-import { verifyAgentBearer } from "./verify-agent-bearer";
+import { notifyHub } from "@/server/realtime/notify-hub";
+import { agentTokenRevoked, type AgentIdentity } from "@/server/services/agent-tokens-service";
+import { unauthorizedResponse, verifyAgentBearer } from "./verify-agent-bearer";
 
 export interface AgentRouteContext<T> { agent: AgentIdentity; requestId: string; body: T; request: Request }
 
@@ -63,4 +64,38 @@ export function agentRoute<T>(schema: z.ZodType<T> | null, handler: (ctx: AgentR
       return mapErrorToResponse(error, verified.requestId);
     }
   };
+}
+
+export interface AgentLongPollContext extends AgentRouteContext<undefined> {
+  /** Aborts when the agent hangs up or its token is revoked: pass it to the wait. */
+  signal: AbortSignal;
+}
+
+/**
+ * A long-poll route: as agentRoute, and held open only while the token stays valid. A revocation (NOTIFY
+ * packrat_agent_token_revoked, from any replica) ends the wait at once and the agent gets 401, as on its next
+ * request; so does a revocation that landed between authentication and listening (checked once listening).
+ */
+export function agentLongPoll(handler: (ctx: AgentLongPollContext) => Promise<Response>) {
+  return agentRoute<undefined>(null, async (ctx) => {
+    const held = new AbortController();
+    let revoked = false;
+    const onRevoked = () => { revoked = true; held.abort(); };
+    const hangUp = () => held.abort();
+    const outer = ctx.request.signal;
+    const stopWatching = await notifyHub().watch("packrat_agent_token_revoked", ctx.agent.tokenId, onRevoked);
+    try {
+      if (outer.aborted) held.abort(); else outer.addEventListener("abort", hangUp, { once: true });
+      if (await agentTokenRevoked(ctx.agent.tokenId)) onRevoked();
+      const response = revoked ? undefined : await handler({ ...ctx, signal: held.signal });
+      if (revoked) {
+        log.info("agent long-poll ended: token revoked", { requestId: ctx.requestId, tokenId: ctx.agent.tokenId });
+        return unauthorizedResponse("the agent token was revoked", ctx.requestId);
+      }
+      return response!;
+    } finally {
+      stopWatching();
+      outer.removeEventListener("abort", hangUp);
+    }
+  });
 }

@@ -8,14 +8,15 @@ export type AgentAuthResult =
   | { ok: true; agent: AgentIdentity; requestId: string }
   | { ok: false; response: Response };
 
+export function unauthorizedResponse(message: string, requestId: string): Response {
+  return Response.json({ error: { code: "UNAUTHORIZED", message } }, {
+    status: 401,
+    headers: { "www-authenticate": 'Bearer realm="packrat-agent"', "x-request-id": requestId, "cache-control": "no-store" },
+  });
+}
+
 function unauthorized(message: string, requestId: string): { ok: false; response: Response } {
-  return {
-    ok: false,
-    response: Response.json({ error: { code: "UNAUTHORIZED", message } }, {
-      status: 401,
-      headers: { "www-authenticate": 'Bearer realm="packrat-agent"', "x-request-id": requestId, "cache-control": "no-store" },
-    }),
-  };
+  return { ok: false, response: unauthorizedResponse(message, requestId) };
 }
 
 export async function verifyAgentBearer(request: Request): Promise<AgentAuthResult> {

@@ -53,7 +53,10 @@ export function parseDims(text: string | null): Record<string, number> | string 
 
 export function uploadLimits(): UploadLimits {
   const e = env();
-  return { maxBytes: e.MODEL_UPLOAD_MAX_BYTES, archiveMaxBytes: e.MODEL_ARCHIVE_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS };
+  return {
+    maxBytes: e.MODEL_UPLOAD_MAX_BYTES, archiveMaxBytes: e.MODEL_ARCHIVE_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS,
+    maxConcurrent: e.MODEL_UPLOAD_MAX_CONCURRENT,
+  };
 }
 
 const REJECTION_STATUS: Partial<Record<ModelRejectedError["code"], number>> = { TOO_LARGE: 413 };
@@ -109,12 +112,16 @@ export async function handleModelUpload(
     return reply(result.deduplicated ? 200 : 201, result, requestId);
   } catch (error) {
     if (error instanceof ModelRejectedError) {
-      log.info("upload rejected", { ...logFields, code: error.code, message: error.message });
+      log.info("upload rejected", { ...logFields, code: error.code, message: error.message, ...(error.diagnostics ? { diagnostics: error.diagnostics } : {}) });
       return refuse(REJECTION_STATUS[error.code] ?? 422, error.code, error.message, requestId, "file");
     }
     if (error instanceof DomainError) {
       const field = typeof error.details?.field === "string" ? error.details.field : undefined;
-      return refuse(httpStatusFor[error.code], error.code, error.message, requestId, field);
+      const response = refuse(httpStatusFor[error.code], error.code, error.message, requestId, field);
+      const retryAfter = error.details?.retryAfterSeconds;
+      if (typeof retryAfter === "number") response.headers.set("retry-after", String(retryAfter));
+      if (error.code === "RATE_LIMITED") log.warn("upload refused: too many at once", { ...logFields });
+      return response;
     }
     const storage = storageFailure(error);
     if (storage) {

@@ -42,12 +42,21 @@ export async function createTrpcContext(opts: { headers: Headers; requestId?: st
   };
 }
 
+/** What a caller reads for an error that is a fault of the server, not of the call: the details go to the log only. */
+export function internalErrorMessage(requestId: string | undefined): string {
+  return `Something went wrong on the server${requestId ? ` (request id ${requestId})` : ""}; it has been logged`;
+}
+
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
+    // An error no service classified (a driver's or a library's words, a bug) never reaches the caller as text:
+    // it can name tables, paths or connection details. The logCalls middleware has logged it with the request id.
+    const internal = error.code === "INTERNAL_SERVER_ERROR";
     return {
       ...shape,
+      message: internal ? internalErrorMessage(ctx?.requestId) : shape.message,
       data: {
         ...shape.data,
         // zod issues field by field, so a form can show each next to its input.

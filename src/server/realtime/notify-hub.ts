@@ -56,9 +56,27 @@ class NotifyHub {
     });
     return { wait, cancel };
   }
+
+  /** Calls `onNotify` at every NOTIFY of (`channel`, `payload`) until the returned function is called. */
+  async watch(channel: Channel, payload: string, onNotify: () => void): Promise<() => void> {
+    await this.connection();
+    const key = `${channel}:${payload}`;
+    const set = this.waiters.get(key) ?? new Set<Waiter>();
+    this.waiters.set(key, set);
+    const waiter: Waiter = () => onNotify();
+    set.add(waiter);
+    return () => {
+      set.delete(waiter);
+      if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+    };
+  }
 }
 
-export const CHANNELS = ["packrat_desired", "packrat_jobs"] as const;
+/**
+ * packrat_desired and packrat_jobs carry an agent id (or a job id); packrat_agent_token_revoked carries the id of an
+ * agent token just revoked, so a long-poll held open with it ends at once on every replica.
+ */
+export const CHANNELS = ["packrat_desired", "packrat_jobs", "packrat_agent_token_revoked"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 const globalForHub = globalThis as unknown as { packratNotifyHub?: NotifyHub };

@@ -1,8 +1,9 @@
 // Agent tokens: the identity of worker agents on the REST agent API. A token is 32 random bytes, shown once
 // at creation; only its SHA-256 is stored. Creating and revoking are audited in the same transaction. A
-// revoked token fails on its very next request (every request looks the token up).
+// revoked token fails on its very next request (every request looks the token up), and a long-poll it holds open
+// ends at once: each revocation NOTIFYs packrat_agent_token_revoked with the token's id (notifyTokenRevoked).
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { PrismaClient } from "@/generated/prisma/client";
+import type { Prisma, PrismaClient } from "@/generated/prisma/client";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { invalidInput, notFound } from "@/server/errors/domain-errors";
@@ -65,12 +66,24 @@ export async function createAgentToken(
   });
 }
 
+/** In the revoking transaction: long-polls held with these tokens end when it commits, on every replica. */
+export async function notifyTokenRevoked(tx: Prisma.TransactionClient, tokenIds: readonly string[]): Promise<void> {
+  for (const id of tokenIds) await tx.$executeRaw`SELECT pg_notify('packrat_agent_token_revoked', ${id})`;
+}
+
+/** Whether the token is revoked (or gone) now: the check a long-poll makes once it listens for revocations. */
+export async function agentTokenRevoked(tokenId: string, prisma: PrismaClient = db()): Promise<boolean> {
+  const row = await prisma.agentToken.findUnique({ where: { id: tokenId }, select: { revokedAt: true } });
+  return !row || row.revokedAt !== null;
+}
+
 export async function revokeAgentToken(caller: ServiceCaller, input: { id: string }, prisma: PrismaClient = db()): Promise<{ revokedAt: Date }> {
   return prisma.$transaction(async (tx) => {
     const before = await tx.agentToken.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("agent token", input.id);
     if (before.revokedAt) return { revokedAt: before.revokedAt }; // already revoked: nothing changes, nothing to audit
     const after = await tx.agentToken.update({ where: { id: before.id }, data: { revokedAt: new Date(), revokedById: caller.user.id } });
+    await notifyTokenRevoked(tx, [before.id]);
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "agent_token.revoke", target: { type: "agent_token", id: before.id, label: before.name },
       before: { name: before.name, prefix: before.prefix, revokedAt: null }, after: { name: after.name, prefix: after.prefix, revokedAt: after.revokedAt },

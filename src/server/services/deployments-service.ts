@@ -9,6 +9,7 @@ import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import { DEFAULT_PLAN_LABEL, defaultPlan } from "./deployment-plans";
 import { planForVersion } from "./model-serving-axes";
+import { notifyTokenRevoked } from "./agent-tokens-service";
 import type { ServiceCaller } from "./users-service";
 
 type Tx = Prisma.TransactionClient;
@@ -142,7 +143,8 @@ export async function decommissionAgent(caller: ServiceCaller, input: { agentId:
     const agent = await tx.agent.findUnique({ where: { id: input.agentId } });
     if (!agent || agent.decommissionedAt) throw notFound("agent", input.agentId);
     const now = new Date();
-    await tx.agentToken.updateMany({ where: { agentId: agent.id, revokedAt: null }, data: { revokedAt: now, revokedById: caller.user.id } });
+    const revoked = await tx.agentToken.updateManyAndReturn({ where: { agentId: agent.id, revokedAt: null }, data: { revokedAt: now, revokedById: caller.user.id }, select: { id: true } });
+    await notifyTokenRevoked(tx, revoked.map((t) => t.id));
     const removed = await tx.deployment.updateMany({ where: { agentId: agent.id, removedAt: null }, data: { removedAt: now, state: "removed" } });
     await tx.agent.update({ where: { id: agent.id }, data: { decommissionedAt: now } });
     await bumpAgentRevision(tx, agent.id);

@@ -1,7 +1,8 @@
 // An upload from the dashboard: the request body streamed into the artifact store (hashed on the fly, cut off past
 // the limit, never held in memory), validated in a watched child (ONNX, self-contained, ONNX Runtime loads it),
-// analysed, then registered as the next version of the named model. Any rejection discards the staged file and
-// writes no row: nothing of a refused upload stays behind, and the error says why.
+// analysed in another (the whole file is decoded there, never in the server), then registered as the next version
+// of the named model. Any rejection discards the staged file and writes no row: nothing of a refused upload stays
+// behind, and the error says why. At most MODEL_UPLOAD_MAX_CONCURRENT run at once per replica (uploadSlot).
 // A .tar or .zip (told by its first bytes) is a model with external data: one .onnx and the data files its tensors
 // name. It is unpacked beside the staged file (unpack-archive.ts refuses unsafe entries), validated and analysed
 // from that directory, and stored as a bundle (src/core/model-bundle): model.onnx and the files it names, one
@@ -16,7 +17,8 @@ import { bundleBytes } from "@/lib/model-bundle/pack-bundle";
 import { unpackModelArchive } from "@/lib/model-bundle/unpack-archive";
 import { UNPACK_SUFFIX } from "@/server/artifacts/artifact-staging";
 import type { PrismaClient } from "@/generated/prisma/client";
-import { analyzeOnnxFile, type ModelAnalysis } from "@/lib/onnx/analyze-model";
+import type { ModelAnalysis } from "@/lib/onnx/analyze-model";
+import { analyzeOnnxFileInSandbox } from "@/lib/onnx/analyze-in-sandbox";
 import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { servingAxes } from "@/core/model-analysis/serving-axes";
 import { OnnxFileError } from "@/lib/onnx/decode-model";
@@ -25,9 +27,11 @@ import { modelNameProblem } from "@/lib/models/model-name";
 import { userActor } from "@/server/audit/record-audit";
 import { ArtifactTooLargeError, type ArtifactStore, type StagedArtifact } from "@/server/artifacts/artifact-store";
 import { db } from "@/server/db/client";
+import { env } from "@/server/env";
 import { invalidInput } from "@/server/errors/domain-errors";
 import { servingDimsOf, toStoredAnalysis } from "./models-analysis";
 import { registerModelVersion, type NewVersionResult } from "./models-register-version";
+import { withUploadSlot } from "./upload-slots";
 import type { ServiceCaller } from "./users-service";
 
 export interface UploadLimits {
@@ -36,6 +40,8 @@ export interface UploadLimits {
   archiveMaxBytes: number;
   validateTimeoutMs: number;
   validateMaxRssBytes: number;
+  /** Uploads this process handles at once (default MODEL_UPLOAD_MAX_CONCURRENT); one more is RATE_LIMITED. */
+  maxConcurrent?: number;
 }
 
 export interface ModelUpload {
@@ -162,6 +168,13 @@ export async function uploadModel(
   caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient = db(),
 ): Promise<UploadResult> {
   checkUploadRequest(upload, limits);
+  // The slot is taken before a byte is read: a refused upload costs the server nothing.
+  return withUploadSlot(limits.maxConcurrent ?? env().MODEL_UPLOAD_MAX_CONCURRENT, () => stageAndRegister(caller, upload, limits, store, prisma));
+}
+
+async function stageAndRegister(
+  caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient,
+): Promise<UploadResult> {
   const received = await stageBody(upload, limits, store);
   const childLimits = { timeoutMs: limits.validateTimeoutMs, memoryLimitBytes: limits.validateMaxRssBytes };
   const unpackDir = `${received.path}${UNPACK_SUFFIX}`;
@@ -179,7 +192,7 @@ export async function uploadModel(
     const validation = await validateOnnxFile(modelPath, childLimits, { withDataFiles });
     let analysis;
     try {
-      analysis = await analyzeOnnxFile(modelPath, { dims: upload.dims, probe: childLimits, batchAxes: upload.batchAxes, withDataFiles });
+      analysis = await analyzeOnnxFileInSandbox(modelPath, { dims: upload.dims, probe: childLimits, batchAxes: upload.batchAxes, withDataFiles }, childLimits);
     } catch (error) {
       // Validation has decoded the file already; this is a file the analysis cannot read after all.
       if (error instanceof OnnxFileError) throw new ModelRejectedError("NOT_ONNX", error.message);
