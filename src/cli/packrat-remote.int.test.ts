@@ -103,11 +103,14 @@ const tritonSchema = TRITON_MODEL_CONFIG_PROTO;
 describe("packrat CLI over the control plane", () => {
   it("drives upload → deploy → profile → optimize → propose → approve → export with role-scoped tokens", async () => {
     // login checks the token and stores URL and token in a file only its user can read.
-    const login = await cli("ml", ["login", "--url", server.url, "--token", tokens.ml]);
+    // The token from a file (0600), never the command line; the SRE's from PACKRAT_TOKEN.
+    const tokenFile = join(dataDir, "ml-token.txt");
+    writeFileSync(tokenFile, `${tokens.ml}\n`, { mode: 0o600 });
+    const login = await cli("ml", ["login", "--url", server.url, "--token-file", tokenFile]);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toMatch(/Logged in to .* \(token role ml_engineer\)/);
     expect(statSync(join(dataDir, "config-ml.json")).mode & 0o777).toBe(0o600);
-    expect((await cli("sre", ["login", "--url", server.url, "--token", tokens.sre])).code).toBe(0);
+    expect((await cli("sre", ["login", "--url", server.url], { PACKRAT_TOKEN: tokens.sre })).code).toBe(0);
 
     const file = join(dataDir, "tiny.onnx");
     writeFileSync(file, buildTinyCnn({ seed: 37, producerVersion: "packrat-cli-test" }));

@@ -27,7 +27,6 @@ describe("which commands go to the control plane", () => {
 
 describe("arguments and exit codes before any request", () => {
   it.each([
-    [["login", "--url", "http://x"], /missing --token/],
     [["login", "--url", "not a url", "--token", "t"], /--url: not a URL/],
     [["models", "frobnicate"], /models: expected list, upload or import/],
     [["profile", "start", "--deployment", "d", "--threads", "1,two"], /--threads: expected integers/],
@@ -39,6 +38,12 @@ describe("arguments and exit codes before any request", () => {
   ])("%j exits 1", async (argv, message) => {
     const { code, stderr } = await run(argv, { PACKRAT_URL: "http://127.0.0.1:9", PACKRAT_TOKEN: "prpat_x" });
     expect(stderr).toMatch(message);
+    expect(code).toBe(REMOTE_EXIT.usage);
+  });
+
+  it("login without a token (no --token-file, no PACKRAT_TOKEN) exits 1, naming both ways", async () => {
+    const { code, stderr } = await run(["login", "--url", "http://x"], { PACKRAT_URL: "", PACKRAT_TOKEN: "" });
+    expect(stderr).toMatch(/missing token: --token-file FILE or PACKRAT_TOKEN/);
     expect(code).toBe(REMOTE_EXIT.usage);
   });
 

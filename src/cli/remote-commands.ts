@@ -1,7 +1,7 @@
 // The CLI's commands over a control plane, with a personal API token: log in, register models, deploy, profile,
 // optimize, propose, decide and export plans. Results on stdout (--json: the server's answer as JSON), progress and
 // warnings on stderr, and an exit code a script can branch on (REMOTE_EXIT).
-import { createReadStream, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -26,7 +26,9 @@ export const REMOTE_EXIT = {
 export const REMOTE_COMMANDS = ["login", "whoami", "models", "agents", "deploy", "profile", "propose", "approve", "reject", "plans"] as const;
 
 export const REMOTE_USAGE = `Commands over a control plane (a personal API token from your account page):
-  packrat login --url URL --token TOKEN               check the token and store both (config file mode 0600)
+  packrat login --url URL --token-file FILE           check the token and store both (config file mode 0600);
+                                                      the token may come from PACKRAT_TOKEN instead (never put it
+                                                      in the command line: every user of the host can read that)
   packrat whoami
   packrat models list [--search TEXT]
   packrat models upload FILE.onnx --name NAME [--description TEXT] [--dims sequence=128,…] [--batch-axes t=1,…]
@@ -84,7 +86,7 @@ const required = (value: string | undefined, what: string): string => {
 const OPTIONS = {
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
-  url: { type: "string" }, token: { type: "string" }, search: { type: "string" },
+  url: { type: "string" }, token: { type: "string" }, "token-file": { type: "string" }, search: { type: "string" },
   name: { type: "string" }, description: { type: "string" }, dims: { type: "string" }, "batch-axes": { type: "string" },
   agent: { type: "string" }, version: { type: "string" }, cpus: { type: "string" }, wait: { type: "boolean", default: false },
   deployment: { type: "string" }, threads: { type: "string" }, batches: { type: "string" }, "max-batch": { type: "string" },
@@ -121,7 +123,7 @@ export async function runRemote(argv: readonly string[], io: RemoteIo): Promise<
     io, values, args: positionals,
     client: () => {
       config ??= readConfig(io.env);
-      if (!config) throw new ControlPlaneError("auth", "not logged in: run packrat login --url URL --token TOKEN (or set PACKRAT_URL and PACKRAT_TOKEN)", 0);
+      if (!config) throw new ControlPlaneError("auth", "not logged in: run packrat login --url URL --token-file FILE (or set PACKRAT_URL and PACKRAT_TOKEN)", 0);
       return new ControlPlaneClient(config, io.fetch);
     },
     print: (human, json) => io.stdout(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${human}\n`),
@@ -172,7 +174,16 @@ interface Me { id: string; email: string; name: string; role: string; apiToken?:
 
 async function login(ctx: Context): Promise<number> {
   const url = required(ctx.values.url, "--url").replace(/\/+$/, "");
-  const token = required(ctx.values.token, "--token");
+  let token = ctx.values.token ?? ctx.io.env.PACKRAT_TOKEN;
+  const file = ctx.values["token-file"];
+  if (file !== undefined) {
+    try { token = readFileSync(resolve(ctx.io.cwd, file), "utf8").trim(); } catch (error) {
+      ctx.io.stderr(`packrat: cannot read ${file}: ${(error as Error).message}\n`);
+      return REMOTE_EXIT.badFile;
+    }
+  }
+  if (!token) throw new UsageError("missing token: --token-file FILE or PACKRAT_TOKEN");
+  if (ctx.values.token !== undefined) ctx.io.stderr("packrat: warning: --token puts the token in this command line, which every user of the host can read; prefer --token-file or PACKRAT_TOKEN\n");
   try { new URL(url); } catch { throw new UsageError(`--url: not a URL: ${url}`); }
   const me = await new ControlPlaneClient({ url, token }, ctx.io.fetch).query<Me>("users.me");
   const path = writeConfig(ctx.io.env, { url, token });

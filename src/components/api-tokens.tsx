@@ -40,7 +40,7 @@ export function ApiTokens({ roles }: { roles: Array<{ value: Role; label: string
               <button type="button" className="btn small" onClick={() => void navigator.clipboard?.writeText(created.token).then(() => setCopied(true))}>{copied ? "Copied" : "Copy"}</button>
               <button type="button" className="btn small" onClick={() => setCreated(null)}>Done</button>
             </div>
-            <div className="kv-inline">Use it as <code>packrat login --url {typeof window === "undefined" ? "URL" : window.location.origin} --token &lt;token&gt;</code>, or send <code>Authorization: Bearer &lt;token&gt;</code>.</div>
+            <div className="kv-inline">Save it to a file only you can read and run <code>packrat login --url {typeof window === "undefined" ? "URL" : window.location.origin} --token-file FILE</code> (or set <code>PACKRAT_TOKEN</code>), or send <code>Authorization: Bearer &lt;token&gt;</code>.</div>
           </div>
         )}
         <form className="form inline panel" onSubmit={submit} data-testid="create-api-token-form" style={{ gridTemplateColumns: "minmax(200px, 320px) minmax(140px, 200px) minmax(120px, 160px) max-content" }}>
