@@ -30,7 +30,7 @@ export default async function AgentsPage() {
         <>
           <section className="section attach-help panel">
             <strong>Attach a host</strong>
-            <pre>AGENT_TOKEN="$(cat /etc/packrat/agent-token)" npm run agent -- --control-plane {controlPlane}</pre>
+            <pre>{`AGENT_TOKEN="$(cat /etc/packrat/agent-token)" npm run agent -- --control-plane ${controlPlane}`}</pre>
             <p className="muted small">The file holds an agent or enrollment token and is readable only by the agent&apos;s user (a command line is readable by every user of the host).</p>
           </section>
           <EnrollmentTokens />
