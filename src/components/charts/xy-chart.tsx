@@ -164,7 +164,8 @@ export function XYChart(props: XYChartProps) {
             return right ? (props.formatYRight ?? props.formatY)(value) : props.formatY(value);
           }}
         />
-        <Legend verticalAlign="top" height={30} itemSorter={null} formatter={legendText} />
+        {/* No fixed height: Recharts measures the legend, so many series wrap onto more lines above the plot, not over it. */}
+        <Legend verticalAlign="top" itemSorter={null} formatter={legendText} wrapperStyle={{ paddingBottom: 8 }} />
         {lines.map((l) => (
           <Line
             key={l.key}
