@@ -110,9 +110,10 @@ export function AgentsView({ canManage }: { canManage: boolean }) {
                   </div>
                 </div>
                 <div style={{ display: "flex", gap: 8 }}>
-                  <button type="submit" className="btn primary" disabled={deploy.isPending || chosen.length === 0}>Deploy</button>
+                  <button type="submit" className="btn primary" disabled={deploy.isPending || chosen.length === 0} aria-describedby={chosen.length === 0 ? `deploy-blocked-${agent.id}` : undefined}>Deploy</button>
                   <button type="button" className="btn danger" disabled={decommission.isPending} onClick={() => { if (confirm(`Decommission ${agent.hostName}? Its tokens are revoked and its deployments removed.`)) decommission.mutate({ agentId: agent.id }); }}>Decommission</button>
                 </div>
+                {chosen.length === 0 && <span className="muted small" id={`deploy-blocked-${agent.id}`} data-testid="deploy-blocked">{free.length === 0 ? "No CPU is free to deploy on." : "Tick the CPUs of the deployment's core budget to deploy."}</span>}
               </form>
             )}
           </section>

@@ -166,6 +166,8 @@ export function ApprovalsView({ viewer }: { viewer: Viewer }) {
                     onClick={() => { setErrors((x) => ({ ...x, [p.id]: "" })); reject.mutate({ proposalId: p.id, comment: comment.trim() }, { onError: fail(p.id) }); }}
                   >Reject</button>
                   {!allowed && <span className="muted small">You proposed this one: another SRE approves it.</span>}
+                  {allowed && !!sweep && !confirmed[p.id] && <span className="muted small" data-testid="approve-blocked">Tick &ldquo;I understand&rdquo; to approve the sweep.</span>}
+                  {!comment.trim() && <span className="muted small" data-testid="reject-blocked">Rejecting needs a comment saying why.</span>}
                 </form>
               )}
               {errors[p.id] && <div className="error-box" role="alert" style={{ marginTop: 10 }}>{errors[p.id]}</div>}

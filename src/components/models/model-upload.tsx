@@ -99,6 +99,8 @@ export function ModelUpload({ maxBytes, archiveMaxBytes }: { maxBytes: number; a
     xhr.send(file);
   }
 
+  // Why Upload is disabled, said beside it (nothing while an upload runs: the progress says that).
+  const uploadBlocked = busy ? null : !file ? "Choose a model file first." : !name ? "Give the model a name." : nameProblem ? nameProblem : null;
   const percent = phase.kind === "sending" && phase.total > 0 ? Math.min(100, (phase.loaded / phase.total) * 100) : 0;
   return (
     <section className="section">
@@ -115,9 +117,10 @@ export function ModelUpload({ maxBytes, archiveMaxBytes }: { maxBytes: number; a
             <input name="dims" placeholder="e.g. sequence=128" autoComplete="off" disabled={busy} title="Values for dynamic dimensions other than the batch, e.g. sequence=128" /></label>
           <label className="form-field"><span>Batch axes</span>
             <input name="batchAxes" placeholder="inferred; e.g. h0=1, state=none" autoComplete="off" disabled={busy} title="Override a tensor's batch axis (h0=1), or say it has none (state=none: the model is then served without batching)" /></label>
-          <button type="submit" className="btn primary" disabled={!file || busy || !!nameProblem || !name} data-testid="upload-submit">
+          <button type="submit" className="btn primary" disabled={!file || busy || !!nameProblem || !name} data-testid="upload-submit" aria-describedby={uploadBlocked ? "upload-blocked" : undefined}>
             {busy ? "Uploading…" : "Upload"}
           </button>
+          {uploadBlocked && <span className="muted small" id="upload-blocked" data-testid="upload-blocked">{uploadBlocked}</span>}
         </form>
         <p className="hint" style={{ marginTop: 8 }} data-testid="upload-archive-hint">
           <strong>.tar / .zip</strong> (up to {formatLimit(archiveMaxBytes)}): for a model whose weights live in external data files
