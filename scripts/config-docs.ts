@@ -2,10 +2,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentEnvSchema } from "../apps/agent/src/env";
+import { loadgenEnvSchema } from "../apps/loadgen/src/env";
 import { controlPlaneEnvSchema } from "../src/server/env";
 import { regenerate } from "./lib/config-docs";
 
-export const configSchemas = { "control-plane": controlPlaneEnvSchema, agent: agentEnvSchema };
+export const configSchemas = { "control-plane": controlPlaneEnvSchema, agent: agentEnvSchema, loadgen: loadgenEnvSchema };
 export const configDocPath = join(import.meta.dirname, "..", "docs", "configuration.md");
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -1,4 +1,5 @@
 // `npm run loadgen -- …` flags → a validated configuration (pure: files are read through the function given).
+import { loadLoadgenEnv } from "./env";
 import { parseArgs } from "node:util";
 import { parseArrivalCsv } from "./arrival-csv";
 import { powersOfTwoUpTo } from "./closed-loop";
@@ -210,7 +211,7 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
   if (timeoutMs <= 0) throw new LoadgenInputError("out_of_range", "--timeout", "must be longer than 0");
   const shapes = Object.fromEntries(namedValues("shape", values.shape).map(([name, dims]) => [name, dims.split(",").map((d) => number("shape", d, 0, 1, 1 << 30, true))]));
   return {
-    url, model: values.model, version: values["model-version"], token: values.token ?? env.LOADGEN_TOKEN,
+    url, model: values.model, version: values["model-version"], token: values.token ?? loadLoadgenEnv(env).LOADGEN_TOKEN,
     mode, protocol, pattern, durationMs, warmupMs,
     seed: number("seed", values.seed, 1, 0, 0xffffffff, true),
     binary: values.binary ?? false,
