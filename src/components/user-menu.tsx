@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { useState } from "react";
 
 export function UserMenu({ name, email, role }: { name: string; email: string; role: string }) {
@@ -15,6 +16,7 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
       <div className="who">{name}</div>
       <div className="email">{email}</div>
       <span className="role" data-testid="user-role">{role}</span>
+      <Link className="account-link" href="/account" data-testid="account-link">Your account</Link>
       <button className="btn" type="button" onClick={signOut} disabled={busy}>{busy ? "Signing out…" : "Sign out"}</button>
     </div>
   );

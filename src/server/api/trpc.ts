@@ -7,7 +7,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import { roleSatisfies, type Role } from "@/server/auth/roles";
-import { getSessionUser, type SessionUser } from "@/server/auth/session";
+import { getSession, type SessionUser, type SignedInSession } from "@/server/auth/session";
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
 import { DomainError, invalidInput } from "@/server/errors/domain-errors";
 import { trpcCodeFor } from "@/server/errors/error-mapping";
@@ -20,16 +20,20 @@ export interface TrpcContext {
   log: Logger;
   /** The signed-in user (session cookie only; agent tokens are never accepted here), looked up on first use. */
   getUser: () => Promise<SessionUser | null>;
+  /** The id of the session the request came with (null: anonymous), for what must keep it (a password change). */
+  getSessionId: () => Promise<string | null>;
 }
 
 export async function createTrpcContext(opts: { headers: Headers; requestId?: string }): Promise<TrpcContext> {
   const requestId = opts.requestId ?? requestIdFrom(opts.headers);
-  let user: Promise<SessionUser | null> | undefined;
+  let session: Promise<SignedInSession | null> | undefined;
+  const signedIn = () => (session ??= getSession(opts.headers));
   return {
     headers: opts.headers,
     requestId,
     log: log.child({ requestId }),
-    getUser: () => (user ??= getSessionUser(opts.headers)),
+    getUser: async () => (await signedIn())?.user ?? null,
+    getSessionId: async () => (await signedIn())?.sessionId ?? null,
   };
 }
 

@@ -141,6 +141,41 @@ describe("sign-in and sessions", () => {
   });
 });
 
+describe("changing one's own password", () => {
+  it("needs the current password; ends every other session, keeps this one, and the new password signs in", async () => {
+    const user = await insertTestUser(db(), "ml_engineer");
+    const here = await sessionCookie(user.email, user.password);
+    const elsewhere = await sessionCookie(user.email, user.password);
+    const change = (currentPassword: string, newPassword: string) => trpc("users.changePassword", { cookie: here, method: "POST", input: { currentPassword, newPassword } });
+
+    const wrong = await change("not-the-password", "a-brand-new-password-1");
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(await wrong.json())).toContain("the current password is not correct");
+    expect((await trpc("users.me", { cookie: elsewhere })).status).toBe(200);
+    expect(await db().auditEvent.count({ where: { action: "user.password_change_refused", targetId: user.id } })).toBe(1);
+
+    const ok = await change(user.password, "a-brand-new-password-1");
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ result: { data: { json: { otherSessionsEnded: 1 } } } });
+    expect((await trpc("users.me", { cookie: here })).status).toBe(200);
+    expect(await errorCode(await trpc("users.me", { cookie: elsewhere }))).toBe("UNAUTHORIZED");
+    expect((await signIn(user.email, user.password)).status).toBe(401);
+    expect((await signIn(user.email, "a-brand-new-password-1")).status).toBe(200);
+    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "user.password_change", targetId: user.id } });
+    expect(event).toMatchObject({ actorId: user.id, after: { otherSessionsEnded: 1 } });
+    expect(JSON.stringify([event.before, event.after])).not.toContain("a-brand-new-password-1");
+  });
+
+  it("changes only the caller's password (there is no user id to name) and refuses a short one", async () => {
+    const user = await insertTestUser(db(), "manager");
+    const cookie = await sessionCookie(user.email, user.password);
+    const short = await trpc("users.changePassword", { cookie, method: "POST", input: { currentPassword: user.password, newPassword: "short" } });
+    expect(short.status).toBe(400);
+    expect(await errorCode(await trpc("users.changePassword", { method: "POST", input: { currentPassword: "x", newPassword: "a-brand-new-password-2" } }))).toBe("UNAUTHORIZED");
+    expect((await signIn(user.email, user.password)).status).toBe(200);
+  });
+});
+
 describe("sign-in rate limit", () => {
   it("after 5 failed attempts for one email, the 6th is 429 with Retry-After, even with the right password", async () => {
     const user = await insertTestUser(db(), "sre");
