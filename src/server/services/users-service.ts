@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { MIN_PASSWORD_LENGTH, passwords } from "@/server/auth/password";
+import { consumeSignInAttempt, recordSignInSuccess, signInLimits } from "@/server/auth/sign-in-throttle";
 import type { Role } from "@/server/auth/roles";
 import type { SessionUser } from "@/server/auth/session";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
@@ -156,15 +157,20 @@ export async function resetUserPassword(
  * transaction (a thief signed in elsewhere is out); the session the change came from stays signed in.
  */
 export async function changeOwnPassword(
-  caller: ServiceCaller, input: { currentPassword: string; newPassword: string; keepSessionId: string | null }, prisma: PrismaClient = db(),
+  caller: ServiceCaller, input: { currentPassword: string; newPassword: string; keepSessionId: string | null; client: string }, prisma: PrismaClient = db(),
 ): Promise<{ otherSessionsEnded: number }> {
   checkPassword(input.newPassword);
   if (input.newPassword === input.currentPassword) throw invalidInput("the new password must differ from the current one", { field: "newPassword" });
+  // The current password is guessed no faster here than at sign-in: the same throttle, the same counts.
+  const who = { email: caller.user.email, ip: input.client };
+  const decision = await consumeSignInAttempt(prisma, signInLimits(), who, Date.now());
+  if (!decision.allowed) throw new DomainError("RATE_LIMITED", `too many wrong passwords; try again in ${decision.retryAfterSeconds} s`);
   const account = await prisma.account.findFirst({ where: { userId: caller.user.id, providerId: "credential" } });
   if (!account?.password || !(await passwords.verify(account.password, input.currentPassword))) {
     await recordAudit(prisma, { actor: userActor(caller.user), action: "user.password_change_refused", target: { type: "user", id: caller.user.id, label: caller.user.email }, after: { reason: "wrong current password" }, requestId: caller.requestId });
     throw invalidInput("the current password is not correct", { field: "currentPassword" });
   }
+  await recordSignInSuccess(prisma, who);
   const passwordHash = await passwords.hash(input.newPassword);
   return prisma.$transaction(async (tx) => {
     // Only if nobody changed it in between (two tabs at once): the second change must prove the new password.
