@@ -18,8 +18,9 @@ function expiryText(expiresAt: Date | null, now: number): string {
   if (!expiresAt) return "never";
   const leftMs = new Date(expiresAt).getTime() - now;
   if (leftMs <= 0) return `${formatTime(expiresAt)} (expired)`;
-  const days = Math.floor(leftMs / DAY_MS);
-  return `${formatTime(expiresAt)} (${days >= 1 ? `in ${days} day${days === 1 ? "" : "s"}` : "today"})`;
+  const days = Math.round(leftMs / DAY_MS);
+  const hours = Math.max(1, Math.round(leftMs / 3_600_000));
+  return `${formatTime(expiresAt)} (in ${days >= 1 ? `${days} day${days === 1 ? "" : "s"}` : `${hours} hour${hours === 1 ? "" : "s"}`})`;
 }
 
 export function EnrollmentTokens() {
