@@ -86,7 +86,7 @@ test("a user changes their own password: the current one is needed, their other 
   await form.getByLabel("New password", { exact: true }).fill("second-password-456");
   await form.getByLabel("New password again").fill("second-password-456");
   await form.getByRole("button", { name: "Change password" }).click();
-  await expect(me.getByRole("alert")).toHaveText("the current password is not correct");
+  await expect(me.locator("main").getByRole("alert")).toHaveText("the current password is not correct");
   await form.getByLabel("Current password").fill("first-password-123");
   await form.getByLabel("New password", { exact: true }).fill("second-password-456");
   await form.getByLabel("New password again").fill("second-password-456");
