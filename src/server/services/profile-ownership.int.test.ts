@@ -25,7 +25,11 @@ beforeAll(async () => {
   await prisma.artifact.create({ data: { sha256: sha, bytes: 1n } });
   const model = await prisma.model.create({ data: { name: `ownership-${randomUUID().slice(0, 8)}`, sloDeadlineMs: 20, sloQuantile: 0.99 } });
   versionId = (await prisma.modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} } })).id;
-  [owner, otherMl, sre, admin, manager] = await Promise.all((["ml_engineer", "ml_engineer", "sre", "admin", "manager"] as const).map((r) => insertTestUser(prisma, r)));
+  owner = await insertTestUser(prisma, "ml_engineer");
+  otherMl = await insertTestUser(prisma, "ml_engineer");
+  sre = await insertTestUser(prisma, "sre");
+  admin = await insertTestUser(prisma, "admin");
+  manager = await insertTestUser(prisma, "manager");
 });
 
 describe("deleting a profile", () => {
