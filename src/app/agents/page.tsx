@@ -30,7 +30,10 @@ export default async function AgentsPage() {
         <>
           <section className="section attach-help panel">
             <strong>Attach a host</strong>
-            <pre>npm run agent -- --control-plane {controlPlane} --token &lt;agent or enrollment token&gt;</pre>
+            {/* The token from a file only its owner reads: never on a command line (ps shows those) or in a shell history. */}
+            <pre>{`# the agent or enrollment token in a file only you can read (chmod 600)
+AGENT_TOKEN_FILE=~/.packrat-agent-token AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL=true \
+  npm run agent -- --control-plane ${controlPlane}`}</pre>
           </section>
           <EnrollmentTokens />
           <AgentTokens />
