@@ -4,7 +4,7 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // Before the first request: route handlers learn the TCP peer's address from a header only this process sets.
   const { installPeerAddressHeader } = await import("@/server/http/client-address");
-  installPeerAddressHeader(await import("node:http"));
+  installPeerAddressHeader();
   const { startControlPlaneJobs } = await import("@/server/jobs/control-plane-jobs");
   const { log } = await import("@/server/log");
   try {

@@ -2,7 +2,7 @@
 // process stamps the TCP peer's address on every request under PEER_ADDRESS_HEADER, overwriting whatever a client sent
 // under that name (installPeerAddressHeader, from instrumentation.ts). X-Forwarded-For is read only when proxies are
 // declared (PACKRAT_TRUSTED_PROXY_HOPS): without one, a client could write any address there.
-import type * as http from "node:http";
+import * as http from "node:http";
 
 export const PEER_ADDRESS_HEADER = "x-packrat-peer-address";
 
@@ -19,7 +19,7 @@ export function clientAddress(headers: Headers, trustedProxyHops: number): strin
 const holder = globalThis as unknown as { packratPeerAddressInstalled?: boolean };
 
 /** Every http.Server of this process: a request's PEER_ADDRESS_HEADER is its socket's remote address, nothing else. */
-export function installPeerAddressHeader(httpModule: typeof http): void {
+export function installPeerAddressHeader(httpModule: typeof http = http): void {
   if (holder.packratPeerAddressInstalled) return;
   holder.packratPeerAddressInstalled = true;
   const prototype = httpModule.Server.prototype as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
