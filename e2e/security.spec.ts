@@ -1,6 +1,7 @@
 // Security headers, a user's own password and the enrollment form, in a real Chromium against `npm start`.
 import { expect, test, type Page } from "@playwright/test";
-import { recordSecret } from "../test/secrets-list";
+import { recordSecret, recordSessionCookie } from "../test/secrets-list";
+import { newE2ePrisma } from "./e2e-database";
 import { sel } from "./selectors";
 import { screenshot, signIn } from "./sign-in";
 
@@ -121,4 +122,21 @@ test("an enrollment token expires in 30 days unless asked otherwise, and the Age
   recordSecret("enrollment token", (await page.getByTestId("new-enrollment-token").locator("code").textContent()) ?? "");
   await expect(page.getByTestId("enrollment-token-expiry").first()).toHaveText("never");
   await screenshot(page, "enrollment-tokens");
+});
+
+test("the sign-in throttle and the audit log see the TCP peer, not a forged X-Forwarded-For", async ({ request, baseURL }) => {
+  const response = await request.post("/api/auth/sign-in/email", {
+    headers: { origin: baseURL!, "content-type": "application/json", "x-forwarded-for": "203.0.113.77", "x-packrat-peer-address": "203.0.113.78" },
+    data: { email: "manager@example.com", password: "packrat-demo" },
+  });
+  expect(response.status()).toBe(200);
+  const cookie = response.headersArray().find((h) => h.name.toLowerCase() === "set-cookie" && h.value.includes("session_token"));
+  if (cookie) recordSessionCookie(cookie.value.split(";")[0]!);
+  const prisma = newE2ePrisma();
+  try {
+    const event = await prisma.auditEvent.findFirstOrThrow({ where: { action: "auth.sign_in", actorLabel: "manager@example.com" }, orderBy: { id: "desc" } });
+    expect((event.after as { ip: string }).ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+  } finally {
+    await prisma.$disconnect();
+  }
 });
