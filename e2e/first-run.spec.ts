@@ -67,7 +67,7 @@ test("no page logs an error in the browser console", async ({ page }) => {
   await signIn(page, "admin@example.com");
   // Every page of the navigation (an admin may open them all), the planning tools, then one of each page that
   // shows a single object, reached from its list.
-  const paths = [...navLinks.map((l) => l.href), "/planning/capacity", "/planning/batching", "/planning/kv-cache", "/planning/latency-budget", "/profiles/compare"];
+  const paths = [...navLinks.map((l) => l.href), "/planning/capacity", "/planning/batching", "/planning/kv-cache", "/planning/latency-budget", "/profiles/compare", "/account"];
   for (const path of paths) {
     await page.goto(path);
     await expect(page.locator("main h1").first()).toBeVisible();

@@ -2,6 +2,9 @@
 // runner (pg-boss + Job rows) and the alert evaluator; the edge runtime has no PostgreSQL connection and starts nothing.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Before the first request: route handlers learn the TCP peer's address from a header only this process sets.
+  const { installPeerAddressHeader } = await import("@/server/http/client-address");
+  installPeerAddressHeader();
   const { startControlPlaneJobs } = await import("@/server/jobs/control-plane-jobs");
   const { log } = await import("@/server/log");
   try {

@@ -45,8 +45,9 @@ export interface TestAgent { process: ChildProcess; log: () => string; url: stri
 
 /** `env`: more agent variables, e.g. shortened estimator timings (ESTIMATOR_DECISION_INTERVAL_MS, ESTIMATOR_MIN_DWELL_MS).
  *  `detached`: the agent leads a process group of its own (supervisor and serving process), so a test can kill both. */
-export function startAgentProcess(controlPlaneUrl: string, token: string, stateDir: string, port: number, env: Record<string, string> = {}, options: { detached?: boolean } = {}): TestAgent {
-  const { child, output } = spawnTsx("apps/agent/src/cli.ts", ["--control-plane", controlPlaneUrl, "--token", token, "--port", String(port)], {
+export function startAgentProcess(controlPlaneUrl: string, token: string | null, stateDir: string, port: number, env: Record<string, string> = {}, options: { detached?: boolean } = {}): TestAgent {
+  // token null: none on the command line (the agent reads AGENT_TOKEN_FILE from `env`, or its state directory).
+  const { child, output } = spawnTsx("apps/agent/src/cli.ts", ["--control-plane", controlPlaneUrl, ...(token === null ? [] : ["--token", token]), "--port", String(port)], {
     env: { AGENT_STATE_DIR: stateDir, RECONNECT_BACKOFF_MIN_MS: "100", RECONNECT_BACKOFF_MAX_MS: "300", ...env }, detached: options.detached,
   });
   return { process: child, log: output, url: `http://127.0.0.1:${port}` };

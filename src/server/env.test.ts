@@ -63,9 +63,15 @@ describe("control-plane env", () => {
 
   it("users: the first admin's variables are validated without echoing secrets", () => {
     const defaults = loadControlPlaneEnv({});
-    expect(defaults.SIGN_IN_MAX_FAILURES_PER_EMAIL).toBe(5);
+    expect(defaults.SIGN_IN_MAX_FAILURES_PER_CLIENT).toBe(5);
     expect(defaults.SIGN_IN_MAX_FAILURES_PER_IP).toBe(20);
+    expect(defaults.SIGN_IN_ACCOUNT_SLOWDOWN_AFTER).toBe(10);
+    expect(defaults.SIGN_IN_ACCOUNT_SLOWDOWN_MS).toBe(30_000);
     expect(defaults.SIGN_IN_FAILURE_WINDOW_MS).toBe(900_000);
+    // Forwarded headers are trusted only when proxies are declared.
+    expect(defaults.PACKRAT_TRUSTED_PROXY_HOPS).toBe(0);
+    expect(loadControlPlaneEnv({ PACKRAT_TRUSTED_PROXY_HOPS: "1" }).PACKRAT_TRUSTED_PROXY_HOPS).toBe(1);
+    expect(() => loadControlPlaneEnv({ PACKRAT_TRUSTED_PROXY_HOPS: "-1" })).toThrowError(/^invalid environment variable PACKRAT_TRUSTED_PROXY_HOPS/);
     expect(loadControlPlaneEnv({ PACKRAT_DEMO_USERS: "false" }).PACKRAT_DEMO_USERS).toBe(false);
     expect(() => loadControlPlaneEnv({ PACKRAT_ADMIN_EMAIL: "root" })).toThrowError(/^invalid environment variable PACKRAT_ADMIN_EMAIL \(got "root"\): must be an email/);
     expect(() => loadControlPlaneEnv({ PACKRAT_ADMIN_PASSWORD: "short-pw" })).toThrowError(/^invalid environment variable PACKRAT_ADMIN_PASSWORD: must be at least 12 characters$/);

@@ -69,10 +69,21 @@ export const controlPlaneEnvSchema = z.object({
   PACKRAT_ADMIN_PASSWORD: secret(z.string().min(12, "must be at least 12 characters")).optional(),
   /** Signs session cookies. Unset: generated once into PACKRAT_DATA_DIR/auth-secret (mode 0600). */
   BETTER_AUTH_SECRET: secret(z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"), 10).optional(),
-  /** Failed sign-ins allowed per email, and per client IP, within SIGN_IN_FAILURE_WINDOW_MS; then 429. */
-  SIGN_IN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
+  /** Failed sign-ins one client may make for one account within SIGN_IN_FAILURE_WINDOW_MS; then 429 for that client only. */
+  SIGN_IN_MAX_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).default(5),
+  /** Failed sign-ins one client may make across all accounts within the window; then 429. */
   SIGN_IN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
+  /** Failures of one account (from any client) in the window after which its sign-ins are slowed, never locked. */
+  SIGN_IN_ACCOUNT_SLOWDOWN_AFTER: z.coerce.number().int().min(1).default(10),
+  /** Once slowed: one more attempt for the account per this interval, from any client (the longest its owner waits). */
+  SIGN_IN_ACCOUNT_SLOWDOWN_MS: ms(30_000),
   SIGN_IN_FAILURE_WINDOW_MS: ms(15 * 60_000),
+  /**
+   * Proxies in front of the dashboard that append to X-Forwarded-For (0: none). 0: the client is the TCP peer and
+   * forwarded headers are ignored (a client could forge them); N: the client is the Nth entry from the right.
+   * Set it only when every request passes through those proxies.
+   */
+  PACKRAT_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 
   // Timing (milliseconds). Agents read the same names from their own env module.
   HEARTBEAT_INTERVAL_MS: ms(5_000),

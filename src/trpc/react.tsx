@@ -1,4 +1,5 @@
 "use client";
+import "@/lib/zod-no-eval";
 import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { TRPC_MAX_BATCH_CALLS } from "./batch-limit";

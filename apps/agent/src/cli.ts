@@ -7,7 +7,7 @@ import { basename, join, resolve } from "node:path";
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { servingPlanSchema } from "../../../src/contracts/serving-plan";
-import { AgentEnvError, loadAgentEnv } from "./env";
+import { AgentEnvError, loadAgentEnv, readTokenFile } from "./env";
 import { ServingSupervisor } from "./serving-supervisor";
 import { AttachedAgent } from "./attached/attached-agent";
 import type { ServingConfig } from "./serving-config";
@@ -42,13 +42,19 @@ function main(): void {
     ...(args["control-plane"] ? { PACKRAT_CONTROL_PLANE_URL: args["control-plane"] } : {}), ...(args.token ? { AGENT_TOKEN: args.token } : {}),
   };
   let agentEnv;
-  try { agentEnv = loadAgentEnv(env); } catch (error) { if (error instanceof AgentEnvError) return fail(error.message); throw error; }
+  let fileToken: string | undefined;
+  try {
+    agentEnv = loadAgentEnv(env);
+    if (agentEnv.AGENT_TOKEN_FILE) fileToken = readTokenFile(agentEnv.AGENT_TOKEN_FILE);
+  } catch (error) { if (error instanceof AgentEnvError) return fail(error.message); throw error; }
   if (agentEnv.PACKRAT_CONTROL_PLANE_URL) {
     if (args.model || args.plan) return fail("--model/--plan are for standalone mode; with --control-plane the control plane says what to serve");
     const stateDir = resolve(agentEnv.AGENT_STATE_DIR);
     const attached = new AttachedAgent({
       controlPlaneUrl: agentEnv.PACKRAT_CONTROL_PLANE_URL,
-      token: agentEnv.AGENT_TOKEN ?? "",
+      token: agentEnv.AGENT_TOKEN ?? fileToken ?? "",
+      // Once its enrollment token is exchanged, the agent needs it no more: the file can go.
+      ...(fileToken && agentEnv.AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL ? { removeAfterEnroll: agentEnv.AGENT_TOKEN_FILE } : {}),
       stateDir,
       cacheMaxBytes: agentEnv.AGENT_CACHE_MAX_BYTES,
       reconnectMinMs: agentEnv.RECONNECT_BACKOFF_MIN_MS,
@@ -58,7 +64,7 @@ function main(): void {
       env,
       log,
     });
-    if (!agentEnv.AGENT_TOKEN && !existsSync(join(stateDir, "agent-token"))) return fail("--token (or AGENT_TOKEN) is required the first time an agent attaches");
+    if (!agentEnv.AGENT_TOKEN && !fileToken && !existsSync(join(stateDir, "agent-token"))) return fail("AGENT_TOKEN_FILE, AGENT_TOKEN or --token is required the first time an agent attaches");
     let stopping = false;
     const shutdown = async () => {
       if (stopping) return;

@@ -1,4 +1,5 @@
 // The agent's one validated view of its environment (its own runtime, so its own module).
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { agentUrlSchema } from "../../../src/contracts/agent-protocol";
 import { secretWeakness, weakSecretMessage } from "../../../src/core/security/weak-secret";
@@ -51,6 +52,10 @@ export const agentEnvSchema = z.object({
   /** Attached mode: the control plane's URL and this agent's token (or an enrollment token). */
   PACKRAT_CONTROL_PLANE_URL: z.string().url().optional(),
   AGENT_TOKEN: token().optional(),
+  /** Instead of AGENT_TOKEN: a file holding the token (a mounted secret), so it is in no process's environment. */
+  AGENT_TOKEN_FILE: z.string().min(1).optional(),
+  /** Delete AGENT_TOKEN_FILE once the enrollment token in it has been exchanged for the agent's own token. */
+  AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL: bool(false),
   /** Where clients reach this agent, as shown on the dashboard (default http://<AGENT_HOST>:<AGENT_PORT>). */
   // Checked as the control plane checks it, so a bad address fails at start, not at registration.
   AGENT_PUBLIC_URL: agentUrlSchema.optional(),
@@ -76,5 +81,23 @@ export function loadAgentEnv(source: Record<string, string | undefined> = proces
     const name = String(issue.path[0] ?? "environment");
     throw new AgentEnvError(`invalid environment variable ${name}: ${issue.message}`);
   }
+  if (parsed.data.AGENT_TOKEN && parsed.data.AGENT_TOKEN_FILE) throw new AgentEnvError("set AGENT_TOKEN or AGENT_TOKEN_FILE, not both");
+  return parsed.data;
+}
+
+/**
+ * The token in AGENT_TOKEN_FILE, checked as AGENT_TOKEN is (never quoted in the error), or undefined when the file
+ * is gone (removed after enrolling: the agent then uses the token it keeps in its state directory).
+ */
+export function readTokenFile(path: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new AgentEnvError(`AGENT_TOKEN_FILE ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+  }
+  const parsed = token().safeParse(text.trim());
+  if (!parsed.success) throw new AgentEnvError(`AGENT_TOKEN_FILE ${path}: ${parsed.error.issues[0]!.message}`);
   return parsed.data;
 }

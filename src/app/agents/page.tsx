@@ -30,8 +30,10 @@ export default async function AgentsPage() {
         <>
           <section className="section attach-help panel">
             <strong>Attach a host</strong>
-            <pre>{`AGENT_TOKEN="$(cat /etc/packrat/agent-token)" npm run agent -- --control-plane ${controlPlane}`}</pre>
-            <p className="muted small">The file holds an agent or enrollment token and is readable only by the agent&apos;s user (a command line is readable by every user of the host).</p>
+            {/* The token from a file only its owner reads: never on a command line (ps shows those) or in a shell history. */}
+            <pre>{`# the agent or enrollment token in a file only you can read (chmod 600)
+AGENT_TOKEN_FILE=~/.packrat-agent-token AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL=true \
+  npm run agent -- --control-plane ${controlPlane}`}</pre>
           </section>
           <EnrollmentTokens />
           <AgentTokens />

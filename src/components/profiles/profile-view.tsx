@@ -75,7 +75,7 @@ function ComparePicker({ profile }: { profile: ProfileData }) {
   );
 }
 
-export function ProfileView({ id, canDelete }: { id: string; canDelete: boolean }) {
+export function ProfileView({ id, currentUserId, mayDeleteAny }: { id: string; currentUserId: string; mayDeleteAny: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -133,7 +133,7 @@ export function ProfileView({ id, canDelete }: { id: string; canDelete: boolean 
             Export CSV
           </button>
           {active && <button className="btn danger" type="button" disabled={cancel.isPending} onClick={() => { if (confirm("Cancel this profiling job? Finished cells are kept, and cells still measuring are kept cut short (from the rounds measured so far).")) cancel.mutate({ profileId: p.id }); }}>Cancel job</button>}
-          {!active && canDelete && <button className="btn danger" type="button" disabled={remove.isPending} onClick={() => { if (confirm("Delete this profile and its cells?")) remove.mutate({ profileId: p.id }); }}>Delete profile</button>}
+          {!active && (mayDeleteAny || p.createdById === currentUserId) && <button className="btn danger" type="button" disabled={remove.isPending} onClick={() => { if (confirm("Delete this profile and its cells?")) remove.mutate({ profileId: p.id }); }}>Delete profile</button>}
           <span className="spacer" />
           {hasCells && <ComparePicker profile={p} />}
         </div>

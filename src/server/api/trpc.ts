@@ -7,7 +7,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import { roleSatisfies, type Role } from "@/server/auth/roles";
-import { getSessionUser, type SessionUser } from "@/server/auth/session";
+import { getSession, type SessionUser, type SignedInSession } from "@/server/auth/session";
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
 import { DomainError, invalidInput } from "@/server/errors/domain-errors";
 import { trpcCodeFor } from "@/server/errors/error-mapping";
@@ -24,21 +24,27 @@ export interface TrpcContext {
    * role; the cookie is then ignored), else the session cookie's. Agent tokens are never accepted here.
    */
   getUser: () => Promise<SessionUser | null>;
+  /** The id of the session the request came with (null: anonymous), for what must keep it (a password change). */
+  getSessionId: () => Promise<string | null>;
 }
 
-function callerOf(headers: Headers): Promise<SessionUser | null> {
+function callerOf(headers: Headers, signedIn: () => Promise<SignedInSession | null>): Promise<SessionUser | null> {
   const token = bearerApiToken(headers);
-  return token ? authenticateApiToken(token) : getSessionUser(headers);
+  return token ? authenticateApiToken(token) : signedIn().then((s) => s?.user ?? null);
 }
 
 export async function createTrpcContext(opts: { headers: Headers; requestId?: string }): Promise<TrpcContext> {
   const requestId = opts.requestId ?? requestIdFrom(opts.headers);
+  let session: Promise<SignedInSession | null> | undefined;
+  const signedIn = () => (session ??= getSession(opts.headers));
   let user: Promise<SessionUser | null> | undefined;
   return {
     headers: opts.headers,
     requestId,
     log: log.child({ requestId }),
-    getUser: () => (user ??= callerOf(opts.headers)),
+    getUser: () => (user ??= callerOf(opts.headers, signedIn)),
+    // A token caller has no session of its own (the cookie is ignored then).
+    getSessionId: async () => (bearerApiToken(opts.headers) ? null : ((await signedIn())?.sessionId ?? null)),
   };
 }
 

@@ -2,6 +2,7 @@
 // (/api/auth/* and /api/trpc), against the real database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleTrpcRequest } from "@/server/api/http-handler";
+import { PEER_ADDRESS_HEADER } from "@/server/http/client-address";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { setUserActive, setUserRole } from "@/server/services/users-service";
@@ -16,7 +17,10 @@ const ORIGIN = "http://localhost:3999";
 beforeAll(() => {
   Object.assign(process.env, {
     PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error",
-    SIGN_IN_MAX_FAILURES_PER_EMAIL: "5", SIGN_IN_MAX_FAILURES_PER_IP: "20", SIGN_IN_FAILURE_WINDOW_MS: "900000",
+    SIGN_IN_MAX_FAILURES_PER_CLIENT: "5", SIGN_IN_MAX_FAILURES_PER_IP: "20", SIGN_IN_FAILURE_WINDOW_MS: "900000",
+    SIGN_IN_ACCOUNT_SLOWDOWN_AFTER: "10", SIGN_IN_ACCOUNT_SLOWDOWN_MS: "30000",
+    // As behind one proxy that appends the client to X-Forwarded-For: each test names its clients there.
+    PACKRAT_TRUSTED_PROXY_HOPS: "1",
   });
   resetEnvForTests();
   resetAuthForTests();
@@ -28,8 +32,8 @@ let ipCounter = 0;
 /** Each test its own client IP, so the per-IP limit of one test never spills into another. */
 const freshIp = () => `198.51.100.${++ipCounter}`;
 
-function authRequest(path: string, init: { body?: unknown; cookie?: string; origin?: string | null; type?: string; ip?: string; method?: string } = {}) {
-  const headers = new Headers({ "x-forwarded-for": init.ip ?? "203.0.113.1" });
+function authRequest(path: string, init: { body?: unknown; cookie?: string; origin?: string | null; type?: string; ip?: string; peer?: string; method?: string } = {}) {
+  const headers = new Headers({ "x-forwarded-for": init.ip ?? "203.0.113.1", [PEER_ADDRESS_HEADER]: init.peer ?? "10.0.0.2" });
   if (init.origin !== null) headers.set("origin", init.origin ?? ORIGIN);
   if (init.body !== undefined) headers.set("content-type", init.type ?? "application/json");
   if (init.cookie) headers.set("cookie", init.cookie);
@@ -141,12 +145,58 @@ describe("sign-in and sessions", () => {
   });
 });
 
-describe("sign-in rate limit", () => {
-  it("after 5 failed attempts for one email, the 6th is 429 with Retry-After, even with the right password", async () => {
+describe("changing one's own password", () => {
+  it("needs the current password; ends every other session, keeps this one, and the new password signs in", async () => {
+    const user = await insertTestUser(db(), "ml_engineer");
+    const here = await sessionCookie(user.email, user.password);
+    const elsewhere = await sessionCookie(user.email, user.password);
+    const change = (currentPassword: string, newPassword: string) => trpc("users.changePassword", { cookie: here, method: "POST", input: { currentPassword, newPassword } });
+
+    const wrong = await change("not-the-password", "a-brand-new-password-1");
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(await wrong.json())).toContain("the current password is not correct");
+    expect((await trpc("users.me", { cookie: elsewhere })).status).toBe(200);
+    expect(await db().auditEvent.count({ where: { action: "user.password_change_refused", targetId: user.id } })).toBe(1);
+
+    const ok = await change(user.password, "a-brand-new-password-1");
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ result: { data: { json: { otherSessionsEnded: 1 } } } });
+    expect((await trpc("users.me", { cookie: here })).status).toBe(200);
+    expect(await errorCode(await trpc("users.me", { cookie: elsewhere }))).toBe("UNAUTHORIZED");
+    expect((await signIn(user.email, user.password)).status).toBe(401);
+    expect((await signIn(user.email, "a-brand-new-password-1")).status).toBe(200);
+    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "user.password_change", targetId: user.id } });
+    expect(event).toMatchObject({ actorId: user.id, after: { otherSessionsEnded: 1 } });
+    expect(JSON.stringify([event.before, event.after])).not.toContain("a-brand-new-password-1");
+  });
+
+  it("guessing the current password is throttled as sign-in is: the 6th wrong one from a client is 429", async () => {
     const user = await insertTestUser(db(), "sre");
-    // Each attempt from a different IP: this is the per-email limit at work, not the per-IP one.
-    for (let i = 0; i < 5; i++) expect((await signIn(user.email, `wrong-${i}`)).status).toBe(401);
-    const blocked = await signIn(user.email, user.password);
+    const cookie = await sessionCookie(user.email, user.password);
+    const change = (currentPassword: string) => trpc("users.changePassword", { cookie, method: "POST", input: { currentPassword, newPassword: "a-brand-new-password-3" } });
+    for (let i = 0; i < 5; i++) expect((await change(`guess-${i}`)).status).toBe(400);
+    const limited = await change(user.password);
+    expect(limited.status).toBe(429);
+    expect(await errorCode(limited)).toBe("TOO_MANY_REQUESTS");
+    expect((await signIn(user.email, user.password)).status).toBe(200); // the old password still stands
+  });
+
+  it("changes only the caller's password (there is no user id to name) and refuses a short one", async () => {
+    const user = await insertTestUser(db(), "manager");
+    const cookie = await sessionCookie(user.email, user.password);
+    const short = await trpc("users.changePassword", { cookie, method: "POST", input: { currentPassword: user.password, newPassword: "short" } });
+    expect(short.status).toBe(400);
+    expect(await errorCode(await trpc("users.changePassword", { method: "POST", input: { currentPassword: "x", newPassword: "a-brand-new-password-2" } }))).toBe("UNAUTHORIZED");
+    expect((await signIn(user.email, user.password)).status).toBe(200);
+  });
+});
+
+describe("sign-in throttle", () => {
+  it("after 5 failed attempts from one client for one account, that client's 6th is 429 with Retry-After, even with the right password", async () => {
+    const user = await insertTestUser(db(), "sre");
+    const ip = freshIp();
+    for (let i = 0; i < 5; i++) expect((await signIn(user.email, `wrong-${i}`, ip)).status).toBe(401);
+    const blocked = await signIn(user.email, user.password, ip);
     expect(blocked.status).toBe(429);
     // The window is 15 min = 900 s and began with the first failure a moment ago: 1 ≤ Retry-After ≤ 900.
     const retryAfter = Number(blocked.headers.get("retry-after"));
@@ -157,7 +207,29 @@ describe("sign-in rate limit", () => {
     expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
   });
 
-  it("after 20 failures from one IP, that IP is refused for any email; a success gives its attempt back", async () => {
+  it("bad attempts never lock the account out: its owner signs in from another client (the only admin included)", async () => {
+    const admin = await insertTestUser(db(), "admin");
+    const attacker = freshIp();
+    for (let i = 0; i < 8; i++) await signIn(admin.email, `guess-${i}`, attacker);
+    expect((await signIn(admin.email, admin.password, attacker)).status).toBe(429);
+    expect((await signIn(admin.email, admin.password, freshIp())).status).toBe(200);
+  });
+
+  it("guesses from many clients slow the account down (429 for seconds, not minutes) instead of locking it", async () => {
+    const user = await insertTestUser(db(), "manager");
+    for (let i = 0; i < 10; i++) expect((await signIn(user.email, `spread-${i}`)).status).toBe(401);
+    const slowed = await signIn(user.email, user.password);
+    expect(slowed.status).toBe(429);
+    const retryAfter = Number(slowed.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(30);
+    expect((await slowed.json()).message).toMatch(/Try again in \d+ seconds?\./);
+    // The next slot comes: 30 s after the window opened (moved back here instead of waiting).
+    await db().signInThrottle.update({ where: { key: `email:${user.email}` }, data: { windowStart: new Date(Date.now() - 31_000) } });
+    expect((await signIn(user.email, user.password)).status).toBe(200);
+  });
+
+  it("after 20 failures from one client, that client is refused for any email; a success gives its attempt back", async () => {
     const ip = freshIp();
     const user = await insertTestUser(db(), "ml_engineer");
     expect((await signIn(user.email, user.password, ip)).status).toBe(200); // success: not counted against the IP
@@ -168,12 +240,32 @@ describe("sign-in rate limit", () => {
     expect((await signIn(user.email, user.password, freshIp())).status).toBe(200); // another IP is fine
   });
 
-  it("a successful sign-in clears the email's failures", async () => {
+  it("a successful sign-in clears the failures", async () => {
     const user = await insertTestUser(db(), "manager");
-    for (let i = 0; i < 4; i++) expect((await signIn(user.email, "wrong-password")).status).toBe(401);
-    expect((await signIn(user.email, user.password)).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await signIn(user.email, "wrong-password")).status).toBe(401);
-    expect((await signIn(user.email, "wrong-password")).status).toBe(429);
+    const ip = freshIp();
+    for (let i = 0; i < 4; i++) expect((await signIn(user.email, "wrong-password", ip)).status).toBe(401);
+    expect((await signIn(user.email, user.password, ip)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await signIn(user.email, "wrong-password", ip)).status).toBe(401);
+    expect((await signIn(user.email, "wrong-password", ip)).status).toBe(429);
+  });
+
+  it("without a trusted proxy X-Forwarded-For is ignored: a forged one per attempt does not escape the limit; the TCP peer counts", async () => {
+    process.env.PACKRAT_TRUSTED_PROXY_HOPS = "0";
+    resetEnvForTests();
+    try {
+      const user = await insertTestUser(db(), "sre");
+      const peer = `192.0.2.${200 + (ipCounter++ % 50)}`;
+      for (let i = 0; i < 5; i++) expect((await authRequest("/sign-in/email", { body: { email: user.email, password: "wrong" }, ip: freshIp(), peer })).status).toBe(401);
+      expect((await authRequest("/sign-in/email", { body: { email: user.email, password: user.password }, ip: freshIp(), peer })).status).toBe(429);
+      const ok = await authRequest("/sign-in/email", { body: { email: user.email, password: user.password }, ip: freshIp(), peer: "192.0.2.99" });
+      expect(ok.status).toBe(200);
+      recordSessionCookie(ok.headers.getSetCookie().find((c) => c.startsWith("packrat.session_token="))!);
+      const event = await db().auditEvent.findFirstOrThrow({ where: { action: "auth.sign_in", actorId: user.id } });
+      expect(event.after).toEqual({ ip: "192.0.2.99" });
+    } finally {
+      process.env.PACKRAT_TRUSTED_PROXY_HOPS = "1";
+      resetEnvForTests();
+    }
   });
 });
 

@@ -1,18 +1,19 @@
 // /api/auth/*: what stands between the browser and better-auth. Only the endpoints the dashboard uses are
 // reachable (sign-in, sign-out, get-session); the others better-auth ships (sign-up, change-password,
 // delete-user, …) answer 404, so every change to a user goes through the audited users service. POSTs pass
-// the CSRF check; sign-in attempts pass the PostgreSQL rate limiter (429 with Retry-After); sign-in, its
+// the CSRF check; sign-in attempts pass the PostgreSQL throttle (429 with Retry-After; sign-in-throttle.ts); sign-in, its
 // failures and sign-out are audited.
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { log, requestIdFrom, type Logger } from "@/server/log";
 import { recordAudit } from "@/server/audit/record-audit";
 import { normalizeEmail } from "@/server/services/users-service";
+import { clientAddress } from "@/server/http/client-address";
 import { BodyTooLargeError, bodyTooLargeResponse, withLimitedBody } from "@/server/http/limited-body";
 import { auth } from "./auth";
 import { forbiddenResponse, mutationRejection } from "./request-guard";
 import { getSessionUser } from "./session";
-import { consumeSignInAttempt, recordSignInSuccess } from "./sign-in-throttle";
+import { consumeSignInAttempt, recordSignInSuccess, signInLimits } from "./sign-in-throttle";
 
 const endpoints: Record<string, "GET" | "POST"> = {
   "/sign-in/email": "POST",
@@ -24,15 +25,6 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
   const copy = new Response(response.body, response);
   for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value);
   return copy;
-}
-
-/**
- * The caller's address for the per-IP limit: the first X-Forwarded-For entry (set by `next start` and by
- * proxies), else X-Real-IP. A client can forge these; the per-email limit does not depend on them.
- */
-export function clientIp(headers: Headers): string {
-  const forwarded = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-  return forwarded || headers.get("x-real-ip")?.trim() || "unknown";
 }
 
 /** A sign-in is an email and a password: nothing legitimate comes near this. */
@@ -74,19 +66,17 @@ async function signIn(request: Request, requestId: string, logger: Logger): Prom
   // No email: nothing to count; better-auth answers with its validation error.
   if (typeof body?.email !== "string" || !body.email.trim()) return auth().handler(request);
   const email = normalizeEmail(body.email);
-  const ip = clientIp(request.headers);
   const config = env();
-  const decision = await consumeSignInAttempt(db(), {
-    maxFailuresPerEmail: config.SIGN_IN_MAX_FAILURES_PER_EMAIL,
-    maxFailuresPerIp: config.SIGN_IN_MAX_FAILURES_PER_IP,
-    windowMs: config.SIGN_IN_FAILURE_WINDOW_MS,
-  }, { email, ip }, Date.now());
+  const ip = clientAddress(request.headers, config.PACKRAT_TRUSTED_PROXY_HOPS);
+  const decision = await consumeSignInAttempt(db(), signInLimits(), { email, ip }, Date.now());
   if (!decision.allowed) {
     // Logged, not audited: a flood of refused attempts must not flood the audit log.
     logger.warn("sign-in rate limited", { email, ip, key: decision.key, retryAfterSeconds: decision.retryAfterSeconds });
-    const minutes = Math.ceil(decision.retryAfterSeconds / 60);
+    const wait = decision.retryAfterSeconds;
+    const minutes = Math.ceil(wait / 60);
+    const when = wait < 60 ? `${wait} second${wait === 1 ? "" : "s"}` : `${minutes} minute${minutes === 1 ? "" : "s"}`;
     return Response.json(
-      { code: "RATE_LIMITED", message: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.` },
+      { code: "RATE_LIMITED", message: `Too many failed sign-ins. Try again in ${when}.` },
       { status: 429, headers: { "retry-after": String(decision.retryAfterSeconds) } },
     );
   }

@@ -12,14 +12,25 @@ export interface SessionUser {
   apiToken?: { id: string; name: string };
 }
 
-/** The signed-in user, or null. Only the session cookie counts: an Authorization header is ignored. */
-export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
+export interface SignedInSession {
+  user: SessionUser;
+  /** The session's row id (not its token): what a password change keeps while it signs out every other session. */
+  sessionId: string;
+}
+
+/** The signed-in user and their session, or null. Only the session cookie counts: an Authorization header is ignored. */
+export async function getSession(headers: Headers): Promise<SignedInSession | null> {
   // No session cookie, no database round trip (probes and anonymous pages stay cheap).
   if (!headers.get("cookie")?.includes(`${SESSION_COOKIE_PREFIX}.session_token=`)) return null;
   const cookieOnly = new Headers({ cookie: headers.get("cookie")! });
   const result = await auth().api.getSession({ headers: cookieOnly });
   if (!result) return null;
-  const { user } = result as { user: { id: string; email: string; name: string; role?: unknown; active?: unknown } };
+  const { user, session } = result as { user: { id: string; email: string; name: string; role?: unknown; active?: unknown }; session: { id: string } };
   if (user.active !== true || !isRole(user.role)) return null;
-  return { id: user.id, email: user.email, name: user.name, role: user.role };
+  return { user: { id: user.id, email: user.email, name: user.name, role: user.role }, sessionId: session.id };
+}
+
+/** The signed-in user, or null. */
+export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
+  return (await getSession(headers))?.user ?? null;
 }

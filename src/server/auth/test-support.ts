@@ -47,9 +47,9 @@ export async function insertTestUser(
   return { id, email, name: `Test ${role}`, role, password };
 }
 
-/** A tRPC context as createTrpcContext would build it for this user (null: anonymous). */
-export function contextFor(user: SessionUser | null, requestId = `test-${randomUUID()}`): TrpcContext {
-  return { headers: new Headers(), requestId, log: createLogger({ level: "error" }), getUser: async () => user };
+/** A tRPC context as createTrpcContext would build it for this user (null: anonymous), signed in with `sessionId`. */
+export function contextFor(user: SessionUser | null, requestId = `test-${randomUUID()}`, sessionId: string | null = null): TrpcContext {
+  return { headers: new Headers(), requestId, log: createLogger({ level: "error" }), getUser: async () => user, getSessionId: async () => (user ? sessionId : null) };
 }
 
 /** createAgentToken, with the token put on the secret list. */

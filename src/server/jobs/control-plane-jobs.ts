@@ -8,6 +8,7 @@ import { zooRegistrationJob } from "@/server/services/models-zoo-service";
 import { pruneAgentMetrics } from "@/server/services/agent-heartbeat-service";
 import { sweepLostAgents } from "@/server/services/profiling-service";
 import { advanceSweeps } from "@/server/services/batching-sweeps-service";
+import { pruneSignInThrottle } from "@/server/auth/sign-in-throttle";
 
 // Raw heartbeats older than an hour and rollups past METRICS_RETENTION_DAYS, every 10 minutes; jobs of agents that
 // went silent, every minute (a claim sweeps too, but an agent that never polls again would leave its job running).
@@ -16,6 +17,8 @@ const LOST_AGENTS_QUEUE = "lost-agents-sweep";
 // Batching sweeps step after each heartbeat; every minute too, so a silent agent's sweep reaches its deadline and
 // restores.
 const BATCHING_SWEEPS_QUEUE = "batching-sweeps";
+// Sign-in throttle rows whose window has passed (every client a flood of guesses came from leaves one), every 10 minutes.
+const SIGN_IN_THROTTLE_PRUNE_QUEUE = "sign-in-throttle-prune";
 import { currentJobRunner, setJobRunner } from "./job-dispatch";
 import { JobRunner, type JobKind } from "./job-runner";
 
@@ -34,6 +37,7 @@ export function createControlPlaneJobRunner(options: { connectionString: string;
       { queue: METRICS_PRUNE_QUEUE, cron: "*/10 * * * *", run: () => pruneAgentMetrics(env().METRICS_RETENTION_DAYS) },
       { queue: LOST_AGENTS_QUEUE, cron: "* * * * *", run: () => sweepLostAgents() },
       { queue: BATCHING_SWEEPS_QUEUE, cron: "* * * * *", run: () => advanceSweeps() },
+      { queue: SIGN_IN_THROTTLE_PRUNE_QUEUE, cron: "*/10 * * * *", run: () => pruneSignInThrottle(db(), env().SIGN_IN_FAILURE_WINDOW_MS, Date.now()) },
     ],
   });
 }

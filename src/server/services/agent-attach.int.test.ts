@@ -1,7 +1,7 @@
 // Agents attach to the control plane: a real agent process, real PostgreSQL, the real route handlers over real HTTP.
 // Timing constants are shortened (heartbeat 300 ms, long-poll hold 2 s, reconnect backoff 100–300 ms).
 import type { ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,12 +33,13 @@ const inferOnce = async (url: string) => {
 };
 
 const registerTinyCnn = () => insertModelVersion(dataDir, "tiny-cnn", buildTinyCnn({ seed: 5, producerVersion: "packrat-test" }));
-const startAgentProcess = (token: string, stateDir: string, port: number) => {
-  const agent = startAgentProcessAt(`http://127.0.0.1:${cpPort}`, token, stateDir, port);
+const startAgentProcess = (token: string | null, stateDir: string, port: number, env: Record<string, string> = {}) => {
+  const agent = startAgentProcessAt(`http://127.0.0.1:${cpPort}`, token, stateDir, port, env);
   agents.push(agent.process);
   return agent;
 };
 const stop = (child: ChildProcess) => stopProcess(child);
+const readAgentToken = (stateDir: string) => readFileSync(join(stateDir, "agent-token"), "utf8").trim();
 
 beforeAll(async () => {
   Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "2000", PACKRAT_DATA_DIR: dataDir });
@@ -162,5 +163,27 @@ describe("agents attach to the control plane", () => {
     const third = await register("fleet-3");
     expect(third.status).toBe(401);
     expect((await third.json()).error.message).toMatch(/all 2 uses taken/);
+  });
+
+  it("enrolls with a token read from AGENT_TOKEN_FILE, deletes that file once enrolled, and restarts on the token it keeps", async () => {
+    const enrollment = await createTestEnrollmentToken(caller, { name: "from-a-file", maxUses: 1 });
+    const secrets = join(dataDir, "secrets");
+    mkdirSync(secrets, { recursive: true });
+    const tokenFile = join(secrets, "enrollment-token");
+    writeFileSync(tokenFile, `${enrollment.token}\n`, { mode: 0o600 });
+    const stateDir = join(dataDir, "agent-from-file");
+    const env = { AGENT_TOKEN_FILE: tokenFile, AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL: "true", AGENT_HOST_NAME: "enrolled-from-file" };
+    let agent = startAgentProcess(null, stateDir, await freePort(), env);
+    const registered = await until(() => db().agent.findFirst({ where: { hostName: "enrolled-from-file" } }), "enrollment from the file");
+    await until(async () => !existsSync(tokenFile), "the token file to be removed");
+    expect(agent.log()).toMatch(/enrollment token file removed/);
+    recordSecret("agent token", readAgentToken(stateDir));
+    // Restarted with the file gone: it registers again as the same agent, on its own token.
+    await stop(agent.process);
+    const before = (await db().agent.findUniqueOrThrow({ where: { id: registered.id } })).bootId;
+    agent = startAgentProcess(null, stateDir, await freePort(), env);
+    await until(async () => (await db().agent.findUniqueOrThrow({ where: { id: registered.id } })).bootId !== before, "the restarted agent to register");
+    expect(await db().agent.count({ where: { hostName: "enrolled-from-file" } })).toBe(1);
+    await stop(agent.process);
   });
 });

@@ -1,5 +1,6 @@
 // Registration: an agent reports who and what it is. An agent token binds to the first agent that registers with it
-// (a second host presenting it is refused); an enrollment token creates a new agent and returns its own token once.
+// (a second host presenting it is refused); an enrollment token creates a new agent and returns its own token once,
+// refused while an agent of the same host name is online, taking over an offline one of that name.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { AGENT_PROTOCOL_VERSION, type RegisterRequest, type RegisterResponse } from "@/contracts/agent-protocol";
@@ -56,19 +57,47 @@ export async function registerWithAgentToken(identity: AgentIdentity, body: Regi
   return { agentId: restartedBootId.agentId, ...timing() };
 }
 
-/** With an enrollment token: a new agent and its own token (returned this once). */
+/**
+ * The agent an enrollment under `hostName` replaces, if any, inside `tx` (which holds the host name's lock). An agent
+ * of that name that is online refuses the enrollment: one enrollment token must not let a second host pose as a live
+ * one. An offline one (a re-imaged node whose state, token included, is gone) is taken over: same agent, same
+ * deployments, a new token, the old tokens revoked.
+ */
+async function agentToReplace(tx: Prisma.TransactionClient, hostName: string): Promise<{ id: string; bootId: string } | null> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`packrat:agent-host:${hostName}`}))`;
+  const namesakes = await tx.agent.findMany({ where: { hostName, decommissionedAt: null }, orderBy: { lastHeartbeatAt: { sort: "desc", nulls: "last" } } });
+  const newest = namesakes[0];
+  if (!newest) return null;
+  const ageMs = newest.lastHeartbeatAt ? Date.now() - newest.lastHeartbeatAt.getTime() : null;
+  if (ageMs !== null && ageMs < env().AGENT_OFFLINE_AFTER_MS) {
+    throw conflict(`an agent named ${hostName} is online (last heartbeat ${Math.round(ageMs / 1000)} s ago): stop it or decommission it on the Agents page before enrolling another host under that name, or give this host its own name (AGENT_HOST_NAME)`);
+  }
+  return { id: newest.id, bootId: newest.bootId };
+}
+
+/** With an enrollment token: a new agent (or the offline one of the same host name, taken over) and its own token, returned this once. */
 export async function registerWithEnrollmentToken(enrollmentToken: string, body: RegisterRequest, requestId: string, prisma: PrismaClient = db()): Promise<RegisterResponse> {
   checkProtocol(body);
   const { token, tokenHash, prefix } = generateAgentToken();
-  const agentId = await prisma.$transaction(async (tx) => {
+  const enrolled = await prisma.$transaction(async (tx) => {
+    // The token first: without a valid one, nobody learns whether a host name is online.
     const enrollment = await consumeEnrollmentToken(tx, enrollmentToken);
-    const agent = await tx.agent.create({ data: { id: randomUUID(), ...agentData(body) } });
-    await tx.agentToken.create({ data: { id: randomUUID(), name: `${body.hostName} (enrolled via ${enrollment.name})`, tokenHash, prefix, agentId: agent.id } });
+    const replaced = await agentToReplace(tx, body.hostName);
+    const agentId = replaced?.id ?? randomUUID();
+    if (replaced) {
+      await tx.agentToken.updateMany({ where: { agentId, revokedAt: null }, data: { revokedAt: new Date() } });
+      await tx.agent.update({ where: { id: agentId }, data: agentData(body) });
+    } else {
+      await tx.agent.create({ data: { id: agentId, ...agentData(body) } });
+    }
+    await tx.agentToken.create({ data: { id: randomUUID(), name: `${body.hostName} (enrolled via ${enrollment.name})`, tokenHash, prefix, agentId } });
     await recordAudit(tx, {
-      actor: { type: "agent", id: agent.id, label: body.hostName }, action: "agent.enroll",
-      target: { type: "agent", id: agent.id, label: body.hostName }, after: { hostName: body.hostName, enrollmentToken: enrollment.name }, requestId,
+      actor: { type: "agent", id: agentId, label: body.hostName }, action: "agent.enroll",
+      target: { type: "agent", id: agentId, label: body.hostName }, after: { hostName: body.hostName, enrollmentToken: enrollment.name, replacedOfflineAgent: replaced !== null }, requestId,
     });
-    return agent.id;
+    return { agentId, previousBootId: replaced?.bootId ?? null };
   }, { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted });
-  return { agentId, agentToken: token, ...timing() };
+  // The replaced agent's running jobs go back to the queue, as after any restart.
+  if (enrolled.previousBootId && enrolled.previousBootId !== body.bootId) await onAgentRestarted(enrolled.agentId);
+  return { agentId: enrolled.agentId, agentToken: token, ...timing() };
 }

@@ -1,5 +1,6 @@
 // Enrollment tokens let many hosts join with one secret: registering with one creates a new agent and hands it
-// its own agent token. Named, revocable, optional expiry and maximum uses; only the SHA-256 is stored; audited.
+// its own agent token. Named, revocable, maximum uses optional; they expire after 30 days unless the creator asks
+// for another date or for none (null); only the SHA-256 is stored; audited.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
@@ -9,6 +10,8 @@ import { hashAgentToken } from "./agent-tokens-service";
 import type { ServiceCaller } from "./users-service";
 
 export const ENROLLMENT_TOKEN_PREFIX = "prat_enroll_";
+/** How long an enrollment token lives when its creator names no expiry. */
+export const ENROLLMENT_TOKEN_DEFAULT_TTL_MS = 30 * 24 * 3_600_000;
 
 export interface EnrollmentTokenRow {
   id: string; name: string; prefix: string; createdAt: Date; expiresAt: Date | null; maxUses: number | null; uses: number; revokedAt: Date | null;
@@ -22,16 +25,18 @@ export async function listEnrollmentTokens(prisma: PrismaClient = db()): Promise
 }
 
 export async function createEnrollmentToken(
-  caller: ServiceCaller, input: { name: string; expiresAt?: Date; maxUses?: number }, prisma: PrismaClient = db(),
+  caller: ServiceCaller, input: { name: string; expiresAt?: Date | null; maxUses?: number }, prisma: PrismaClient = db(),
 ): Promise<EnrollmentTokenRow & { token: string }> {
   const name = input.name.trim();
   if (!name) throw invalidInput("name must not be empty", { field: "name" });
-  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw invalidInput("expiresAt must be in the future", { field: "expiresAt" });
+  // Unset: 30 days from now; null: never (asked for explicitly).
+  const expiresAt = input.expiresAt === undefined ? new Date(Date.now() + ENROLLMENT_TOKEN_DEFAULT_TTL_MS) : input.expiresAt;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalidInput("expiresAt must be in the future", { field: "expiresAt" });
   const token = `${ENROLLMENT_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const prefix = token.slice(0, ENROLLMENT_TOKEN_PREFIX.length + 8);
   return prisma.$transaction(async (tx) => {
     const row = await tx.enrollmentToken.create({
-      data: { id: randomUUID(), name, tokenHash: hashAgentToken(token), prefix, expiresAt: input.expiresAt ?? null, maxUses: input.maxUses ?? null, createdById: caller.user.id },
+      data: { id: randomUUID(), name, tokenHash: hashAgentToken(token), prefix, expiresAt, maxUses: input.maxUses ?? null, createdById: caller.user.id },
     });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "enrollment_token.create", target: { type: "enrollment_token", id: row.id, label: name },

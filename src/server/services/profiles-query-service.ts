@@ -28,7 +28,7 @@ export async function getProfile(id: string, prisma: PrismaClient = db()) {
     agent: { id: profile.agentId, hostName: agent?.hostName ?? "(decommissioned)" }, deploymentId: profile.deploymentId,
     dimensions: profile.dimensions as Record<string, number>, hardwareClass: profile.hardwareClass, runtimeSignature: profile.runtimeSignature,
     cores: profile.cores, threads: profile.threads, batches: profile.batches, stoppingRule: profile.stoppingRule as StoppingRule,
-    createdAt: profile.createdAt, finishedAt: profile.finishedAt,
+    createdAt: profile.createdAt, finishedAt: profile.finishedAt, createdById: profile.createdById,
     job: job ? { id: job.id, state: job.state, progress: job.progress, message: job.progressMessage, error: job.error, attempts: job.attempts } : null,
     cellsDone: profile.cells.length, cellsTotal: total,
     etaMs: perCellMs !== null && profile.status === "running" ? perCellMs * (total - profile.cells.length) : null,

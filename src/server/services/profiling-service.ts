@@ -142,6 +142,8 @@ export async function deleteProfile(caller: ServiceCaller, input: { profileId: s
   return prisma.$transaction(async (tx) => {
     const profile = await tx.profile.findUnique({ where: { id: input.profileId } });
     if (!profile) throw notFound("profile", input.profileId);
+    const mayDelete = profile.createdById === caller.user.id || caller.user.role === "sre" || caller.user.role === "admin";
+    if (!mayDelete) throw new DomainError("FORBIDDEN", "only the profile's creator, an sre or an admin can delete it");
     if (profile.status === "running" || profile.status === "queued") throw conflict("cancel the job before deleting its profile");
     await tx.profile.delete({ where: { id: profile.id } });
     await recordAudit(tx, { actor: userActor(caller.user), action: "profile.delete", target: { type: "profile", id: profile.id }, before: { status: profile.status }, requestId: caller.requestId });

@@ -1,9 +1,11 @@
-// Users, as an admin manages them: create, change role, deactivate or reactivate, reset a password. Each
-// change and its audit event commit in one transaction. A role change, a deactivation and a password reset
-// delete the user's sessions in that same transaction, so they take effect on the user's next request.
+// Users, as an admin manages them: create, change role, deactivate or reactivate, reset a password; and each user's
+// own password change. Each change and its audit event commit in one transaction. A role change, a deactivation and
+// a password reset delete the user's sessions in that same transaction, so they take effect on the user's next
+// request; a user's own password change deletes every session but the one it was made from.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { MIN_PASSWORD_LENGTH, passwords } from "@/server/auth/password";
+import { consumeSignInAttempt, recordSignInSuccess, signInLimits } from "@/server/auth/sign-in-throttle";
 import type { Role } from "@/server/auth/roles";
 import type { SessionUser } from "@/server/auth/session";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
@@ -147,6 +149,36 @@ export async function resetUserPassword(
     await tx.session.deleteMany({ where: { userId: user.id } });
     // Never the hash: only that it happened, and to whom.
     await recordAudit(tx, { actor: userActor(caller.user), action: "user.password_reset", target: { type: "user", id: user.id, label: user.email }, after: { email: user.email }, requestId: caller.requestId });
+  });
+}
+
+/**
+ * A user changes their own password: the current one must match. Every other session of the user ends in the same
+ * transaction (a thief signed in elsewhere is out); the session the change came from stays signed in.
+ */
+export async function changeOwnPassword(
+  caller: ServiceCaller, input: { currentPassword: string; newPassword: string; keepSessionId: string | null; client: string }, prisma: PrismaClient = db(),
+): Promise<{ otherSessionsEnded: number }> {
+  checkPassword(input.newPassword);
+  if (input.newPassword === input.currentPassword) throw invalidInput("the new password must differ from the current one", { field: "newPassword" });
+  // The current password is guessed no faster here than at sign-in: the same throttle, the same counts.
+  const who = { email: caller.user.email, ip: input.client };
+  const decision = await consumeSignInAttempt(prisma, signInLimits(), who, Date.now());
+  if (!decision.allowed) throw new DomainError("RATE_LIMITED", `too many wrong passwords; try again in ${decision.retryAfterSeconds} s`);
+  const account = await prisma.account.findFirst({ where: { userId: caller.user.id, providerId: "credential" } });
+  if (!account?.password || !(await passwords.verify(account.password, input.currentPassword))) {
+    await recordAudit(prisma, { actor: userActor(caller.user), action: "user.password_change_refused", target: { type: "user", id: caller.user.id, label: caller.user.email }, after: { reason: "wrong current password" }, requestId: caller.requestId });
+    throw invalidInput("the current password is not correct", { field: "currentPassword" });
+  }
+  await recordSignInSuccess(prisma, who);
+  const passwordHash = await passwords.hash(input.newPassword);
+  return prisma.$transaction(async (tx) => {
+    // Only if nobody changed it in between (two tabs at once): the second change must prove the new password.
+    const updated = await tx.account.updateMany({ where: { id: account.id, password: account.password }, data: { password: passwordHash } });
+    if (updated.count === 0) throw conflict("the password was changed meanwhile; sign in again");
+    const ended = await tx.session.deleteMany({ where: { userId: caller.user.id, ...(input.keepSessionId ? { id: { not: input.keepSessionId } } : {}) } });
+    await recordAudit(tx, { actor: userActor(caller.user), action: "user.password_change", target: { type: "user", id: caller.user.id, label: caller.user.email }, after: { email: caller.user.email, otherSessionsEnded: ended.count }, requestId: caller.requestId });
+    return { otherSessionsEnded: ended.count };
   });
 }
 

@@ -2,7 +2,7 @@
 // hands generations to the serving process. It persists what it applied, so after its own restart it serves that
 // before the control plane answers, and it keeps serving while the control plane is away.
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus as osCpus, freemem, hostname, totalmem } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
@@ -31,6 +31,8 @@ export interface AttachedAgentOptions {
   reconnectMinMs: number;
   reconnectMaxMs: number;
   inferenceUrl?: string;
+  /** A file holding the enrollment token, deleted once the token has been exchanged for the agent's own. */
+  removeAfterEnroll?: string;
   /** Registered host name (default: the OS's); an agent token stays bound to it. */
   hostName?: string;
   env: Record<string, string | undefined>;
@@ -213,6 +215,16 @@ export class AttachedAgent {
     }
   }
 
+  private removeEnrollmentTokenFile(path: string): void {
+    try {
+      rmSync(path, { force: true });
+      this.options.log("info", "enrollment token file removed", { path });
+    } catch (error) {
+      // A read-only mount (a Kubernetes Secret volume): the file stays; revoke the enrollment token or let it expire.
+      this.options.log("warn", "enrollment token file not removed", { path, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message });
+    }
+  }
+
   private async register(): Promise<void> {
     const { topology, allowedCpus } = readHostTopology();
     for (let attempt = 0; !this.stopped; attempt++) {
@@ -225,6 +237,7 @@ export class AttachedAgent {
         if (response.agentToken) {
           this.store.writeToken(response.agentToken); // enrollment: from now on, our own token
           this.client.token = response.agentToken;
+          if (this.options.removeAfterEnroll) this.removeEnrollmentTokenFile(this.options.removeAfterEnroll);
         }
         this.store.writeIdentity({ agentId: response.agentId, controlPlaneUrl: this.options.controlPlaneUrl });
         this.heartbeatMs = response.heartbeatIntervalMs;

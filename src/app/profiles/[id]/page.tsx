@@ -15,7 +15,8 @@ export default async function ProfilePage({ params }: { params: Promise<{ id: st
   await getQueryClient().prefetchQuery(trpc.profiles.get.queryOptions({ id }));
   return (
     <HydrateClient>
-      <ProfileView id={id} canDelete={isMl} />
+      {/* Deleting: the profile's creator (an ML engineer), an sre or an admin; the view knows the creator. */}
+      <ProfileView id={id} currentUserId={user.id} mayDeleteAny={roleSatisfies(user.role, "sre")} />
     </HydrateClient>
   );
 }

@@ -7,7 +7,8 @@ export const enrollmentTokensRouter = createTrpcRouter({
   create: sreProcedure
     .input(z.object({
       name: z.string().trim().min(1, "must not be empty").max(100),
-      expiresAt: z.coerce.date().optional(),
+      // Left out: 30 days; null: never expires.
+      expiresAt: z.coerce.date().nullable().optional(),
       maxUses: z.number().int().min(1).max(100_000).optional(),
     }))
     .mutation(({ ctx, input }) => createEnrollmentToken(ctx.caller, input)),

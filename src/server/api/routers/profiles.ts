@@ -36,5 +36,6 @@ export const profilesRouter = createTrpcRouter({
     .mutation(({ ctx, input }) => createProfileJob(ctx.caller, input)),
   // The creator, an sre or an admin may cancel (checked in the service); ML engineers and SREs reach it.
   cancel: operatorProcedure.input(z.object({ profileId: id })).mutation(({ ctx, input }) => cancelProfileJob(ctx.caller, input)),
-  delete: mlEngineerProcedure.input(z.object({ profileId: id })).mutation(({ ctx, input }) => deleteProfile(ctx.caller, input)),
+  // Likewise for deleting: the creator, an sre or an admin (checked in the service).
+  delete: operatorProcedure.input(z.object({ profileId: id })).mutation(({ ctx, input }) => deleteProfile(ctx.caller, input)),
 });

@@ -55,3 +55,71 @@ describe("agent registration checks the inference URL", () => {
     recordSecret("agent token", (await enrolled.json()).agentToken ?? "");
   });
 });
+
+describe("enrolling under a host name that is taken", () => {
+  const whoami = (bearer: string) => fetch(`${server!.url}/api/agent/v1/whoami`, { headers: { authorization: `Bearer ${bearer}` } });
+
+  it("is refused (409, no use of the token taken) while that agent is online; an offline one is taken over", async () => {
+    const enrollment = await createTestEnrollmentToken(caller, { name: "reimage-fleet", maxUses: 3 });
+    const first = await post(enrollment.token, registration("node-reimaged", "http://node-r:8000"));
+    expect(first.status).toBe(200);
+    const a = await first.json() as { agentId: string; agentToken: string };
+    recordSecret("agent token", a.agentToken);
+
+    // The first agent heartbeats (registration counts as one): a second host under its name is refused.
+    const usesBefore = (await db().enrollmentToken.findUniqueOrThrow({ where: { id: enrollment.id } })).uses;
+    const second = await post(enrollment.token, registration("node-reimaged", "http://intruder:8000"));
+    expect(second.status).toBe(409);
+    expect((await second.json()).error.message).toMatch(/an agent named node-reimaged is online/);
+    expect(await db().agent.count({ where: { hostName: "node-reimaged" } })).toBe(1);
+    expect((await db().enrollmentToken.findUniqueOrThrow({ where: { id: enrollment.id } })).uses).toBe(usesBefore);
+    expect((await db().agent.findUniqueOrThrow({ where: { id: a.agentId } })).inferenceUrl).toBe("http://node-r:8000");
+
+    // Silent for longer than AGENT_OFFLINE_AFTER_MS (a re-imaged node lost its state): the new enrollment takes
+    // the agent over, with a new token; the old token stops working.
+    await db().agent.update({ where: { id: a.agentId }, data: { lastHeartbeatAt: new Date(Date.now() - 10 * 60_000) } });
+    const again = await post(enrollment.token, registration("node-reimaged", "http://node-r2:8000"));
+    expect(again.status).toBe(200);
+    const b = await again.json() as { agentId: string; agentToken: string };
+    recordSecret("agent token", b.agentToken);
+    expect(b.agentId).toBe(a.agentId);
+    expect(b.agentToken).not.toBe(a.agentToken);
+    expect(await db().agent.count({ where: { hostName: "node-reimaged" } })).toBe(1);
+    expect((await whoami(a.agentToken)).status).toBe(401);
+    expect((await whoami(b.agentToken)).status).toBe(200);
+    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "agent.enroll", targetId: a.agentId }, orderBy: { id: "desc" } });
+    expect(event.after).toMatchObject({ replacedOfflineAgent: true });
+  });
+
+  it("a decommissioned agent's name is free: enrolling under it makes a new agent", async () => {
+    const enrollment = await createTestEnrollmentToken(caller, { name: "decommissioned-fleet", maxUses: 2 });
+    const first = await (await post(enrollment.token, registration("node-gone", "http://node-g:8000"))).json() as { agentId: string; agentToken: string };
+    recordSecret("agent token", first.agentToken);
+    await db().agent.update({ where: { id: first.agentId }, data: { decommissionedAt: new Date() } });
+    const next = await post(enrollment.token, registration("node-gone", "http://node-g:8000"));
+    expect(next.status).toBe(200);
+    const body = await next.json() as { agentId: string; agentToken: string };
+    recordSecret("agent token", body.agentToken);
+    expect(body.agentId).not.toBe(first.agentId);
+  });
+});
+
+describe("enrollment token expiry", () => {
+  it("defaults to 30 days; null asks for none; a date in the past is refused", async () => {
+    const now = Date.now();
+    const standard = await createTestEnrollmentToken(caller, { name: "default-expiry" });
+    const days = (standard.expiresAt!.getTime() - now) / 86_400_000;
+    expect(days).toBeGreaterThan(29.99);
+    expect(days).toBeLessThan(30.01);
+    expect((await createTestEnrollmentToken(caller, { name: "no-expiry", expiresAt: null })).expiresAt).toBeNull();
+    await expect(createTestEnrollmentToken(caller, { name: "past", expiresAt: new Date(now - 1000) })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+  });
+
+  it("an expired token is refused at registration", async () => {
+    const enrollment = await createTestEnrollmentToken(caller, { name: "expiring" });
+    await db().enrollmentToken.update({ where: { id: enrollment.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const response = await post(enrollment.token, registration("node-late", "http://node-l:8000"));
+    expect(response.status).toBe(401);
+    expect((await response.json()).error.message).toMatch(/expired/);
+  });
+});
