@@ -2,6 +2,7 @@
 // desired state (generations only increase), written, audited and NOTIFYed in one transaction.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import type { HostTopology } from "@/core/topology/types";
 import type { ServingPlan } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
@@ -14,7 +15,6 @@ import type { ServiceCaller } from "./users-service";
 
 type Tx = Prisma.TransactionClient;
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
 /**
  * Every transaction that touches an agent's deployments locks the agent row first, as the heartbeat does: one lock
@@ -45,7 +45,7 @@ export async function writeGeneration(
     data: { generation: { increment: 1 }, modelVersionId: next.modelVersionId, state: "applying", failureReason: null },
   });
   await tx.deploymentGeneration.create({
-    data: { id: randomUUID(), deploymentId: deployment.id, generation: updated.generation, modelVersionId: next.modelVersionId, plan: json(plan), label: next.label, createdById: next.createdById },
+    data: { id: randomUUID(), deploymentId: deployment.id, generation: updated.generation, modelVersionId: next.modelVersionId, plan: toJsonColumn(plan), label: next.label, createdById: next.createdById },
   });
   await bumpAgentRevision(tx, deployment.agentId);
   return updated.generation;
@@ -89,7 +89,7 @@ export async function deployModelAs(by: Acting, input: DeployInput, prisma: Pris
       data: { id: randomUUID(), agentId: agent.id, modelVersionId: version.id, cpus, generation: 1, state: "applying", createdById: by.userId },
     });
     await tx.deploymentGeneration.create({
-      data: { id: randomUUID(), deploymentId: deployment.id, generation: 1, modelVersionId: version.id, plan: json(plan), label: DEFAULT_PLAN_LABEL, createdById: by.userId },
+      data: { id: randomUUID(), deploymentId: deployment.id, generation: 1, modelVersionId: version.id, plan: toJsonColumn(plan), label: DEFAULT_PLAN_LABEL, createdById: by.userId },
     });
     await bumpAgentRevision(tx, agent.id);
     await recordAudit(tx, {

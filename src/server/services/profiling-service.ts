@@ -7,6 +7,7 @@ import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
 import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { CUT_SHORT_STOP_REASON, ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
 import { summarizeTopology } from "@/core/topology/topology-queries";
@@ -25,7 +26,6 @@ import { claimedProbe, expireStaleProbes, PROFILE_PROBE_JOB_KIND } from "./profi
 import { claimedPlanTrial, PLAN_TRIAL_JOB_KIND } from "./plan-trial-service";
 import type { ServiceCaller } from "./users-service";
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
 export function hardwareClassOf(agent: { cpuModel: string; topology: unknown }): string {
   const s = summarizeTopology(agent.topology as HostTopology);
@@ -99,16 +99,16 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
     const jobId = randomUUID();
     const profile = await tx.profile.create({
       data: {
-        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: json(dimensions),
+        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: toJsonColumn(dimensions),
         hardwareClass: hardwareClassOf(deployment.agent), runtimeSignature: runtimeSignatureOf(deployment.agent), cores: T,
-        threads, batches, stoppingRule: json(rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
+        threads, batches, stoppingRule: toJsonColumn(rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
       },
     });
     const params: ProfileJobParams = {
       profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
       artifactFormat: artifactFormatOf(version.artifact.format), threads, batches, dimensions, ...batchAxes, rule, budgetCpus: measuredCpus, done: [],
     };
-    await tx.job.create({ data: { id: jobId, kind: "profile", params: json({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
+    await tx.job.create({ data: { id: jobId, kind: "profile", params: toJsonColumn({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "profile.create", target: { type: "profile", id: profile.id, label: `${version.model.name} v${version.number} on ${deployment.agent.hostName}` },
       after: { threads, batches, rule: rule.kind, dimensions, cpus: placement, measuredCpus }, requestId: caller.requestId,
