@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { toJsonColumn } from "@/server/db/json-column";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import type { ServingPlan } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -84,7 +84,7 @@ export async function deployModelAs(by: Acting, input: DeployInput, prisma: Pris
       if (shared.length) throw conflict(`CPUs ${shared.join(", ")} already belong to another deployment on ${agent.hostName}; core budgets never overlap`);
       if (other.modelVersion.modelId === version.modelId) throw conflict(`${version.model.name} is already deployed on ${agent.hostName}; change its version instead`);
     }
-    const plan = planForVersion(version.analysis, defaultPlan(agent.topology as unknown as HostTopology, cpus, version.servingDims as Record<string, number>), "modelVersionId");
+    const plan = planForVersion(version.analysis, defaultPlan(agentTopology(agent), cpus, version.servingDims as Record<string, number>), "modelVersionId");
     const deployment = await tx.deployment.create({
       data: { id: randomUUID(), agentId: agent.id, modelVersionId: version.id, cpus, generation: 1, state: "applying", createdById: by.userId },
     });
@@ -125,7 +125,7 @@ export async function changeDeploymentVersion(caller: ServiceCaller, input: { de
     if (!version) throw notFound("model version", input.modelVersionId);
     if (version.modelId !== deployment.modelVersion.modelId) throw invalidInput("the new version must be a version of the same model", { field: "modelVersionId" });
     if (version.id === deployment.modelVersionId) throw conflict(`version ${version.number} is already deployed here`);
-    const plan = planForVersion(version.analysis, defaultPlan(deployment.agent.topology as unknown as HostTopology, deployment.cpus, version.servingDims as Record<string, number>), "modelVersionId");
+    const plan = planForVersion(version.analysis, defaultPlan(agentTopology(deployment.agent), deployment.cpus, version.servingDims as Record<string, number>), "modelVersionId");
     const generation = await writeGeneration(tx, deployment, { modelVersionId: version.id, plan, label: `version ${version.number}, ${DEFAULT_PLAN_LABEL}`, createdById: caller.user.id });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "deployment.change_version",

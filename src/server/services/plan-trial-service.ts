@@ -11,7 +11,7 @@ import { planTrialParamsSchema, type PlanTrialParams, type PlanTrialResult } fro
 import { proposalTrialSchema, type ProposalTrial, type TrialCandidateView } from "@/contracts/plan-trial";
 import { planBatchSize, servingPlanSchema, type ServingPlan } from "@/contracts/serving-plan";
 import type { ProfileCell } from "@/core/profile/profile";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import { trialCandidates, type CandidatePlan } from "@/core/trial/candidate-plans";
 import { correctedPrediction, fitContentionModel, planFeatures, type ContentionModel, type PlanGroupLatency, type TrialObservation } from "@/core/trial/contention-model";
 import { estimateTrialMs } from "@/core/trial/trial-estimate";
@@ -221,7 +221,7 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
       const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: params.deploymentId }, include: { agent: true } });
       const current = servingPlanSchema.parse(proposal.plan);
       const items = best.groups.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch }));
-      const allocated = allocatePlan(deployment.agent.topology as unknown as HostTopology, deployment.cpus, { items, batchSize: params.batch, batchTimeoutMs: current.batchTimeoutMs, dimensions: current.dimensions });
+      const allocated = allocatePlan(agentTopology(deployment.agent), deployment.cpus, { items, batchSize: params.batch, batchTimeoutMs: current.batchTimeoutMs, dimensions: current.dimensions });
       const plan = current.batchAxes ? { ...allocated, batchAxes: current.batchAxes } : allocated;
       replaced = { key: verdict.predictedKey, items: (proposal.items as Array<{ count: number; threads: number; batch: number }>).map((g) => ({ count: g.count, threads: g.threads, batch: g.batch })) };
       Object.assign(data, {
