@@ -172,6 +172,12 @@ export function env(): ControlPlaneEnv {
   return cached;
 }
 
+/** The launcher (scripts/start.ts) hands the database it started to the services it then imports in-process. */
+export function provideDatabaseUrl(url: string): void {
+  process.env.DATABASE_URL = url;
+  cached = undefined;
+}
+
 /** Tests change process.env between cases; production never calls this. */
 export function resetEnvForTests(): void {
   cached = undefined;
