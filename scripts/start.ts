@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { isLoopbackHost, loadControlPlaneEnv, EnvError, type ControlPlaneEnv } from "../src/server/env";
+import { isLoopbackHost, loadControlPlaneEnv, EnvError, provideDatabaseUrl, type ControlPlaneEnv } from "../src/server/env";
 import { startEmbeddedPostgres, type RunningPostgres } from "../src/server/db/embedded-postgres";
 import { migrate, MigrationError } from "../src/server/db/migrator";
 import { resolveAuthSecret } from "../src/server/auth/secret";
@@ -123,7 +123,7 @@ function ensureBuild(): void {
 
 /** One local agent with a demo model, so a new user sees a live agent at once (PACKRAT_LOCAL_AGENT=false: none). */
 async function startLocalAgent(databaseUrl: string): Promise<void> {
-  process.env.DATABASE_URL = databaseUrl; // the services below read it through the env module
+  provideDatabaseUrl(databaseUrl); // the services below read it through the env module
   const { ensureLocalAgentToken, ensureDemoDeployment, ensureDemoPriceForLocalAgent } = await import("../src/server/services/local-agent-service");
   const { token, tokenId } = await ensureLocalAgentToken(join(dataDir, "local-agent.token"));
   startChild("agent", ["--import", "tsx", join(root, "apps/agent/src/cli.ts")], {

@@ -4,21 +4,12 @@ import { z } from "zod";
 import { DECISION_OUTCOMES, type EstimatorDecision, type EstimatorState } from "../core/estimator/types";
 import { servingPlanSchema } from "./serving-plan";
 import { artifactFormatSchema } from "./artifact-format";
+import { cpuId, hostTopologySchema } from "./host-topology";
+
+export { hostTopologySchema };
 
 export const AGENT_PROTOCOL_VERSION = 1;
 export const AGENT_API_PREFIX = "/api/agent/v1";
-
-const cpuId = z.number().int().min(0).max(65_535);
-
-export const hostTopologySchema = z.object({
-  sockets: z.array(z.object({
-    id: z.number().int(),
-    nodes: z.array(z.object({
-      id: z.number().int(),
-      cores: z.array(z.object({ socket: z.number().int(), node: z.number().int(), coreId: z.number().int(), cpus: z.array(cpuId).min(1) })),
-    })),
-  })).min(1),
-});
 
 // Characters an address needs (host, IPv6 brackets, port, path, %-escapes) and none a shell gives meaning to: the
 // address is shown to users in a command they paste.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadControlPlaneEnv } from "./env";
+import { env, loadControlPlaneEnv, provideDatabaseUrl, resetEnvForTests } from "./env";
 
 describe("control-plane env", () => {
   it("applies documented defaults", () => {
@@ -106,5 +106,17 @@ describe("control-plane env", () => {
     expect(d.ALERT_WEBHOOK_MAX_ATTEMPTS).toBe(6);
     expect(loadControlPlaneEnv({ ALERT_EVALUATION_INTERVAL_MS: "250" }).ALERT_EVALUATION_INTERVAL_MS).toBe(250);
     expect(() => loadControlPlaneEnv({ ALERT_REJECTIONS_PER_S: "0" })).toThrowError(/^invalid environment variable ALERT_REJECTIONS_PER_S/);
+  });
+
+  it("takes the database the launcher started, even after the environment was read", () => {
+    const before = process.env.DATABASE_URL;
+    try {
+      env();
+      provideDatabaseUrl("postgresql://postgres@127.0.0.1:5999/launched");
+      expect(env().DATABASE_URL).toBe("postgresql://postgres@127.0.0.1:5999/launched");
+    } finally {
+      if (before === undefined) delete process.env.DATABASE_URL; else process.env.DATABASE_URL = before;
+      resetEnvForTests();
+    }
   });
 });

@@ -2,6 +2,7 @@
 // process.env. Every timing constant lives here with its default, so tests shorten them instead of waiting.
 import { z } from "zod";
 import { secretWeakness, weakSecretMessage } from "@/core/security/weak-secret";
+import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
 
 const postgresUrl = z.string().refine((value) => {
   try { return ["postgres:", "postgresql:"].includes(new URL(value).protocol); } catch { return false; }
@@ -92,9 +93,9 @@ export const controlPlaneEnvSchema = z.object({
   LONG_POLL_HOLD_MS: ms(25_000),
   RECONNECT_BACKOFF_MIN_MS: ms(500),
   RECONNECT_BACKOFF_MAX_MS: ms(2_000),
-  ESTIMATOR_SAMPLE_INTERVAL_MS: ms(5),
-  ESTIMATOR_DECISION_INTERVAL_MS: ms(1_000),
-  ESTIMATOR_MIN_DWELL_MS: ms(30_000),
+  ESTIMATOR_SAMPLE_INTERVAL_MS: ms(DEFAULT_ESTIMATOR_PARAMS.sampleIntervalMs),
+  ESTIMATOR_DECISION_INTERVAL_MS: ms(DEFAULT_ESTIMATOR_PARAMS.reconfigurationTimeoutMs),
+  ESTIMATOR_MIN_DWELL_MS: ms(DEFAULT_ESTIMATOR_PARAMS.minDwellMs),
   METRICS_WINDOW_MS: ms(60_000),
   /** Per-minute metric rollups are kept this many days (raw heartbeats: one hour). */
   METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
@@ -181,6 +182,12 @@ let cached: ControlPlaneEnv | undefined;
 export function env(): ControlPlaneEnv {
   cached ??= loadControlPlaneEnv();
   return cached;
+}
+
+/** The launcher (scripts/start.ts) hands the database it started to the services it then imports in-process. */
+export function provideDatabaseUrl(url: string): void {
+  process.env.DATABASE_URL = url;
+  cached = undefined;
 }
 
 /** Tests change process.env between cases; production never calls this. */

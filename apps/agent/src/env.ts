@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { agentUrlSchema } from "../../../src/contracts/agent-protocol";
+import { DEFAULT_ESTIMATOR_PARAMS } from "../../../src/core/estimator/params";
 import { secretWeakness, weakSecretMessage } from "../../../src/core/security/weak-secret";
 
 /** A token that is not a placeholder (prat_enroll_REPLACE-ME…), a known default or a repetitive string. */
@@ -44,11 +45,11 @@ export const agentEnvSchema = z.object({
    *  not exist creates it and exits at once, before taking the connection (a death at the instant of a hand-over). */
   AGENT_FAULT_EXIT_ON_CONNECTION_MARK: z.string().min(1).optional(),
   // Batch-size estimator (Packrat §3.8): the authors' parameters by default.
-  ESTIMATOR_SAMPLE_INTERVAL_MS: z.coerce.number().positive().default(5),
-  ESTIMATOR_DECISION_INTERVAL_MS: z.coerce.number().positive().default(1000),
-  ESTIMATOR_MIN_DWELL_MS: z.coerce.number().min(0).default(30_000),
-  ESTIMATOR_ALPHA: z.coerce.number().gt(0).max(1).default(0.1),
-  ESTIMATOR_RING_SIZE: z.coerce.number().int().min(1).default(10),
+  ESTIMATOR_SAMPLE_INTERVAL_MS: z.coerce.number().positive().default(DEFAULT_ESTIMATOR_PARAMS.sampleIntervalMs),
+  ESTIMATOR_DECISION_INTERVAL_MS: z.coerce.number().positive().default(DEFAULT_ESTIMATOR_PARAMS.reconfigurationTimeoutMs),
+  ESTIMATOR_MIN_DWELL_MS: z.coerce.number().min(0).default(DEFAULT_ESTIMATOR_PARAMS.minDwellMs),
+  ESTIMATOR_ALPHA: z.coerce.number().gt(0).max(1).default(DEFAULT_ESTIMATOR_PARAMS.alpha),
+  ESTIMATOR_RING_SIZE: z.coerce.number().int().min(1).default(DEFAULT_ESTIMATOR_PARAMS.ringSize),
   /** Attached mode: the control plane's URL and this agent's token (or an enrollment token). */
   PACKRAT_CONTROL_PLANE_URL: z.string().url().optional(),
   AGENT_TOKEN: token().optional(),

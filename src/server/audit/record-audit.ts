@@ -2,6 +2,7 @@
 // the change and its event commit together or not at all. The table cannot be updated or deleted from (a
 // trigger raises); see the migration 20261129180000_auth_audit_agent_tokens.
 import type { Prisma } from "@/generated/prisma/client";
+import { toOptionalJsonColumn } from "@/server/db/json-column";
 
 export type AuditActor =
   | { type: "user"; id: string; label: string }
@@ -23,11 +24,6 @@ export interface AuditEventInput {
 /** Anything with the audit table: the client itself, or (preferably) an interactive transaction. */
 export type AuditWriter = Pick<Prisma.TransactionClient, "auditEvent">;
 
-// Dates and other rich values become what JSON.stringify makes of them, once, here.
-function json(value: unknown): Prisma.InputJsonValue | undefined {
-  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue);
-}
-
 /** A user as an actor; an action taken with a personal API token says which, after the email. */
 export const userActor = (user: { id: string; email: string; apiToken?: { name: string } }): AuditActor => ({
   type: "user", id: user.id, label: user.apiToken ? `${user.email} (API token ${user.apiToken.name})` : user.email,
@@ -45,8 +41,8 @@ export async function recordAudit(tx: AuditWriter, event: AuditEventInput): Prom
       targetType: event.target?.type ?? null,
       targetId: event.target?.id ?? null,
       targetLabel: event.target?.label ?? null,
-      before: json(event.before),
-      after: json(event.after),
+      before: toOptionalJsonColumn(event.before),
+      after: toOptionalJsonColumn(event.after),
       requestId: event.requestId ?? null,
     },
   });

@@ -3,6 +3,7 @@
 // or a page can wake. A running row is renewed (updatedAt) by its worker; a row not renewed within the lease has
 // lost its worker (sweepStaleJobs).
 import type { Job, Prisma, PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { db } from "@/server/db/client";
 
 export type JobRow = Job;
@@ -13,13 +14,9 @@ async function notify(prisma: Pick<Prisma.TransactionClient, "$executeRaw">, id:
   await prisma.$executeRaw`SELECT pg_notify('packrat_jobs', ${id})`;
 }
 
-function json(value: unknown): Prisma.InputJsonValue {
-  return JSON.parse(JSON.stringify(value ?? null)) as Prisma.InputJsonValue;
-}
-
 /** A queued job row (in the caller's transaction, so it commits with whatever asked for it). */
 export async function createJobRow(tx: Writer, input: { kind: string; params: unknown; createdById: string | null }): Promise<JobRow> {
-  const row = await tx.job.create({ data: { kind: input.kind, params: json(input.params), createdById: input.createdById, progressMessage: "queued" } });
+  const row = await tx.job.create({ data: { kind: input.kind, params: toJsonColumn(input.params), createdById: input.createdById, progressMessage: "queued" } });
   await notify(tx, row.id);
   return row;
 }
@@ -49,7 +46,7 @@ export async function renewJobLease(id: string, prisma: PrismaClient = db()): Pr
 export async function completeJob(id: string, result: unknown, message = "done", prisma: PrismaClient = db()): Promise<boolean> {
   const updated = await prisma.job.updateMany({
     where: { id, state: "running" },
-    data: { state: "done", progress: 1, progressMessage: message, result: json(result), finishedAt: new Date() },
+    data: { state: "done", progress: 1, progressMessage: message, result: toJsonColumn(result), finishedAt: new Date() },
   });
   if (updated.count) await notify(prisma, id);
   return updated.count > 0;

@@ -1,6 +1,7 @@
 // Heartbeats: an agent's liveness and each deployment's observed generation, state and metrics. Counters and
 // per-stage histograms are folded into per-deployment, per-minute rollups; the raw heartbeat is kept ~1 h.
-import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import type { PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { ESTIMATOR_TIMELINE_MAX, type EstimatorDecisionReport, type HeartbeatRequest } from "@/contracts/agent-protocol";
 import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
 import { mergeTimeline } from "@/core/estimator/timeline-window";
@@ -14,7 +15,6 @@ import { advanceSweeps } from "./batching-sweeps-service";
 import { reconcileGenerationOutcomes } from "./proposals-service";
 import type { AgentIdentity } from "./agent-tokens-service";
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as Prisma.InputJsonValue;
 
 function mergeHistograms(existing: Record<string, string>, incoming: Record<string, string | undefined>): Record<string, string> {
   const merged: Record<string, string> = { ...existing };
@@ -44,10 +44,10 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       where: { id: agentId },
       data: {
         lastHeartbeatAt: now, appliedRevision: body.revision, bootId: body.bootId,
-        lastHost: json({ ...body.host, servingProcessRestarts: body.servingProcessRestarts, at: now }),
+        lastHost: toJsonColumn({ ...body.host, servingProcessRestarts: body.servingProcessRestarts, at: now }),
       },
     });
-    await tx.agentHeartbeat.create({ data: { agentId, receivedAt: now, body: json(body) } });
+    await tx.agentHeartbeat.create({ data: { agentId, receivedAt: now, body: toJsonColumn(body) } });
     const deployments = await tx.deployment.findMany({ where: { agentId, removedAt: null } });
     for (const report of body.deployments) {
       const deployment = deployments.find((d) => d.id === report.deploymentId);
@@ -60,7 +60,7 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
         where: { id: deployment.id },
         data: {
           observedGeneration: report.observedGeneration, state: report.state, failureReason: report.failureReason ?? null,
-          lastReport: json({
+          lastReport: toJsonColumn({
             at: now, intervalMs: report.intervalMs, arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
             requests: report.requests, rows: report.rows, queueDepthRows: report.queueDepthRows, instances: report.instances,
             affinityOk: report.affinityOk, estimator: report.estimator, estimatorTimeline, lastReconfiguration: report.lastReconfiguration,
@@ -72,7 +72,7 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       if (report.state === "serving") {
         await tx.deploymentGeneration.updateMany({
           where: { deploymentId: deployment.id, generation: report.observedGeneration, outcome: null },
-          data: { outcome: "applied", outcomeAt: now, report: json(report.lastReconfiguration) },
+          data: { outcome: "applied", outcomeAt: now, report: toJsonColumn(report.lastReconfiguration) },
         });
       }
       const failedGeneration = /^generation (\d+): /.exec(report.failureReason ?? "");

@@ -3,6 +3,7 @@
 // refused while an agent of the same host name is online, taking over an offline one of that name.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { AGENT_PROTOCOL_VERSION, type RegisterRequest, type RegisterResponse } from "@/contracts/agent-protocol";
 import { recordAudit } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -15,7 +16,7 @@ import { onAgentRestarted } from "./agent-restart-hooks";
 function agentData(body: RegisterRequest) {
   return {
     hostName: body.hostName, agentVersion: body.agentVersion, protocolVersion: body.protocolVersion, bootId: body.bootId,
-    topology: body.topology as unknown as Prisma.InputJsonValue, allowedCpus: body.allowedCpus, cpuModel: body.cpuModel,
+    topology: toJsonColumn(body.topology), allowedCpus: body.allowedCpus, cpuModel: body.cpuModel,
     memoryBytes: BigInt(body.memoryBytes), ortVersion: body.ortVersion, inferenceUrl: body.inferenceUrl ?? null,
     lastHeartbeatAt: new Date(), decommissionedAt: null,
   };

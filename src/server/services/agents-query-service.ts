@@ -7,7 +7,7 @@ import type { HostTopology } from "@/core/topology/types";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { notFound } from "@/server/errors/domain-errors";
-import { hostTopologySchema } from "@/contracts/agent-protocol";
+import { hostTopologySchema } from "@/contracts/host-topology";
 import { agentContentionModel } from "./plan-trial-service";
 
 /** The registered topology, or an empty one if the stored JSON is not a topology (never crash a page on it). */

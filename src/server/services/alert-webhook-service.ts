@@ -2,6 +2,7 @@
 // and retried with doubling backoff until it is accepted (2xx) or runs out of tries. The rows are the delivery log.
 // Deliveries are claimed row by row (an optimistic update), so two replicas never send the same one at once.
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { deliveryRetryDelayMs } from "@/core/alerts/delivery-backoff";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -12,7 +13,6 @@ import { outboundGuard } from "@/server/net/outbound";
 import type { ServiceCaller } from "./users-service";
 
 type Tx = Prisma.TransactionClient;
-const json = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as Prisma.InputJsonValue;
 const WEBHOOK_ID = "default";
 const severityRank: Record<string, number> = { warning: 1, critical: 2 };
 
@@ -41,7 +41,7 @@ export async function enqueueAlertDelivery(tx: Tx, alert: AlertRow, event: "fire
   const hook = await tx.alertWebhook.findUnique({ where: { id: WEBHOOK_ID } });
   if (!hook || !hook.enabled) return;
   if ((severityRank[alert.severity] ?? 0) < (severityRank[hook.minSeverity] ?? 0)) return;
-  await tx.alertDelivery.create({ data: { alertId: alert.id, event, url: hook.url, payload: json(alertPayload(alert, event, env().PACKRAT_PUBLIC_URL)) } });
+  await tx.alertDelivery.create({ data: { alertId: alert.id, event, url: hook.url, payload: toJsonColumn(alertPayload(alert, event, env().PACKRAT_PUBLIC_URL)) } });
 }
 
 export async function getAlertWebhook(prisma: PrismaClient = db()) {
@@ -140,10 +140,10 @@ export async function deliverDueAlerts(prisma: PrismaClient = db(), options: Del
     await prisma.alertDelivery.update({
       where: { id: d.id },
       data: ok
-        ? { status: "delivered", attempts: attempt, log: json(log), deliveredAt: now() }
+        ? { status: "delivered", attempts: attempt, log: toJsonColumn(log), deliveredAt: now() }
         : attempt >= options.maxAttempts || refused
-          ? { status: "failed", attempts: attempt, log: json(log) }
-          : { attempts: attempt, log: json(log), nextAttemptAt: new Date(now().getTime() + deliveryRetryDelayMs(attempt, options.backoffMs, Math.max(options.backoffMs, options.backoffMaxMs))) },
+          ? { status: "failed", attempts: attempt, log: toJsonColumn(log) }
+          : { attempts: attempt, log: toJsonColumn(log), nextAttemptAt: new Date(now().getTime() + deliveryRetryDelayMs(attempt, options.backoffMs, Math.max(options.backoffMs, options.backoffMaxMs))) },
     });
     tried++;
   }

@@ -3,6 +3,7 @@
 // refresh and auto-resolve alerts. One replica evaluates at a time: a PostgreSQL advisory lock held for the
 // transaction; a replica that does not get it skips the round.
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { evaluateAlertRules, type AgentSnapshot, type AlertCondition, type AlertThresholds, type DeploymentSnapshot } from "@/core/alerts/alert-rules";
 import { LatencyHistogram } from "@/core/stats/histogram";
@@ -13,7 +14,6 @@ import { enqueueAlertDelivery } from "./alert-webhook-service";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
 
 type Tx = Prisma.TransactionClient;
-const json = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as Prisma.InputJsonValue;
 /** pg_try_advisory_xact_lock key of the evaluator ("alerts" as ASCII). */
 export const ALERT_EVALUATOR_LOCK = 0x616c65727473;
 /** A failed proposal stays an alert this long unless an SRE resolves it. */
@@ -115,13 +115,13 @@ async function reconcile(tx: Tx, conditions: AlertCondition[], unjudged: Readonl
   for (const c of conditions) {
     const existing = unresolved.find((a) => a.key === c.key);
     if (existing) {
-      await tx.alert.update({ where: { id: existing.id }, data: { lastSeenAt: now, message: c.message, details: json(c.details), severity: c.severity, objectLabel: c.object.label } });
+      await tx.alert.update({ where: { id: existing.id }, data: { lastSeenAt: now, message: c.message, details: toJsonColumn(c.details), severity: c.severity, objectLabel: c.object.label } });
       continue;
     }
     const alert = await tx.alert.create({
       data: {
         key: c.key, rule: c.rule, severity: c.severity, objectType: c.object.type, objectId: c.object.id, objectLabel: c.object.label,
-        message: c.message, details: json(c.details), firstSeenAt: now, lastSeenAt: now,
+        message: c.message, details: toJsonColumn(c.details), firstSeenAt: now, lastSeenAt: now,
       },
     });
     await recordAudit(tx, { actor: SYSTEM, action: "alert.open", target: { type: "alert", id: alert.id, label: `${c.rule}: ${c.object.label}` }, after: { rule: c.rule, severity: c.severity, object: c.object, message: c.message } });

@@ -6,6 +6,7 @@
 // own transitions lock its row, so two replicas' heartbeats never advance it twice. One sweep per deployment.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { loadgenReportSchema, type LoadTestSpec } from "@/contracts/agent-jobs";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
@@ -19,7 +20,6 @@ import type { ServiceCaller } from "./users-service";
 
 type Tx = Prisma.TransactionClient;
 type SweepRow = Prisma.BatchingSweepGetPayload<object>;
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 const SYSTEM: AuditActor = { type: "system", label: "batching sweep" };
 const PROPOSAL_TTL_MS = 24 * 3_600_000;
 /** A temporary generation the agent has not reported applied (or failed) by then fails the sweep. */
@@ -95,13 +95,13 @@ export async function proposeSweep(caller: ServiceCaller, raw: ProposeSweepInput
     // The proposal's configuration is the one restored at the end: the running plan.
     await tx.proposal.create({
       data: {
-        id: proposalId, deploymentId: deployment.id, items: json(plan.instances.map(({ count, threads, batch }) => ({ count, threads, batch }))), plan: json(plan),
-        batchSize: planBatchSize(plan), batchTimeoutMs: plan.batchTimeoutMs, baseGeneration: deployment.generation, evidence: json({ sweep }),
+        id: proposalId, deploymentId: deployment.id, items: toJsonColumn(plan.instances.map(({ count, threads, batch }) => ({ count, threads, batch }))), plan: toJsonColumn(plan),
+        batchSize: planBatchSize(plan), batchTimeoutMs: plan.batchTimeoutMs, baseGeneration: deployment.generation, evidence: toJsonColumn({ sweep }),
         reason: input.reason, source: "sweep", proposedById: caller.user.id, expiresAt: new Date(Date.now() + PROPOSAL_TTL_MS),
       },
     });
     await tx.batchingSweep.create({
-      data: { id: sweepId, proposalId, deploymentId: deployment.id, candidates: json(input.candidates), durationS: input.durationS, ratePerS: input.ratePerS, baseGeneration: deployment.generation },
+      data: { id: sweepId, proposalId, deploymentId: deployment.id, candidates: toJsonColumn(input.candidates), durationS: input.durationS, ratePerS: input.ratePerS, baseGeneration: deployment.generation },
     });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "proposal.create", target: { type: "proposal", id: proposalId, label: `batching sweep of ${deployment.modelVersion.model.name} on ${deployment.agent.hostName}` },
@@ -282,8 +282,8 @@ export async function advanceSweep(sweepId: string, prisma: PrismaClient = db())
     }
     const point = measuredPoint(sweep, row, job?.error ?? null);
     const points = [...pointsOf(sweep), point];
-    await tx.batchingSweep.update({ where: { id: sweep.id }, data: { points: json(points) } });
-    const updated = { ...sweep, points: json(points) as Prisma.JsonValue };
+    await tx.batchingSweep.update({ where: { id: sweep.id }, data: { points: toJsonColumn(points) } });
+    const updated = { ...sweep, points: toJsonColumn(points) as Prisma.JsonValue };
     if (point.status === "failed") {
       await beginRestore(tx, updated, `${label}: its load test failed (${point.error})`);
       return true;

@@ -6,7 +6,7 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { loadgenReportSchema } from "@/contracts/agent-jobs";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { allThreadsShape, evaluateBaseline, profileLatencyLookup } from "@/core/optimizer/baselines";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { invalidInput, notFound } from "@/server/errors/domain-errors";
@@ -155,7 +155,7 @@ async function profiledComparison(d: DeploymentRow, prisma: PrismaClient): Promi
     const cells = await prisma.profileCell.findMany({ where: { profileId: p.id } });
     const lookup = profileLatencyLookup(cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })));
     const B = planBatchSize(plan);
-    const T = budgetCores(d.agent.topology as unknown as HostTopology, d.cpus);
+    const T = budgetCores(agentTopology(d.agent), d.cpus);
     const running = evaluateBaseline(lookup, plan.instances, B, 1);
     const fallback = evaluateBaseline(lookup, allThreadsShape(T, B), B, 1);
     if (!running.available) return { missing: `profile ${p.id.slice(0, 8)} lacks the running configuration's cells` };

@@ -4,6 +4,7 @@
 // time, and each re-proposal updates that one (never a flurry). Then the deployment's approval policy may approve it.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import type { EstimatorDecisionReport } from "@/contracts/agent-protocol";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { changeKind, type ChangeKind } from "@/core/estimator/approval-policy";
@@ -17,7 +18,6 @@ import { optimizeForDeployment } from "./optimizer-service";
 import { compatibility } from "./profiles-query-service";
 import { expireStaleProposals } from "./proposals-service";
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as Prisma.InputJsonValue;
 const PROPOSAL_TTL_MS = 24 * 3_600_000;
 /** Re-proposals remembered in the evidence (the newest). */
 const HISTORY_LENGTH = 20;
@@ -98,8 +98,8 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
   const timeline = report.timeline ?? [];
   const planned = outcome.kind === "plan" ? outcome.optimized : null;
   const fields = {
-    items: json(planned?.instances ?? []),
-    plan: json(planned?.plan ?? {}),
+    items: toJsonColumn(planned?.instances ?? []),
+    plan: toJsonColumn(planned?.plan ?? {}),
     batchSize: B,
     batchTimeoutMs: planned?.batchTimeoutMs ?? currentPlan.batchTimeoutMs,
     profileId: outcome.profile?.id ?? null,
@@ -141,7 +141,7 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
         await tx.proposal.update({ where: { id: pending.id }, data: { state: "pending", trialJobId: null, trial: Prisma.DbNull } });
         trialNote = await trialIfAllowed(tx, pending.id);
       }
-      await tx.proposal.update({ where: { id: pending.id }, data: { ...fields, evidence: json({ ...evidence, trialNote }), expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS) } });
+      await tx.proposal.update({ where: { id: pending.id }, data: { ...fields, evidence: toJsonColumn({ ...evidence, trialNote }), expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS) } });
       if (same) return { kind: "refreshed" as const, proposalId: pending.id };
       // What it proposes changed (another B, or a profile now gives it a plan): the audit log says so.
       await recordAudit(tx, {
@@ -153,12 +153,12 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
     const id = randomUUID();
     await tx.proposal.create({
       data: {
-        id, deploymentId, ...fields, baseGeneration: deployment.generation, evidence: json(evidenceOf(1, [])), source: "estimator",
+        id, deploymentId, ...fields, baseGeneration: deployment.generation, evidence: toJsonColumn(evidenceOf(1, [])), source: "estimator",
         proposedById: null, expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
       },
     });
     const trialNote = await trialIfAllowed(tx, id);
-    if (trialNote) await tx.proposal.update({ where: { id }, data: { evidence: json({ ...evidenceOf(1, []), trialNote }) } });
+    if (trialNote) await tx.proposal.update({ where: { id }, data: { evidence: toJsonColumn({ ...evidenceOf(1, []), trialNote }) } });
     await recordAudit(tx, {
       actor: agentActor, action: "proposal.create", target: target(id),
       after: { deploymentId, source: "estimator", batchSize: B, items: planned?.instances ?? null, predictedLatencyMs: fields.predictedLatencyMs, reason, blockedReason: fields.blockedReason },

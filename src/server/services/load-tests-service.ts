@@ -5,6 +5,7 @@
 // requeued once, then failed, like profiling).
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { loadgenReportSchema, loadTestJobParamsSchema, loadTestSpecSchema, type LoadTestJobParams, type LoadTestSpec } from "@/contracts/agent-jobs";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -12,7 +13,6 @@ import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/d
 import { summarizeLoadgenReport } from "./load-test-report";
 import type { ServiceCaller } from "./users-service";
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
 export const LOAD_TEST_JOB_KIND = "load_test";
 
@@ -49,14 +49,14 @@ export async function queueLoadTest(
   const loadTest = await tx.loadTest.create({
     data: {
       id: randomUUID(), jobId, deploymentId: deployment.id, agentId: deployment.agentId, modelVersionId: deployment.modelVersionId, modelName: model.name,
-      spec: json(spec), confirmedServing: true, createdById: by.userId,
+      spec: toJsonColumn(spec), confirmedServing: true, createdById: by.userId,
     },
   });
   const params: LoadTestJobParams = {
     loadTestId: loadTest.id, deploymentId: deployment.id, modelName: model.name, spec,
     dimensions: (deployment.modelVersion.servingDims ?? {}) as Record<string, number>,
   };
-  await tx.job.create({ data: { id: jobId, kind: LOAD_TEST_JOB_KIND, params: json({ ...params, agentId: deployment.agentId }), createdById: by.userId, progressMessage: "waiting for the agent" } });
+  await tx.job.create({ data: { id: jobId, kind: LOAD_TEST_JOB_KIND, params: toJsonColumn({ ...params, agentId: deployment.agentId }), createdById: by.userId, progressMessage: "waiting for the agent" } });
   await recordAudit(tx, {
     actor: by.actor, action: "load_test.start",
     target: { type: "deployment", id: deployment.id, label: `${model.name} v${deployment.modelVersion.number} on ${deployment.agent.hostName}` },
@@ -74,7 +74,7 @@ export async function claimedLoadTest(job: { id: string; params: unknown }, pris
   const plan = generation ? await prisma.deploymentGeneration.findUnique({ where: { deploymentId_generation: { deploymentId: params.deploymentId, generation } } }) : null;
   await prisma.loadTest.update({
     where: { id: params.loadTestId },
-    data: { status: "running", startedAt: new Date(), generationAtStart: generation, planAtStart: plan ? json({ label: plan.label, plan: plan.plan }) : Prisma.DbNull },
+    data: { status: "running", startedAt: new Date(), generationAtStart: generation, planAtStart: plan ? toJsonColumn({ label: plan.label, plan: plan.plan }) : Prisma.DbNull },
   });
   await prisma.job.update({ where: { id: job.id }, data: { progressMessage: `running against generation ${generation ?? "?"}` } });
   return { id: job.id, kind: "load_test" as const, params };
@@ -96,7 +96,7 @@ export async function recordLoadTestResult(agentId: string, jobId: string, body:
   summarizeLoadgenReport(report); // a report the page cannot read (a corrupt histogram) is refused now, not shown broken later
   const now = new Date();
   await prisma.$transaction([
-    prisma.loadTest.update({ where: { id: params.loadTestId }, data: { status: "done", report: json(body.report), generationAtEnd: body.generationAtEnd ?? null, finishedAt: now } }),
+    prisma.loadTest.update({ where: { id: params.loadTestId }, data: { status: "done", report: toJsonColumn(body.report), generationAtEnd: body.generationAtEnd ?? null, finishedAt: now } }),
     prisma.job.update({ where: { id: job.id }, data: { state: "done", progress: 1, progressMessage: "report stored", finishedAt: now } }),
   ]);
   return { ok: true as const };

@@ -4,7 +4,7 @@
 // the transaction so that artifact GC (which deletes a row and its file under the same row lock) can never remove
 // a file a new version is about to point at. A failed transaction takes back a file it put in place.
 import type { PrismaClient } from "@/generated/prisma/client";
-import type { Prisma } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
 import type { ArtifactStore, StagedArtifact } from "@/server/artifacts/artifact-store";
 import { db } from "@/server/db/client";
@@ -37,8 +37,6 @@ export interface NewVersionResult {
   deduplicated: boolean;
 }
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
-
 export async function registerModelVersion(input: NewVersionInput, store: ArtifactStore, prisma: PrismaClient = db()): Promise<NewVersionResult> {
   const { staged } = input;
   let placedFile = false;
@@ -70,7 +68,7 @@ export async function registerModelVersion(input: NewVersionInput, store: Artifa
         data: {
           modelId: model.id, number, artifactSha256: staged.sha256, source: input.source,
           zooName: input.zoo?.name ?? null, zooBuilderVersion: input.zoo?.builderVersion ?? null, zooSeed: input.zoo?.seed ?? null,
-          syntheticWeights: input.analysis.summary.syntheticWeights, analysis: json(input.analysis), servingDims: json(input.servingDims),
+          syntheticWeights: input.analysis.summary.syntheticWeights, analysis: toJsonColumn(input.analysis), servingDims: toJsonColumn(input.servingDims),
           createdById: input.createdById,
         },
       });

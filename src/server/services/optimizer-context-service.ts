@@ -3,7 +3,7 @@
 // and for the chosen one its host, core budget, running plan, arrival rate, its model's SLO (the batching
 // validator's input) and every profile of its model with what differs from the deployment.
 import type { PrismaClient } from "@/generated/prisma/client";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { db } from "@/server/db/client";
 import { budgetCores } from "./deployment-plans";
@@ -17,7 +17,7 @@ export async function optimizerContext(input: { deploymentId?: string }, prisma:
   });
   const list = deployments.map((d) => ({
     id: d.id, model: d.modelVersion.model.name, version: d.modelVersion.number, host: d.agent.hostName,
-    cores: budgetCores(d.agent.topology as unknown as HostTopology, d.cpus), generation: d.generation,
+    cores: budgetCores(agentTopology(d.agent), d.cpus), generation: d.generation,
   }));
   // None asked for: the first one, so the page opens on something.
   const d = input.deploymentId ? deployments.find((x) => x.id === input.deploymentId) : deployments[0];
@@ -29,7 +29,7 @@ export async function optimizerContext(input: { deploymentId?: string }, prisma:
     include: { modelVersion: true, _count: { select: { cells: true } } },
   });
   const checks = await Promise.all(profiles.map((p) => compatibility(p.id, d.id, prisma)));
-  const topology = d.agent.topology as unknown as HostTopology;
+  const topology = agentTopology(d.agent);
   return {
     deployments: list,
     chosen: {

@@ -8,7 +8,7 @@ import { optimumTable } from "@/core/optimizer/optimum-table";
 import { whyThisPlan } from "@/core/optimizer/why-this-plan";
 import { flaggedCellsOfPlan, profileQuality } from "@/core/profiling/profile-quality";
 import type { ProfileCell } from "@/core/profile/profile";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import type { ServingPlan } from "@/contracts/serving-plan";
 import { db } from "@/server/db/client";
 import { DomainError, notFound } from "@/server/errors/domain-errors";
@@ -27,7 +27,7 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
   }
   const profile = await prisma.profile.findUniqueOrThrow({ where: { id: input.profileId }, include: { cells: true } });
   const cells: ProfileCell[] = profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs }));
-  const topology = deployment.agent.topology as unknown as HostTopology;
+  const topology = agentTopology(deployment.agent);
   const T = budgetCores(topology, deployment.cpus);
   const result = optimize(cells, { cores: T, batch: input.batchSize });
   const maxB = Math.max(input.batchSize, Math.max(...profile.batches) * T);

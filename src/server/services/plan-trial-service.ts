@@ -6,11 +6,12 @@
 import { artifactFormatOf, type ArtifactFormat } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { planTrialParamsSchema, type PlanTrialParams, type PlanTrialResult } from "@/contracts/agent-jobs";
 import { proposalTrialSchema, type ProposalTrial, type TrialCandidateView } from "@/contracts/plan-trial";
 import { planBatchSize, servingPlanSchema, type ServingPlan } from "@/contracts/serving-plan";
 import type { ProfileCell } from "@/core/profile/profile";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import { trialCandidates, type CandidatePlan } from "@/core/trial/candidate-plans";
 import { correctedPrediction, fitContentionModel, planFeatures, type ContentionModel, type PlanGroupLatency, type TrialObservation } from "@/core/trial/contention-model";
 import { estimateTrialMs } from "@/core/trial/trial-estimate";
@@ -34,7 +35,6 @@ const MIN_LIMIT_MS = 60_000;
 /** Past trials the per-host contention model is fitted on. */
 const MODEL_TRIALS = 50;
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
 /** What the control plane keeps in the job's params beside what the agent is sent. */
 export interface StoredTrialParams extends PlanTrialParams {
@@ -110,7 +110,7 @@ export async function queuePlanTrial(tx: Prisma.TransactionClient, ctx: TrialCon
     agentId: ctx.agentId, proposalId: ctx.proposalId, deploymentId: ctx.deploymentId, cores: ctx.cores, estimateMs, candidates, model,
   };
   const jobId = randomUUID();
-  await tx.job.create({ data: { id: jobId, kind: PLAN_TRIAL_JOB_KIND, params: json(params), createdById, progressMessage: `waiting for the agent (about ${Math.ceil(estimateMs / 1000)} s once it starts)` } });
+  await tx.job.create({ data: { id: jobId, kind: PLAN_TRIAL_JOB_KIND, params: toJsonColumn(params), createdById, progressMessage: `waiting for the agent (about ${Math.ceil(estimateMs / 1000)} s once it starts)` } });
   await tx.$executeRaw`SELECT pg_notify('packrat_jobs', ${ctx.agentId})`;
   return { jobId, estimateMs };
 }
@@ -139,7 +139,7 @@ export async function queueProposalTrial(tx: Prisma.TransactionClient, input: Pr
     },
   }, input.createdById);
   const params = (await tx.job.findUniqueOrThrow({ where: { id: trial.jobId } })).params as unknown as StoredTrialParams;
-  await tx.proposal.update({ where: { id: input.proposalId }, data: { state: "trialing", trialJobId: trial.jobId, trial: json(initialTrialView(trial.jobId, params)) } });
+  await tx.proposal.update({ where: { id: input.proposalId }, data: { state: "trialing", trialJobId: trial.jobId, trial: toJsonColumn(initialTrialView(trial.jobId, params)) } });
   return trial;
 }
 
@@ -168,7 +168,7 @@ async function setProposalTrial(tx: Prisma.TransactionClient, proposalId: string
   const proposal = await tx.proposal.findUnique({ where: { id: proposalId } });
   if (!proposal?.trial) return;
   const trial = update(proposalTrialSchema.parse(proposal.trial));
-  await tx.proposal.update({ where: { id: proposalId }, data: { trial: json(trial), ...(done && proposal.state === "trialing" ? { state: "pending" } : {}) } });
+  await tx.proposal.update({ where: { id: proposalId }, data: { trial: toJsonColumn(trial), ...(done && proposal.state === "trialing" ? { state: "pending" } : {}) } });
 }
 
 /** A round finished: progress, and the trial shows as running. 409 once cancelled: the agent stops. */
@@ -211,7 +211,7 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
     const { candidates, verdict } = summarizeTrial(params, result);
     const failed = verdict === null;
     const error = failed ? `no plan could be measured: ${candidates.map((c) => `${c.key}: ${c.error}`).join("; ")}`.slice(0, 2000) : null;
-    await tx.job.update({ where: { id: job.id }, data: { state: failed ? "failed" : "done", result: json(result), error, progress: 1, progressMessage: failed ? "failed" : "measured", finishedAt: new Date() } });
+    await tx.job.update({ where: { id: job.id }, data: { state: failed ? "failed" : "done", result: toJsonColumn(result), error, progress: 1, progressMessage: failed ? "failed" : "measured", finishedAt: new Date() } });
     const proposal = await tx.proposal.findUnique({ where: { id: params.proposalId } });
     if (!proposal) return null;
     let replaced: ProposalTrial["replaced"] = null;
@@ -221,19 +221,19 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
       const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: params.deploymentId }, include: { agent: true } });
       const current = servingPlanSchema.parse(proposal.plan);
       const items = best.groups.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch }));
-      const allocated = allocatePlan(deployment.agent.topology as unknown as HostTopology, deployment.cpus, { items, batchSize: params.batch, batchTimeoutMs: current.batchTimeoutMs, dimensions: current.dimensions });
+      const allocated = allocatePlan(agentTopology(deployment.agent), deployment.cpus, { items, batchSize: params.batch, batchTimeoutMs: current.batchTimeoutMs, dimensions: current.dimensions });
       const plan = current.batchAxes ? { ...allocated, batchAxes: current.batchAxes } : allocated;
       replaced = { key: verdict.predictedKey, items: (proposal.items as Array<{ count: number; threads: number; batch: number }>).map((g) => ({ count: g.count, threads: g.threads, batch: g.batch })) };
       Object.assign(data, {
-        items: json(best.groupLatencies.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch, latencyMs: g.latencyMs ?? null }))),
-        plan: json(plan), predictedLatencyMs: best.predictedMs, predictedThroughputPerS: best.predictedMs ? (params.batch * 1000) / best.predictedMs : null,
+        items: toJsonColumn(best.groupLatencies.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch, latencyMs: g.latencyMs ?? null }))),
+        plan: toJsonColumn(plan), predictedLatencyMs: best.predictedMs, predictedThroughputPerS: best.predictedMs ? (params.batch * 1000) / best.predictedMs : null,
         reason: `${proposal.reason} — changed by the plan trial: ${verdict.why}`.slice(0, 2000),
       });
       await recordAudit(tx, { actor: { type: "system", label: "plan trial" }, action: "proposal.trial_replaced", target: { type: "proposal", id: proposal.id }, before: { plan: verdict.predictedKey }, after: { plan: verdict.proposedKey, why: verdict.why } });
     }
     const costS = result.durationMs / 1000;
     const trial: ProposalTrial = { ...proposalTrialSchema.parse(proposal.trial), state: failed ? "failed" : "done", candidates, verdict, replaced, costS, error, stoppedEarly: result.stoppedEarly };
-    await tx.proposal.update({ where: { id: proposal.id }, data: { ...data, trial: json(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
+    await tx.proposal.update({ where: { id: proposal.id }, data: { ...data, trial: toJsonColumn(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
     return proposal.id;
   });
   if (outcome) await offerSettled(outcome, prisma);
@@ -300,7 +300,7 @@ export async function expireUnclaimedTrials(prisma: PrismaClient | Prisma.Transa
     const proposal = await prisma.proposal.findUnique({ where: { id: params.proposalId } });
     if (proposal?.trial) {
       const trial = { ...proposalTrialSchema.parse(proposal.trial), state: "failed" as const, error: reason };
-      await prisma.proposal.update({ where: { id: proposal.id }, data: { trial: json(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
+      await prisma.proposal.update({ where: { id: proposal.id }, data: { trial: toJsonColumn(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
     }
   }
   return stale.length;

@@ -5,6 +5,7 @@
 import { artifactFormatOf } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { profileProbeParamsSchema, type ProfileCellReport, type ProfileProbeParams } from "@/contracts/agent-jobs";
 import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
@@ -18,7 +19,6 @@ export const PROBE_REUSE_MS = 10 * 60_000;
 /** A probe no agent claimed in this long is expired (an agent busy with a long job, or one too old to run probes). */
 export const PROBE_CLAIM_TIMEOUT_MS = 60_000;
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
 export interface ProbeView {
   probeId: string;
@@ -75,7 +75,7 @@ export async function requestProfileProbe(caller: ServiceCaller, input: { deploy
     const reusable = same.find((j) => j.state !== "queued" || j.createdAt.getTime() > Date.now() - PROBE_CLAIM_TIMEOUT_MS);
     if (reusable) return view(reusable);
     const job = await tx.job.create({
-      data: { id: randomUUID(), kind: PROFILE_PROBE_JOB_KIND, params: json(params), createdById: caller.user.id, progressMessage: "waiting for the agent" },
+      data: { id: randomUUID(), kind: PROFILE_PROBE_JOB_KIND, params: toJsonColumn(params), createdById: caller.user.id, progressMessage: "waiting for the agent" },
     });
     await tx.$executeRaw`SELECT pg_notify('packrat_jobs', ${deployment.agentId})`;
     return view(job);
@@ -122,7 +122,7 @@ export async function recordProbeCells(agentId: string, jobId: string, cells: Pr
     if (!cell || cells.length !== 1) throw invalidInput(`a probe reports exactly its one cell t=${params.threads}, b=${params.batch}`);
     await tx.job.update({
       where: { id: job.id },
-      data: { result: json({ meanMs: cell.meanMs, p50Ms: cell.p50Ms, iterations: cell.iterations, threads: cell.threads, batch: cell.batch }), progress: 1, progressMessage: "measured" },
+      data: { result: toJsonColumn({ meanMs: cell.meanMs, p50Ms: cell.p50Ms, iterations: cell.iterations, threads: cell.threads, batch: cell.batch }), progress: 1, progressMessage: "measured" },
     });
     return { measured: 1, total: 1 };
   });

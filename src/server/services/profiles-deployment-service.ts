@@ -1,7 +1,7 @@
 // The deployment page's Profiles section: the deployment's profiles with their progress, and what the "Profile
 // this deployment" form needs (the core budget T, the model's versions with their serving dimensions).
 import type { PrismaClient } from "@/generated/prisma/client";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
 import { budgetCores } from "./deployment-plans";
@@ -18,7 +18,7 @@ export async function profilesForDeployment(deploymentId: string, prisma: Prisma
     }),
   ]);
   const jobs = await prisma.job.findMany({ where: { id: { in: profiles.map((p) => p.jobId).filter((x): x is string => x !== null) } }, select: { id: true, error: true } });
-  const cores = budgetCores(deployment.agent.topology as unknown as HostTopology, deployment.cpus);
+  const cores = budgetCores(agentTopology(deployment.agent), deployment.cpus);
   const placement = await profilingCpusFor(deployment, cores, prisma);
   return {
     cores,

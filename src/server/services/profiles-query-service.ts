@@ -1,7 +1,7 @@
 // Reading profiles: one with its cells and job progress, the profiles of a model, and compatibility with a
 // deployment (a stale-profile banner, or the optimizer's refusal, names what differs).
 import type { PrismaClient } from "@/generated/prisma/client";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import { profileQuality } from "@/core/profiling/profile-quality";
 import { estimateGridDurationMs, type StoppingRule } from "@/core/profiling/stopping-rule";
 import { db } from "@/server/db/client";
@@ -67,7 +67,7 @@ export async function compatibility(profileId: string, deploymentId: string, pri
   differ("input dimensions", JSON.stringify(profile.dimensions ?? {}), JSON.stringify(deployment.modelVersion.servingDims ?? {}));
   differ("hardware class", profile.hardwareClass, hardwareClassOf(deployment.agent));
   differ("runtime signature", profile.runtimeSignature, runtimeSignatureOf(deployment.agent));
-  differ("core budget (T)", profile.cores, budgetCores(deployment.agent.topology as unknown as HostTopology, deployment.cpus));
+  differ("core budget (T)", profile.cores, budgetCores(agentTopology(deployment.agent), deployment.cpus));
   if (profile.status !== "complete") differences.push({ field: "completeness", profile: profile.status, deployment: "complete" });
   return { compatible: differences.length === 0, differences };
 }

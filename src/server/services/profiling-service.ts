@@ -7,10 +7,11 @@ import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
 import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { CUT_SHORT_STOP_REASON, ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
 import { summarizeTopology } from "@/core/topology/topology-queries";
-import type { HostTopology } from "@/core/topology/types";
+import { agentTopology } from "@/contracts/host-topology";
 import { profileJobParamsSchema, type AgentJobKind, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -25,10 +26,9 @@ import { claimedProbe, expireStaleProbes, PROFILE_PROBE_JOB_KIND } from "./profi
 import { claimedPlanTrial, PLAN_TRIAL_JOB_KIND } from "./plan-trial-service";
 import type { ServiceCaller } from "./users-service";
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
 export function hardwareClassOf(agent: { cpuModel: string; topology: unknown }): string {
-  const s = summarizeTopology(agent.topology as HostTopology);
+  const s = summarizeTopology(agentTopology(agent));
   return `${agent.cpuModel.trim()} · ${s.sockets}S × ${s.physicalCores}C × ${s.maxThreadsPerCore}T`;
 }
 
@@ -56,7 +56,7 @@ export interface CreateProfileInput {
 export async function profilingCpusFor(deployment: { id: string; agentId: string; cpus: number[]; agent: { topology: unknown; allowedCpus: number[] } }, coresNeeded: number, prisma: PrismaClient | Prisma.TransactionClient = db()) {
   const others = await prisma.deployment.findMany({ where: { agentId: deployment.agentId, removedAt: null }, select: { cpus: true } });
   return selectProfilingCpus({
-    topology: deployment.agent.topology as HostTopology, allowedCpus: deployment.agent.allowedCpus, budgetCpus: deployment.cpus,
+    topology: agentTopology(deployment.agent), allowedCpus: deployment.agent.allowedCpus, budgetCpus: deployment.cpus,
     deploymentBudgets: others.map((d) => d.cpus), coresNeeded,
   });
 }
@@ -68,7 +68,7 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
     : await prisma.modelVersion.findUnique({ where: { id: deployment.modelVersionId }, include: { artifact: true, model: true } });
   if (!version) throw notFound("model version", input.modelVersionId ?? deployment.modelVersionId);
   if (version.modelId !== deployment.modelVersion.modelId) throw invalidInput("the version must be a version of the deployed model", { field: "modelVersionId" });
-  const T = budgetCores(deployment.agent.topology as unknown as HostTopology, deployment.cpus);
+  const T = budgetCores(agentTopology(deployment.agent), deployment.cpus);
   const threads = [...new Set(input.threads ?? Array.from({ length: T }, (_, i) => i + 1))].sort((a, b) => a - b);
   if (threads.some((t) => t < 1 || t > T)) throw invalidInput(`threads must be between 1 and the budget's ${T} cores`, { field: "threads" });
   const found = versionServingAxes(version.analysis);
@@ -99,16 +99,16 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
     const jobId = randomUUID();
     const profile = await tx.profile.create({
       data: {
-        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: json(dimensions),
+        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: toJsonColumn(dimensions),
         hardwareClass: hardwareClassOf(deployment.agent), runtimeSignature: runtimeSignatureOf(deployment.agent), cores: T,
-        threads, batches, stoppingRule: json(rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
+        threads, batches, stoppingRule: toJsonColumn(rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
       },
     });
     const params: ProfileJobParams = {
       profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
       artifactFormat: artifactFormatOf(version.artifact.format), threads, batches, dimensions, ...batchAxes, rule, budgetCpus: measuredCpus, done: [],
     };
-    await tx.job.create({ data: { id: jobId, kind: "profile", params: json({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
+    await tx.job.create({ data: { id: jobId, kind: "profile", params: toJsonColumn({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "profile.create", target: { type: "profile", id: profile.id, label: `${version.model.name} v${version.number} on ${deployment.agent.hostName}` },
       after: { threads, batches, rule: rule.kind, dimensions, cpus: placement, measuredCpus }, requestId: caller.requestId,

@@ -3,6 +3,7 @@
 // Every transition is an audit event in the same transaction. Rollback copies any earlier applied generation.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
+import { toJsonColumn } from "@/server/db/json-column";
 import { servingPlanSchema, planBatchSize } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -15,7 +16,6 @@ import { expireUnclaimedTrials, queueProposalTrial, trialEndedWithProposal } fro
 import { proposalTrialSchema } from "@/contracts/plan-trial";
 import type { ServiceCaller } from "./users-service";
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 const PROPOSAL_TTL_MS = 24 * 3_600_000;
 /** Measured batch latency worse than predicted by more than this is flagged (the contention gap, §5.2.2). */
 export const CONTENTION_GAP_THRESHOLD = 0.15;
@@ -43,10 +43,10 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
     const id = randomUUID();
     await tx.proposal.create({
       data: {
-        id, deploymentId: deployment.id, items: json(optimized.instances), plan: json(optimized.plan), batchSize: optimized.batchSize,
+        id, deploymentId: deployment.id, items: toJsonColumn(optimized.instances), plan: toJsonColumn(optimized.plan), batchSize: optimized.batchSize,
         batchTimeoutMs: optimized.batchTimeoutMs, baseGeneration: deployment.generation, profileId: input.profileId,
         predictedLatencyMs: optimized.latencyMs, predictedThroughputPerS: optimized.throughputPerS,
-        evidence: json({ baselines: optimized.baselines, why: optimized.why, perturbed: optimized.perturbed, idleCores: optimized.idleCores, cores: optimized.cores, validation: input.validation ?? null }),
+        evidence: toJsonColumn({ baselines: optimized.baselines, why: optimized.why, perturbed: optimized.perturbed, idleCores: optimized.idleCores, cores: optimized.cores, validation: input.validation ?? null }),
         reason, source: "manual", proposedById: caller.user.id, expiresAt: new Date(Date.now() + PROPOSAL_TTL_MS),
       },
     });
@@ -122,7 +122,7 @@ export async function approveProposalAs(by: Approver, input: { proposalId: strin
     const generation = await writeGeneration(tx, deployment, { modelVersionId: deployment.modelVersionId, plan, label: `proposal: ${proposal.reason}`.slice(0, 200), createdById: by.userId });
     await tx.proposal.update({
       where: { id: proposal.id },
-      data: { state: "applying", decidedById: by.userId, decidedAt: new Date(), decisionComment: input.comment ?? null, appliedGeneration: generation, ...(by.policy ? { autoApprovedPolicy: json(by.policy), policyNote: null } : {}) },
+      data: { state: "applying", decidedById: by.userId, decidedAt: new Date(), decisionComment: input.comment ?? null, appliedGeneration: generation, ...(by.policy ? { autoApprovedPolicy: toJsonColumn(by.policy), policyNote: null } : {}) },
     });
     await recordAudit(tx, {
       actor: by.actor, action: by.policy ? "proposal.auto_approve" : "proposal.approve", target: { type: "proposal", id: proposal.id },
