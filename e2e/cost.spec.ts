@@ -10,7 +10,7 @@ import { pdfText } from "../src/testing/pdf-text";
 import { downloadCsv, expectReadable, VIEWPORT } from "./planning-helpers";
 import { sel } from "./selectors";
 import { screenshot, signIn } from "./sign-in";
-import { until } from "./until";
+import { openUntilVisible, until } from "./until";
 import { newE2ePrisma } from "./e2e-database";
 
 const prisma = newE2ePrisma();
@@ -81,8 +81,8 @@ test("an ML engineer sets MobileNetV2's SLO and runs one short load test of it",
 
   await page.goto(`/deployments/${deploymentId}`);
   const section = page.locator(sel.deploymentLoadTests);
-  await section.locator(sel.loadTestNew).click();
   const form = section.locator(sel.loadTestForm);
+  await openUntilVisible(section.locator(sel.loadTestNew), form);
   await form.locator(sel.loadTestRate).fill("2");
   await form.locator(sel.loadTestDuration).fill("4");
   await form.locator(sel.loadTestConfirm).check();

@@ -6,7 +6,7 @@ import { expect, test } from "@playwright/test";
 import { expectReadable, VIEWPORT } from "./planning-helpers";
 import { sel } from "./selectors";
 import { screenshot, signIn } from "./sign-in";
-import { until } from "./until";
+import { openUntilVisible, until } from "./until";
 import { newE2ePrisma } from "./e2e-database";
 
 const prisma = newE2ePrisma();
@@ -37,8 +37,8 @@ test("an ML engineer load-tests the serving deployment: confirmation first, then
   await signIn(page, "ml@example.com");
   await page.goto(`/deployments/${deploymentId}`);
   const section = page.locator(sel.deploymentLoadTests);
-  await section.locator(sel.loadTestNew).click();
   const form = section.locator(sel.loadTestForm);
+  await openUntilVisible(section.locator(sel.loadTestNew), form);
   await form.locator(sel.loadTestRate).fill("2");
   await form.locator(sel.loadTestDuration).fill("4");
   await expect(form.locator(sel.loadTestSummary)).toHaveText("Poisson, 2 requests/s for 4 s · binary · 1 row per request");
