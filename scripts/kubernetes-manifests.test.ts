@@ -100,7 +100,17 @@ describe("deploy/kubernetes: the example overlay", () => {
   it("agents enroll with a token from a Secret and keep their own token in a hostPath state directory, named by the node", () => {
     const pod = get("DaemonSet", "packrat-agent").spec.template.spec;
     const serving = pod.containers.find((c: any) => c.name === "agent");
-    expect(envOf(serving, "AGENT_TOKEN").valueFrom.secretKeyRef).toEqual({ name: "packrat-agent-enrollment", key: "AGENT_TOKEN" });
+    // The enrollment token comes from a read-only Secret volume as a file, never through the environment.
+    expect(serving.env.find((e: any) => e.name === "AGENT_TOKEN")).toBeUndefined();
+    const tokenFile = envOf(serving, "AGENT_TOKEN_FILE").value as string;
+    const tokenMount = serving.volumeMounts.find((m: any) => tokenFile.startsWith(`${m.mountPath}/`));
+    expect(tokenMount.readOnly).toBe(true);
+    const tokenVolume = pod.volumes.find((v: any) => v.name === tokenMount.name).secret;
+    expect(tokenVolume.secretName).toBe("packrat-agent-enrollment");
+    expect(tokenVolume.items).toEqual([{ key: "AGENT_TOKEN", path: tokenFile.slice(tokenMount.mountPath.length + 1) }]);
+    // Owner and group read only; the group is the agent's (fsGroup), the agent runs as that user.
+    expect(tokenVolume.defaultMode).toBe(0o440);
+    expect(pod.securityContext.fsGroup).toBe(serving.securityContext.runAsGroup);
     expect(get("Secret", "packrat-agent-enrollment").stringData.AGENT_TOKEN).toMatch(/^prat_enroll_/);
     const stateDir = envOf(serving, "AGENT_STATE_DIR").value;
     const mount = serving.volumeMounts.find((m: any) => m.mountPath === stateDir);
