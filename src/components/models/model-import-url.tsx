@@ -48,6 +48,8 @@ export function ModelImportUrl() {
   }
 
   const result = importUrl.data;
+  // Why Import is disabled, said beside it.
+  const importBlocked = importUrl.isPending ? null : !url ? "Paste the model's https:// URL first." : !name ? "Give the model a name." : nameProblem ?? null;
   return (
     <>
       <form className="models-upload" onSubmit={submit} data-testid="import-form" style={{ marginTop: 14 }}>
@@ -57,9 +59,10 @@ export function ModelImportUrl() {
           <input name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={64} placeholder="e.g. resnet50-int8" autoComplete="off" disabled={importUrl.isPending} data-testid="import-name" /></label>
         <label className="form-field"><span>Dynamic dims</span>
           <input name="dims" value={dims} onChange={(e) => setDims(e.target.value)} placeholder="e.g. sequence=128" autoComplete="off" disabled={importUrl.isPending} /></label>
-        <button type="submit" className="btn" disabled={!url || !name || !!nameProblem || importUrl.isPending} data-testid="import-submit">
+        <button type="submit" className="btn" disabled={!url || !name || !!nameProblem || importUrl.isPending} data-testid="import-submit" aria-describedby={importBlocked ? "import-blocked" : undefined}>
           {importUrl.isPending ? "Downloading and validating…" : "Import"}
         </button>
+        {importBlocked && <span className="muted small" id="import-blocked" data-testid="import-blocked">{importBlocked}</span>}
       </form>
       {result && (
         <div className="notice" style={{ marginTop: 14, marginBottom: 0 }} data-testid="import-done">
