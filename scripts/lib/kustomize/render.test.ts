@@ -91,6 +91,23 @@ describe("renderKustomization", () => {
     expect(() => renderKustomization(join(bad, "gone"))).toThrow(expect.objectContaining({ code: "not-found" }));
     expect(() => renderKustomization(join(bad, "nowhere"))).toThrow(/no kustomization.yaml/);
   });
+
+  it("applies a Component to what the resources rendered (its resources added, its patches on the parent's objects), before the parent's own patches", () => {
+    const withComponent = tree({
+      "base/kustomization.yaml": "resources: [web.yaml]\n",
+      "base/web.yaml": deployment,
+      "extra/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [svc.yaml]\npatches:\n  - patch: |\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {replicas: 3}\n",
+      "extra/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n",
+      "overlay/kustomization.yaml": "resources: [../base]\ncomponents: [../extra]\npatches:\n  - patch: |\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {replicas: 4}\n",
+      "misuse/kustomization.yaml": "resources: [../extra]\n",
+      "notcomponent/kustomization.yaml": "resources: [../base/web.yaml]\ncomponents: [../base]\n",
+    });
+    const objects = renderKustomization(join(withComponent, "overlay"));
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(["Deployment/web", "Service/web"]);
+    expect((objects[0] as unknown as { spec: { replicas: number } }).spec.replicas).toBe(4);
+    expect(() => renderKustomization(join(withComponent, "misuse"))).toThrow(/named under components/);
+    expect(() => renderKustomization(join(withComponent, "notcomponent"))).toThrow(/only a kustomization of kind Component/);
+  });
 });
 
 describe("images", () => {

@@ -1,5 +1,6 @@
 // Renders a kustomization the way `kubectl kustomize` does, for the subset Packrat's manifests use: resources
-// (files and directories with their own kustomization), namespace, images and strategic-merge patches (files or
+// (files and directories with their own kustomization), components (kind Component: applied to what the resources
+// rendered, before the kustomization's own patches), namespace, images and strategic-merge patches (files or
 // inline). Anything else in a kustomization is refused rather than ignored, so a test that renders with this never
 // checks something other than what kubectl would apply.
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -17,10 +18,11 @@ export interface K8sObject {
 
 interface ImageRule { name: string; newName?: string; newTag?: string; digest?: string }
 interface PatchRule { path?: string; patch?: string }
-interface Kustomization { namespace?: string; resources?: string[]; images?: ImageRule[]; patches?: PatchRule[] }
+interface Kustomization { kind?: string; namespace?: string; resources?: string[]; components?: string[]; images?: ImageRule[]; patches?: PatchRule[] }
 
 const FILE_NAMES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
-const SUPPORTED = new Set(["apiVersion", "kind", "namespace", "resources", "images", "patches"]);
+const SUPPORTED = new Set(["apiVersion", "kind", "namespace", "resources", "components", "images", "patches"]);
+const COMPONENT = "Component";
 /** Kinds without a namespace: the namespace transformer leaves them alone. */
 const CLUSTER_SCOPED = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "PersistentVolume", "StorageClass", "PriorityClass", "IngressClass", "RuntimeClass"]);
 
@@ -90,16 +92,28 @@ export function podSpecOf(object: K8sObject): Record<string, unknown> | undefine
   return (spec.template as { spec?: Record<string, unknown> } | undefined)?.spec;
 }
 
-function renderDir(dir: string, seen: Set<string>): K8sObject[] {
+/**
+ * A kustomization's objects; a Component starts from the objects of the kustomization that names it (`inherited`)
+ * and transforms them with its own, as kustomize does (resources, then components, then patches and the rest).
+ */
+function renderDir(dir: string, seen: Set<string>, inherited?: K8sObject[]): K8sObject[] {
   const key = resolve(dir);
   if (seen.has(key)) throw new KustomizeError("invalid", dir, "kustomizations include each other in a cycle");
   seen.add(key);
   const kustomization = readKustomization(dir);
-  let objects: K8sObject[] = [];
+  const isComponent = kustomization.kind === COMPONENT;
+  if (isComponent && !inherited) throw new KustomizeError("invalid", dir, "a Component is named under components:, not resources:");
+  if (!isComponent && inherited) throw new KustomizeError("invalid", dir, "only a kustomization of kind Component can be named under components:");
+  let objects: K8sObject[] = [...(inherited ?? [])];
   for (const resource of kustomization.resources ?? []) {
     const path = join(dir, resource);
     if (!existsSync(path)) throw new KustomizeError("not-found", path, "resource not found");
     objects.push(...(statSync(path).isDirectory() ? renderDir(path, new Set(seen)) : readObjects(path)));
+  }
+  for (const component of kustomization.components ?? []) {
+    const path = join(dir, component);
+    if (!existsSync(path) || !statSync(path).isDirectory()) throw new KustomizeError("not-found", path, "component directory not found");
+    objects = renderDir(path, new Set(seen), objects);
   }
   for (const [i, rule] of (kustomization.patches ?? []).entries()) {
     if ((rule.path === undefined) === (rule.patch === undefined)) throw new KustomizeError("invalid", `${dir} patches[${i}]`, "needs exactly one of path or patch");
