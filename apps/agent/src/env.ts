@@ -67,6 +67,11 @@ export const agentEnvSchema = z.object({
   RECONNECT_BACKOFF_MIN_MS: z.coerce.number().int().positive().default(500),
   RECONNECT_BACKOFF_MAX_MS: z.coerce.number().int().positive().default(2_000),
   AGENT_STATE_DIR: z.string().min(1).default(".data/agent"),
+  /** When set, one span per inference request (HTTP and gRPC) is exported to this OTLP/HTTP collector
+   *  ({endpoint}/v1/traces, JSON encoding), in the caller's trace when a traceparent came in. Unset: no export. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL").optional(),
+  /** The exported spans' service.name. */
+  OTEL_SERVICE_NAME: z.string().min(1).default("packrat-agent"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

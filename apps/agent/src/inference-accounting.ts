@@ -1,7 +1,9 @@
 // What every answered inference request leaves behind, whichever protocol carried it: Prometheus series, the
-// heartbeat's interval statistics and the cumulative statistics behind /stats. One function, so HTTP and gRPC
-// count alike.
+// heartbeat's interval statistics, the cumulative statistics behind /stats, and (when export is on) its span. One
+// function, so HTTP and gRPC count alike.
 import type { InferProtocol, AgentMetrics } from "./metrics";
+import { unixNanoOf, type SpanExporter } from "./span-export";
+import type { RequestSpan } from "./trace-context";
 import type { SuccessPhases } from "./model-statistics";
 import type { ServedModel } from "./served-model";
 
@@ -16,12 +18,31 @@ export interface AnsweredRequest {
   startedAt: number;
   /** A success's phases; absent for a refusal or failure. */
   phases?: SuccessPhases;
+  /** The request's span (ids, parent, sampling); exported when `spans` is given. */
+  span?: RequestSpan;
 }
 
-export function accountRequest(metrics: AgentMetrics, model: ServedModel, answered: AnsweredRequest): void {
+export function accountRequest(metrics: AgentMetrics, model: ServedModel, answered: AnsweredRequest, spans?: SpanExporter): void {
   const { protocol, status, rows, version, phases } = answered;
-  const totalMs = performance.now() - answered.startedAt;
+  const endedAt = performance.now();
+  const totalMs = endedAt - answered.startedAt;
   const model_ = model.metadata.name;
+  if (spans && answered.span?.sampled) {
+    const { traceId, spanId, parentSpanId } = answered.span;
+    const t = status === 200 ? phases?.timing : undefined;
+    spans.record({
+      traceId, spanId, ...(parentSpanId ? { parentSpanId } : {}),
+      name: `infer ${model_}`,
+      startUnixNano: unixNanoOf(answered.startedAt),
+      endUnixNano: unixNanoOf(endedAt),
+      error: status >= 500,
+      attributes: {
+        "packrat.model": model_, "packrat.model.version": version, "packrat.rows": rows, "packrat.protocol": protocol,
+        "http.response.status_code": status,
+        ...(t ? { "packrat.formation_ms": t.formationMs, "packrat.busy_wait_ms": t.busyWaitMs, "packrat.compute_ms": t.computeMs } : {}),
+      },
+    });
+  }
   const labels = { model: model_, version, protocol, status: String(status) };
   metrics.requests.inc(labels);
   if (rows) metrics.rows.inc(labels, rows);

@@ -24,6 +24,8 @@ export class AgentMetrics {
   readonly computeSeconds = new Histogram({ name: "packrat_compute_seconds", help: "Batch execution time across the instances (makespan)", labelNames: perModel, buckets, registers: [this.registry] });
   readonly totalSeconds = new Histogram({ name: "packrat_request_seconds", help: "Request time from its first byte handled to its response written", labelNames: ["model", "version", "protocol"], buckets, registers: [this.registry] });
   readonly queueDepth = new Gauge({ name: "packrat_queue_rows", help: "Rows waiting in the dispatcher queue", labelNames: perModel, registers: [this.registry] });
+  readonly spansExported = new Counter({ name: "packrat_trace_spans_exported_total", help: "Request spans sent to the OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT)", registers: [this.registry] });
+  readonly spansDropped = new Counter({ name: "packrat_trace_spans_dropped_total", help: "Request spans dropped: the export queue was full (the collector slow or down) or an export failed", registers: [this.registry] });
   readonly instanceRestarts = new Counter({ name: "packrat_instance_restarts_total", help: "Instances recreated after a crash", labelNames: perModel, registers: [this.registry] });
 
   /** Kept by the supervisor (connections that waited for a serving process, and those answered 503 instead). */

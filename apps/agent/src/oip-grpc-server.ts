@@ -11,7 +11,8 @@ import type { AgentMetrics } from "./metrics";
 import { decodeInferRequest, OipError, type BinaryInputs, type ParsedInferRequest } from "./oip-codec";
 import type { ModelMetadata, ServedModel } from "./served-model";
 import type { OipDatatype } from "./tensor-types";
-import { parseTraceparent, traceResponse } from "./trace-context";
+import type { SpanExporter } from "./span-export";
+import { parseTraceparent, requestSpan, traceResponse } from "./trace-context";
 
 /** The GRPCInferenceService definition, loaded from the .proto (the same file a client may load). */
 export function inferenceServiceDefinition(): grpc.ServiceDefinition {
@@ -93,6 +94,8 @@ export interface OipGrpcOptions {
   faultInjection: boolean;
   accepting: () => boolean;
   version: string;
+  /** When set, every inference call's span is exported through it. */
+  spans?: SpanExporter;
 }
 
 type Callback = grpc.sendUnaryData<unknown>;
@@ -124,14 +127,15 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
     if (!model) return;
     const name = model.metadata.name;
     let rows = 0;
+    const traceparent = call.metadata.get("traceparent");
+    const trace = parseTraceparent(traceparent.length === 1 ? String(traceparent[0]) : undefined);
+    const span = requestSpan(trace);
     const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
-      accountRequest(metrics, model, { protocol: "grpc", status, rows, version, startedAt, phases });
+      accountRequest(metrics, model, { protocol: "grpc", status, rows, version, startedAt, phases, span }, options.spans);
     // Trailers of every answer; a traced caller (W3C traceparent metadata) gets the agent's span in its trace.
     const trailer = () => {
       const metadata = new grpc.Metadata();
-      const traceparent = call.metadata.get("traceparent");
-      const trace = parseTraceparent(traceparent.length === 1 ? String(traceparent[0]) : undefined);
-      if (trace) metadata.set("traceresponse", traceResponse(trace));
+      if (trace) metadata.set("traceresponse", traceResponse(trace, span.spanId));
       return metadata;
     };
     const authorization = call.metadata.get("authorization")[0];

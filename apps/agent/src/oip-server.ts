@@ -11,7 +11,8 @@ import type { AgentMetrics } from "./metrics";
 import { encodeInferResponse, OipError, parseInferRequest } from "./oip-codec";
 import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
 import type { ServedModel } from "./served-model";
-import { parseTraceparent, traceResponse } from "./trace-context";
+import type { SpanExporter } from "./span-export";
+import { parseTraceparent, requestSpan, traceResponse } from "./trace-context";
 import { tritonModelConfig, tritonModelStats } from "./triton-extensions";
 
 /** The OIP extensions this server implements, as GET /v2 lists them (Triton's names). */
@@ -28,6 +29,8 @@ export interface OipServerOptions {
   inferToken?: string;
   /** Guards /metrics and /agent/status; unset, the infer token does (when set). */
   metricsToken?: string;
+  /** When set, every inference request's span is exported through it. */
+  spans?: SpanExporter;
   faultInjection: boolean;
   /** False while starting or draining: readiness is 503 and inference refused. */
   accepting: () => boolean;
@@ -97,11 +100,12 @@ export function createOipServer(options: OipServerOptions): Server {
     const startedAt = performance.now();
     const name = model.metadata.name;
     let rows = 0;
-    const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
-      accountRequest(metrics, model, { protocol: "http", status, rows, version, startedAt, phases });
     // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).
     const trace = parseTraceparent(request.headers.traceparent);
-    if (trace) response.setHeader("traceresponse", traceResponse(trace));
+    const span = requestSpan(trace);
+    if (trace) response.setHeader("traceresponse", traceResponse(trace, span.spanId));
+    const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
+      accountRequest(metrics, model, { protocol: "http", status, rows, version, startedAt, phases, span }, options.spans);
     if (options.inferToken && !tokenMatches(request.headers.authorization, options.inferToken)) {
       finish(401);
       return error(response, 401, "inference needs a bearer token (Authorization: Bearer …)", { "www-authenticate": "Bearer" });

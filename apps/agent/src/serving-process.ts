@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Socket } from "node:net";
 import { loadAgentEnv, AgentEnvError } from "./env";
 import { AgentMetrics } from "./metrics";
+import { SpanExporter } from "./span-export";
 import { createOipServer } from "./oip-server";
 import { createOipGrpcServer } from "./oip-grpc-server";
 import { ServerCredentials } from "@grpc/grpc-js";
@@ -97,6 +98,14 @@ async function main(): Promise<void> {
   const metrics = new AgentMetrics(() => restartStats);
   const models = new Map<string, ServedModel>();
   let accepting = false;
+  let exportErrorLogged = false;
+  const spans = env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : new SpanExporter({
+    endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME, serviceVersion: agentVersion,
+    onExported: (n) => { metrics.spansExported.inc(n); exportErrorLogged = false; },
+    onDropped: (n) => metrics.spansDropped.inc(n),
+    // Once per outage, not once per batch.
+    onError: (message) => { if (!exportErrorLogged) { exportErrorLogged = true; log("warn", "span export failed", { error: message }); } },
+  });
 
   const server = createOipServer({
     models: () => models,
@@ -106,6 +115,7 @@ async function main(): Promise<void> {
     maxRequestRows: env.AGENT_MAX_QUEUE,
     inferToken: env.AGENT_INFER_TOKEN,
     metricsToken: env.AGENT_METRICS_TOKEN,
+    spans,
     faultInjection: env.AGENT_FAULT_INJECTION,
     accepting: () => accepting,
     version: agentVersion,
@@ -130,6 +140,7 @@ async function main(): Promise<void> {
     faultInjection: env.AGENT_FAULT_INJECTION,
     accepting: () => accepting,
     version: agentVersion,
+    spans,
   });
   const grpcConnections = grpcServer?.createConnectionInjector(ServerCredentials.createInsecure());
 
@@ -266,6 +277,8 @@ async function main(): Promise<void> {
       grpcConnections?.destroy();
       grpcServer.forceShutdown();
     }
+    // The last spans, briefly: a collector that is down does not hold the exit up.
+    if (spans) await Promise.race([spans.close(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
     process.exit(0);
   });
 }
