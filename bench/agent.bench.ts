@@ -4,14 +4,18 @@
 // binary and JSON tensors, closed loop at concurrency 1 through the load generator's OIP client. Where the added
 // time goes comes from the agent's Server-Timing header (formation, busy, compute = dispatch → result, including
 // the hand-off to the instance thread), the baseline's (compute = session.run alone) and the client's clock.
+// Beside that, the same agent over OIP gRPC (the load generator's gRPC client, raw_input_contents) against HTTP
+// binary, interleaved the same way: what the protocol costs, with the same dispatcher and instance behind both.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startAgent, type RunningAgent } from "../apps/agent/src/test-agent-process";
+import { freePort, startAgent, type RunningAgent } from "../apps/agent/src/test-agent-process";
 import { runClosedLoop } from "../apps/loadgen/src/closed-loop";
 import { encodeInferRequest, type EncodedRequest } from "../apps/loadgen/src/oip-body";
 import { OipClient } from "../apps/loadgen/src/oip-client";
+import { OipGrpcClient } from "../apps/loadgen/src/oip-grpc-client";
+import type { SendOutcome } from "../apps/loadgen/src/outcome";
 import { generateInputs } from "../apps/loadgen/src/oip-inputs";
 import { Prng } from "../src/core/stats/prng";
 import { zooEntry } from "../src/modelzoo/registry";
@@ -19,6 +23,8 @@ import type { Benchmark, BenchFigure, BenchTable } from "./types";
 
 type Format = "binary" | "json";
 type Target = "agent" | "baseline";
+/** The agent over each protocol (both with binary tensors). */
+type Protocol = "grpc" | "http";
 
 interface Sample { totalUs: number; ttfbUs: number; server: Record<string, number> }
 
@@ -53,7 +59,7 @@ async function startBaseline(modelPath: string): Promise<{ url: string; child: C
 }
 
 /** n requests back to back (closed loop, concurrency 1); every one must succeed. */
-async function measure(client: OipClient, body: EncodedRequest, n: number): Promise<Sample[]> {
+async function measure(client: { send: (body: EncodedRequest) => Promise<SendOutcome> }, body: EncodedRequest, n: number): Promise<Sample[]> {
   const run = await runClosedLoop({ concurrency: 1, send: () => client.send(body), durationMs: 3_600_000, maxRequests: n, warmupMs: 0, keepRecords: true });
   const failed = run.records!.filter((r) => r.outcome !== "ok");
   if (failed.length) throw new Error(`${failed.length} of ${n} requests failed: ${run.errorSamples.join("; ")}`);
@@ -87,9 +93,10 @@ async function runCase(model: ModelCase, quick: boolean, dir: string, seed: numb
   writeFileSync(modelPath, bytes);
   let agent: RunningAgent | undefined;
   let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
-  const clients: OipClient[] = [];
+  const clients: Array<OipClient | OipGrpcClient> = [];
   try {
-    agent = await startAgent({ modelBytes: bytes, name: model.name, plan: { instances: [{ count: 1, threads: THREADS, batch: 1 }], batchTimeoutMs: 0 } });
+    const grpcPort = await freePort();
+    agent = await startAgent({ modelBytes: bytes, name: model.name, plan: { instances: [{ count: 1, threads: THREADS, batch: 1 }], batchTimeoutMs: 0 }, env: { AGENT_GRPC_PORT: String(grpcPort) } });
     baseline = await startBaseline(modelPath);
     const status = await (await fetch(`${agent.url}/agent/status`)).json() as { models: Array<{ affinityOk: boolean; instances: Array<{ cpus: number[] }> }> };
     const client = (url: string) => { const c = new OipClient({ url: new URL(url), model: model.name, timeoutMs: 60_000, maxSockets: 1 }); clients.push(c); return c; };
@@ -98,7 +105,17 @@ async function runCase(model: ModelCase, quick: boolean, dir: string, seed: numb
     const bodies: Record<Format, EncodedRequest> = { binary: encodeInferRequest(inputs, { binary: true }), json: encodeInferRequest(inputs, { binary: false }) };
     const samples: Record<Format, Record<Target, Sample[]>> = { binary: { agent: [], baseline: [] }, json: { agent: [], baseline: [] } };
     const perRound: Array<{ round: number; format: Format; agentP50: number; baselineP50: number }> = [];
+    // gRPC on the agent's own port, the same tensor as raw_input_contents; HTTP binary is targets.agent.
+    const grpcClient = new OipGrpcClient({ url: new URL(`http://127.0.0.1:${grpcPort}`), model: model.name, timeoutMs: 60_000 });
+    clients.push(grpcClient);
+    const protocols: Record<Protocol, { client: { send: (body: EncodedRequest) => Promise<SendOutcome> }; body: EncodedRequest }> = {
+      grpc: { client: grpcClient, body: grpcClient.encode(inputs) },
+      http: { client: targets.agent, body: bodies.binary },
+    };
+    const protocolSamples: Record<Protocol, Sample[]> = { grpc: [], http: [] };
+    const protocolRounds: Array<{ round: number; grpcP50: number; httpP50: number }> = [];
     for (const format of ["binary", "json"] as const) for (const target of ["agent", "baseline"] as const) await measure(targets[target], bodies[format], model.warmup);
+    await measure(grpcClient, protocols.grpc.body, model.warmup);
     for (let round = 0; round < model.rounds; round++) {
       for (const format of ["binary", "json"] as const) {
         // Blocks of `block` requests alternate between the servers (who goes first alternates too), so both see
@@ -113,10 +130,20 @@ async function runCase(model: ModelCase, quick: boolean, dir: string, seed: numb
         const p50 = (xs: Sample[]) => quantile(sortedOf(xs.map((s) => s.totalUs)), 0.5);
         perRound.push({ round, format, agentP50: p50(got.agent), baselineP50: p50(got.baseline) });
       }
+      // gRPC vs HTTP binary on the agent, in alternating blocks as above (as many requests as the binary arm).
+      const pair: Record<Protocol, Sample[]> = { grpc: [], http: [] };
+      const pairBlocks = Math.ceil(model.perRound.binary / model.block);
+      for (let j = 0; j < pairBlocks; j++) {
+        const order: Protocol[] = (round + j) % 2 === 0 ? ["grpc", "http"] : ["http", "grpc"];
+        for (const protocol of order) pair[protocol].push(...await measure(protocols[protocol].client, protocols[protocol].body, model.block));
+      }
+      for (const protocol of ["grpc", "http"] as const) protocolSamples[protocol].push(...pair[protocol]);
+      const median = (xs: Sample[]) => quantile(sortedOf(xs.map((s) => s.totalUs)), 0.5);
+      protocolRounds.push({ round, grpcP50: median(pair.grpc), httpP50: median(pair.http) });
       process.stdout.write(`  ${model.name}: round ${round + 1}/${model.rounds}\r`);
     }
     process.stdout.write("\n");
-    return { samples, perRound, cpus: status.models[0]?.instances[0]?.cpus ?? [], affinityOk: status.models[0]?.affinityOk ?? false, quick };
+    return { samples, perRound, protocolSamples, protocolRounds, cpus: status.models[0]?.instances[0]?.cpus ?? [], affinityOk: status.models[0]?.affinityOk ?? false, quick };
   } finally {
     for (const c of clients) c.close();
     await agent?.stop();
@@ -164,6 +191,21 @@ function analyse(model: ModelCase, result: Awaited<ReturnType<typeof runCase>>, 
   for (const target of ["agent", "baseline"] as const) {
     figures.push(figure(`p50 JSON / binary, ${target}, ${model.title}`, bootstrap(totals("json", target), totals("binary", target), (x, y) => quantile(x, 0.5) / quantile(y!, 0.5), seed + 5), "×"));
   }
+  // The agent over gRPC vs over HTTP, both binary.
+  const grpcTotals = result.protocolSamples.grpc.map((s) => s.totalUs);
+  const httpTotals = result.protocolSamples.http.map((s) => s.totalUs);
+  const protocolTag = `agent, ${model.title} b=1 t=${THREADS}`;
+  for (const [q, name] of [[0.5, "p50"], [0.99, "p99"]] as const) {
+    figures.push(figure(`${name} latency, gRPC (raw_input_contents), ${protocolTag}`, bootstrap(grpcTotals, undefined, p(q), seed + 6), "µs", grpcTotals.length));
+    figures.push(figure(`${name} latency, HTTP binary (interleaved with gRPC), ${protocolTag}`, bootstrap(httpTotals, undefined, p(q), seed + 7), "µs", httpTotals.length));
+    figures.push(figure(`${name} gRPC − HTTP binary, ${protocolTag}`, bootstrap(grpcTotals, httpTotals, (x, y) => quantile(x, q) - quantile(y!, q), seed + 8), "µs"));
+    figures.push(figure(`${name} gRPC / HTTP binary, ${protocolTag}`, bootstrap(grpcTotals, httpTotals, (x, y) => quantile(x, q) / quantile(y!, q), seed + 9), "×"));
+  }
+  tables.push({
+    title: `${model.title}: p50 per interleaved round (µs), agent over gRPC vs HTTP binary`,
+    columns: ["round", "gRPC p50", "HTTP binary p50", "ratio"],
+    rows: result.protocolRounds.map((r) => [String(r.round + 1), round1(r.grpcP50), round1(r.httpP50), round3(r.grpcP50 / r.httpP50)]),
+  });
   tables.push({
     title: `${model.title}: p50 per interleaved round (µs), agent vs baseline`,
     columns: ["round", "format", "agent p50", "baseline p50", "ratio"],
@@ -174,7 +216,7 @@ function analyse(model: ModelCase, result: Awaited<ReturnType<typeof runCase>>, 
 
 const bench: Benchmark = {
   name: "agent",
-  description: "Agent data plane (OIP v2 over HTTP → dispatcher → pinned ORT worker thread) vs a minimal session.run HTTP server, same model and threads, interleaved",
+  description: "Agent data plane (OIP v2 over HTTP → dispatcher → pinned ORT worker thread) vs a minimal session.run HTTP server, same model and threads, interleaved; and the agent over gRPC vs HTTP binary",
   async run({ quick }) {
     const cases: ModelCase[] = [
       { name: "tiny-cnn", title: "tiny CNN", shape: [1, 3, 32, 32], rounds: quick ? 4 : 20, perRound: { binary: quick ? 150 : 500, json: quick ? 150 : 500 }, block: 50, warmup: 300 },
@@ -191,7 +233,7 @@ const bench: Benchmark = {
         const analysed = analyse(model, result, 1000 * (i + 1));
         figures.push(...analysed.figures);
         tables.push(...analysed.tables);
-        notes.push(`${model.title}: agent plan ⟨1 instance × ${THREADS} thread, b=1⟩, batch timeout 0, instance pinned to CPU ${result.cpus.join(",")} (affinity verified: ${result.affinityOk}); ${model.rounds} rounds of ${model.perRound.binary} binary + ${model.perRound.json} JSON requests per server, alternating between the servers every ${model.block} request${model.block > 1 ? "s" : ""}, after ${model.warmup} warm-up requests each.`);
+        notes.push(`${model.title}: agent plan ⟨1 instance × ${THREADS} thread, b=1⟩, batch timeout 0, instance pinned to CPU ${result.cpus.join(",")} (affinity verified: ${result.affinityOk}); ${model.rounds} rounds of ${model.perRound.binary} binary + ${model.perRound.json} JSON requests per server, alternating between the servers every ${model.block} request${model.block > 1 ? "s" : ""}, after ${model.warmup} warm-up requests each; then per round ${model.perRound.binary} gRPC + ${model.perRound.binary} HTTP binary requests to the agent, alternating the same way.`);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -202,7 +244,7 @@ const bench: Benchmark = {
     const resnetRatio = pick(`p50 agent / baseline, ResNet-50 b=1 t=${THREADS}, binary`);
     notes.unshift(
       `Goals (issue #10): tiny CNN b=1 binary, ≤ 300 µs added at p50 — measured ${tinyAdded?.value} µs (${tinyAdded && tinyAdded.value <= 300 ? "met" : "NOT met"}); ResNet-50 b=1 t=1 binary, ≤ 1.05× at p50 — measured ${resnetRatio?.value}× (${resnetRatio && resnetRatio.value <= 1.05 ? "met" : "NOT met"}).`,
-      "Baseline: bench/agent-baseline-server.ts, one Node process, one ORT session (intra-op threads = 1, inter-op 1, sequential, all graph optimisations, like an agent instance), session.run on the main thread, not pinned; it speaks the same OIP JSON/binary subset, so the same client drives both. Client: the load generator's OIP client (keep-alive, one socket), closed loop, concurrency 1, in this process.",
+      "Baseline: bench/agent-baseline-server.ts, one Node process, one ORT session (intra-op threads = 1, inter-op 1, sequential, all graph optimisations, like an agent instance), session.run on the main thread, not pinned; it speaks the same OIP JSON/binary subset, so the same client drives both. Client: the load generator's OIP client (keep-alive, one socket), closed loop, concurrency 1, in this process. gRPC: the load generator's gRPC client (one HTTP/2 connection, each ModelInferRequest serialized before the clock starts, raw_input_contents), against the agent's AGENT_GRPC_PORT; the baseline speaks no gRPC, so gRPC is compared with the agent's own HTTP binary, interleaved.",
       `Noise: a 2-core machine shared with other engineers' test runs (load average ${loadBefore.map((l) => l.toFixed(2)).join("/")} before, ${loadAfter.map((l) => l.toFixed(2)).join("/")} after); agent and baseline alternate in small blocks (50 tiny-CNN requests ≈ 20 ms, or every single ResNet-50 request) and who goes first alternates, so both see the same noise. Spreads are 95% bootstrap intervals (200 resamples) of the pooled samples; the per-round table shows the round-to-round spread.`,
       "Tails: the agent's instance thread is pinned to one CPU (as issue #10 requires) while the baseline's is not; on this oversubscribed host a pinned thread waits for its CPU whenever another process holds it, so expect the agent's p99 to be dominated by the dispatch → result part (see the p99 columns), which a dedicated serving host would not show. The p99 figures here measure the machine as much as the agent.",
       "Breakdown: the agent's Server-Timing gives formation + busy (dispatcher waits) and compute (dispatch → result, which includes slicing, posting the tensor to the instance thread, session.run there, and posting it back); the baseline's compute is session.run alone, so agent compute − baseline compute estimates the thread hand-off. HTTP + parse/encode is the client's total minus the server-timed part (socket, body read, OIP parse and validation, response encoding, metrics).",

@@ -124,9 +124,11 @@ export function templatingExpression(query: string): string {
 }
 
 /** The series names a registry's metrics expose: a histogram is its _bucket, _sum and _count; a summary, _sum and _count and itself. */
-export function exposedNames(metrics: ReadonlyArray<{ name: string; type: string }>): Set<string> {
+// prom-client types `type` as an enum; its registry's JSON carries the name ("counter", "histogram", …).
+export function exposedNames(metrics: ReadonlyArray<{ name: string; type: unknown }>): Set<string> {
   const names = new Set<string>();
-  for (const { name, type } of metrics) {
+  for (const { name, type: kind } of metrics) {
+    const type = String(kind);
     if (type === "histogram") for (const suffix of ["_bucket", "_sum", "_count"]) names.add(name + suffix);
     else if (type === "summary") for (const suffix of ["", "_sum", "_count"]) names.add(name + suffix);
     else names.add(name);
