@@ -3,7 +3,7 @@
 // function, so HTTP and gRPC count alike.
 import type { InferProtocol, AgentMetrics } from "./metrics";
 import { unixNanoOf, type SpanExporter } from "./span-export";
-import type { RequestSpan } from "./trace-context";
+import { newSpanId, type RequestSpan } from "./trace-context";
 import type { SuccessPhases } from "./model-statistics";
 import type { ServedModel } from "./served-model";
 
@@ -30,6 +30,24 @@ export function accountRequest(metrics: AgentMetrics, model: ServedModel, answer
   if (spans && answered.span?.sampled) {
     const { traceId, spanId, parentSpanId } = answered.span;
     const t = status === 200 ? phases?.timing : undefined;
+    // The phases as child spans, back to back, ending when the dispatcher answered: the queue (formation, then busy
+    // wait, its children), then compute.
+    if (t && phases?.resultAt !== undefined) {
+      const computeStart = phases.resultAt - t.computeMs;
+      const busyStart = computeStart - t.busyWaitMs;
+      const formationStart = busyStart - t.formationMs;
+      const attributes = { "packrat.model": model_, "packrat.model.version": version };
+      const queueId = newSpanId();
+      const phaseSpans: Array<[string, string, string, number, number]> = [
+        ["queue", queueId, spanId, formationStart, computeStart],
+        ["formation", newSpanId(), queueId, formationStart, busyStart],
+        ["busy wait", newSpanId(), queueId, busyStart, computeStart],
+        ["compute", newSpanId(), spanId, computeStart, phases.resultAt],
+      ];
+      for (const [name, id, parent, from, to] of phaseSpans) {
+        spans.record({ traceId, spanId: id, parentSpanId: parent, name, startUnixNano: unixNanoOf(from), endUnixNano: unixNanoOf(to), error: false, attributes, kind: "internal" });
+      }
+    }
     spans.record({
       traceId, spanId, ...(parentSpanId ? { parentSpanId } : {}),
       name: `infer ${model_}`,

@@ -20,6 +20,8 @@ export interface SuccessPhases {
   timing: RequestTiming;
   /** Encoding the response (Triton's compute_output). */
   serializeMs: number;
+  /** When the dispatcher answered (performance.now()): where compute ended; places the phases in time for spans. */
+  resultAt?: number;
 }
 
 export class VersionStatistics {

@@ -173,7 +173,7 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
       const t = result.timing;
       trailers.set("server-timing", `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`);
       callback(null, response, trailers);
-      finish(200, version, { deserializeMs, timing: t, serializeMs });
+      finish(200, version, { deserializeMs, timing: t, serializeMs, resultAt: encodeStart });
     } catch (caught) {
       if (caught instanceof OipError) { finish(caught.status); return fail(callback, caught.status, caught.message, undefined, trailer()); }
       if (caught instanceof DispatchError) { finish(caught.status); return fail(callback, caught.status, caught.message, caught.retryAfterS, trailer()); }

@@ -146,7 +146,7 @@ export function createOipServer(options: OipServerOptions): Server {
         "server-timing": `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`,
       });
       response.end(out);
-      finish(200, computedBy.version, { deserializeMs, timing: t, serializeMs });
+      finish(200, computedBy.version, { deserializeMs, timing: t, serializeMs, resultAt: encodeStart });
     } catch (caught) {
       charge.release();
       if (caught instanceof BodyTooLargeError) { finish(413); return refuseBody(request, response, caught.message); }

@@ -1,6 +1,6 @@
 // Tracing export end to end: a real agent (supervisor + serving process) serving the tiny CNN over HTTP and gRPC,
 // with OTEL_EXPORTER_OTLP_ENDPOINT pointing at an HTTP collector in this test. One span per inference request
-// arrives as OTLP/HTTP JSON, in the caller's trace when a traceparent came in (the span id the traceresponse named),
+// (with its phases, queue → formation and busy wait, and compute, as child spans) arrives as OTLP/HTTP JSON, in the caller's trace when a traceparent came in (the span id the traceresponse named),
 // a trace of its own otherwise; a collector that fails costs spans (counted on /metrics), never an answer.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,6 +35,8 @@ const collector = createServer((request: IncomingMessage, response: ServerRespon
 });
 const spans = () => exports.flatMap((e) => e.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
 const spanNamed = (spanId: string) => waitFor(async () => spans().find((s) => s.spanId === spanId), 60_000, `span ${spanId}`);
+/** The requests' own spans (kind server), not their phases. */
+const requestSpans = () => spans().filter((s) => s.kind === 2);
 const attribute = (span: OtlpSpan, key: string) => {
   const value = span.attributes.find((a) => a.key === key)?.value;
   return value && Object.values(value)[0];
@@ -93,6 +95,20 @@ describe("OTLP span export", () => {
     expect(span.startTimeUnixNano).toMatch(/^\d{19}$/);
     expect(BigInt(span.endTimeUnixNano) >= BigInt(span.startTimeUnixNano)).toBe(true);
     expect(Math.abs(Number(BigInt(span.startTimeUnixNano) / 1_000_000n) - Date.now())).toBeLessThan(600_000);
+    // The phases: queue (formation, busy wait) then compute, children of the request's span, inside it, in order.
+    const child = (name: string, parent: string) => waitFor(async () => spans().find((s) => s.name === name && s.parentSpanId === parent), 60_000, `${name} span`);
+    const queue = await child("queue", spanId!);
+    const [formation, busy, compute] = [await child("formation", queue.spanId), await child("busy wait", queue.spanId), await child("compute", spanId!)];
+    const ns = (s: OtlpSpan, end = false) => BigInt(end ? s.endTimeUnixNano : s.startTimeUnixNano);
+    for (const phase of [queue, formation, busy, compute]) {
+      expect(phase).toMatchObject({ traceId: TRACE, kind: 1 });
+      expect(ns(phase, true) >= ns(phase), phase.name).toBe(true);
+    }
+    expect([ns(formation), ns(formation, true), ns(busy, true), ns(compute, true)]).toEqual([ns(queue), ns(busy), ns(compute), ns(compute, true)]);
+    expect(ns(queue, true)).toBe(ns(compute));
+    // Within the request's span (1 ms of slack: the phases are placed from durations the dispatcher measured).
+    expect(ns(queue) >= ns(span) - 1_000_000n).toBe(true);
+    expect(ns(compute, true) <= ns(span, true)).toBe(true);
     const resource = exports.find((e) => e.resourceSpans.some((r) => r.scopeSpans.some((s) => s.spans.includes(span))))!.resourceSpans[0]!.resource;
     expect(resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "packrat-agent-under-test" } });
   });
@@ -115,10 +131,11 @@ describe("OTLP span export", () => {
     expect(span).toMatchObject({ traceId, parentSpanId: "b7ad6b7169203331" });
     expect(attribute(span, "packrat.protocol")).toBe("grpc");
     expect(attribute(span, "packrat.rows")).toBe("2");
+    await waitFor(async () => spans().find((s) => s.name === "compute" && s.parentSpanId === spanId), 60_000, "the call's compute span");
   });
 
   it("an untraced request gets a trace of its own; a caller that did not sample (flags 00) gets no exported span", async () => {
-    const before = new Set(spans().map((s) => s.spanId));
+    const before = new Set(requestSpans().map((s) => s.spanId));
     const unsampledTrace = "11111111111111111111111111111111";
     const unsampled = await httpInfer(1, `00-${unsampledTrace}-${PARENT}-00`);
     expect(unsampled.headers.get("traceresponse")).toMatch(new RegExp(`^00-${unsampledTrace}-[0-9a-f]{16}-00$`));
@@ -127,7 +144,7 @@ describe("OTLP span export", () => {
     expect(untraced.headers.get("traceresponse")).toBeNull();
     await untraced.arrayBuffer();
     // Spans leave in order, so once the untraced one arrived the unsampled one would have too.
-    const own = await waitFor(async () => spans().find((s) => !before.has(s.spanId) && s.traceId !== unsampledTrace), 60_000, "the untraced request's span");
+    const own = await waitFor(async () => requestSpans().find((s) => !before.has(s.spanId) && s.traceId !== unsampledTrace), 60_000, "the untraced request's span");
     expect(own.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(own.traceId).not.toBe(TRACE);
     expect(own.parentSpanId).toBeUndefined();
@@ -138,11 +155,13 @@ describe("OTLP span export", () => {
     const dropped = async () => Number(/^packrat_trace_spans_dropped_total (\S+)$/m.exec(await (await fetch(`${agent.url}/metrics`)).text())?.[1] ?? "NaN");
     const exported = async () => Number(/^packrat_trace_spans_exported_total (\S+)$/m.exec(await (await fetch(`${agent.url}/metrics`)).text())?.[1] ?? "NaN");
     const droppedBefore = await dropped();
-    expect(await exported()).toBeGreaterThanOrEqual(3);
+    // The collector has the earlier tests' 3 successes (5 spans each); the agent counts them once it answered.
+    await waitFor(async () => ((await exported()) >= 3 * 5 ? true : undefined), 60_000, "exported spans counted");
     failing = true;
     const answers = await Promise.all([1, 2, 3].map(() => httpInfer(1)));
     for (const a of answers) { expect(a.status).toBe(200); await a.arrayBuffer(); }
-    await waitFor(async () => ((await dropped()) >= droppedBefore + 3 ? true : undefined), 60_000, "dropped spans counted");
+    // Each success is its span and its four phases'.
+    await waitFor(async () => ((await dropped()) >= droppedBefore + 3 * 5 ? true : undefined), 60_000, "dropped spans counted");
     failing = false;
   });
 });

@@ -13,6 +13,8 @@ export interface FinishedSpan {
   endUnixNano: bigint;
   error: boolean;
   attributes: Record<string, string | number | boolean>;
+  /** server (the request's span, the default) or internal (a phase within it). */
+  kind?: "server" | "internal";
 }
 
 type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
@@ -24,7 +26,8 @@ const anyValue = (value: string | number | boolean): AnyValue =>
 
 const attributes = (values: Record<string, string | number | boolean>) => Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
 
-/** SPAN_KIND_SERVER; STATUS_CODE_UNSET / STATUS_CODE_ERROR (opentelemetry-proto trace.proto). */
+/** SPAN_KIND_INTERNAL / SPAN_KIND_SERVER; STATUS_CODE_UNSET / STATUS_CODE_ERROR (opentelemetry-proto trace.proto). */
+const SPAN_KIND_INTERNAL = 1;
 const SPAN_KIND_SERVER = 2;
 const STATUS_UNSET = 0;
 const STATUS_ERROR = 2;
@@ -41,7 +44,7 @@ export function otlpTraceRequest(resource: Record<string, string>, scope: { name
           spanId: s.spanId,
           ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
           name: s.name,
-          kind: SPAN_KIND_SERVER,
+          kind: s.kind === "internal" ? SPAN_KIND_INTERNAL : SPAN_KIND_SERVER,
           startTimeUnixNano: String(s.startUnixNano),
           endTimeUnixNano: String(s.endUnixNano),
           attributes: attributes(s.attributes),
