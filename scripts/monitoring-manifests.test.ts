@@ -1,6 +1,6 @@
 // The monitoring manifests: deploy/kubernetes/components/monitoring (ServiceMonitor, PrometheusRule) rendered through
 // overlays/example-monitoring, and deploy/monitoring/grafana-dashboard.json. Structure checked against the operator's
-// CRD fields and Grafana's required ones; every metric any of them names checked against what the agent's metrics
+// CRD schemas (@kubernetes-models/prometheus-operator) and the fields we use, Grafana's required ones; every metric any of them names checked against what the agent's metrics
 // code registers (so renaming a metric there fails here).
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -76,6 +76,16 @@ describe("PrometheusRule and ServiceMonitor (deploy/kubernetes/components/monito
     expect((await Promise.all(builtIn.map(schemaErrors))).flat()).toEqual([]);
     expect(builtIn.flatMap(unknownFieldErrors)).toEqual([]);
     expect(crossReferenceErrors(overlay)).toEqual([]);
+  });
+
+  it("the ServiceMonitor and the PrometheusRule are valid against the operator's own CRD schemas", async () => {
+    const custom = overlay.filter(isCustom);
+    expect(custom).toHaveLength(2);
+    expect((await Promise.all(custom.map(schemaErrors))).flat()).toEqual([]);
+    // The schemas do refuse a wrong object: a numeric endpoint port (the CRD wants the port's name).
+    const bad = structuredClone(custom.find((o) => o.kind === "ServiceMonitor")!) as K8sObject & { spec: { endpoints: Array<{ port: unknown }> } };
+    bad.spec.endpoints[0]!.port = 8000;
+    expect((await schemaErrors(bad)).join("\n")).toMatch(/port must be string/);
   });
 
   it("the ServiceMonitor scrapes the agents' Service on its oip port at /metrics, with the token the agents require", () => {

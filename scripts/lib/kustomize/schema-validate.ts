@@ -8,10 +8,15 @@ import { podSpecOf } from "./render";
 type Validatable = { validate(): void };
 type ModelClass = new (data: unknown) => Validatable;
 
-/** The module of a kind's model: core kinds under v1/, the others under their group. */
+/** API groups of custom resources whose CRD schemas ship as their own models package. */
+const CRD_MODELS: Readonly<Record<string, string>> = { "monitoring.coreos.com": "@kubernetes-models/prometheus-operator" };
+
+/** The module of a kind's model: core kinds under v1/, the others under their group (a CRD's in its package). */
 export function modelPath(apiVersion: string, kind: string): string {
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") as [string, string] : ["", apiVersion];
   if (!/^[A-Za-z0-9.-]*$/.test(group) || !/^v\d+[a-z0-9]*$/.test(version) || !/^[A-Z][A-Za-z0-9]*$/.test(kind)) throw new Error(`not a Kubernetes type: ${apiVersion} ${kind}`);
+  const crd = CRD_MODELS[group];
+  if (crd) return `${crd}/${group}/${version}/${kind}`;
   return group ? `kubernetes-models/${group}/${version}/${kind}` : `kubernetes-models/${version}/${kind}`;
 }
 
