@@ -83,6 +83,54 @@ async function expectSameAnswer(name: string, bytes: Uint8Array, inputs: Array<{
 
 const floats = (count: number, seed: number) => seededFloats(count, seed);
 
+/**
+ * Every row, sent alone (concurrently, so the dispatcher batches them) and all in one request, equals session.run on
+ * that row alone. The model has one input x and one output y; `model` is its bytes or a path (external data beside it).
+ */
+async function expectRowsMatchSessionRun(name: string, model: Uint8Array | string, rowShape: number[], seed: number) {
+  const perRow = rowShape.reduce((a, b) => a * b, 1);
+  const rows = Array.from({ length: 6 }, (_, i) => floats(perRow, seed + i));
+  const infer = async (batch: number[][]) => {
+    const response = await fetch(`${agent.url}/v2/models/${name}/infer`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ inputs: [{ name: "x", shape: [batch.length, ...rowShape], datatype: "FP32", data: batch.flat() }] }),
+    });
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    const y = (body.outputs as Array<{ name: string; data: number[] }>).find((o) => o.name === "y")!.data;
+    const perAnswer = y.length / batch.length;
+    return batch.map((_, r) => y.slice(perAnswer * r, perAnswer * (r + 1)));
+  };
+  const alone = await Promise.all(rows.map((row) => infer([row]).then((r) => r[0]!)));
+  const together = await infer(rows);
+  const session = typeof model === "string" ? await ort.InferenceSession.create(model) : await ort.InferenceSession.create(Buffer.from(model));
+  try {
+    for (const [r, row] of rows.entries()) {
+      const expected = Array.from((await session.run({ x: new ort.Tensor("float32", Float32Array.from(row), [1, ...rowShape]) })).y!.data as Float32Array);
+      for (const answer of [alone[r]!, together[r]!]) {
+        expect(answer.length).toBe(expected.length);
+        answer.forEach((v, i) => expect(Math.abs(v - expected[i]!)).toBeLessThanOrEqual(1e-5));
+      }
+    }
+  } finally {
+    await session.release();
+  }
+}
+
+/** Profiles the deployment at t = 1, b ∈ {1, 2} through the agent and plans B = 2 from that profile. */
+async function expectProfiledAndPlanned(deploymentId: string) {
+  const { profileId } = await createCaller(contextFor(ml)).profiles.create({ deploymentId, threads: [1], batches: [1, 2] });
+  const measured = await until(async () => {
+    const p = await db().profile.findUniqueOrThrow({ where: { id: profileId }, include: { cells: true } });
+    if (p.status === "failed") throw new Error(`profile failed: ${JSON.stringify(p)}`);
+    return p.status === "complete" ? p : undefined;
+  }, "the profile to complete", 120_000);
+  expect(measured.cells.map((c) => [c.threads, c.batch]).sort()).toEqual([[1, 1], [1, 2]]);
+  const proposal = await createCaller(contextFor(admin)).proposals.create({ deploymentId, profileId, batchSize: 2, reason: "the measured plan" });
+  const items = (await db().proposal.findUniqueOrThrow({ where: { id: proposal.id } })).items as Array<{ count: number; batch: number }>;
+  expect(items.reduce((n, g) => n + g.count * g.batch, 0)).toBe(2);
+}
+
 beforeAll(async () => {
   Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, LOG_LEVEL: "error" });
   resetEnvForTests();
@@ -105,31 +153,40 @@ afterAll(async () => {
 });
 
 describe("third-party-shaped models, end to end", () => {
-  it("weights in Constant nodes: 144 parameters, served", async () => {
+  it("weights in Constant nodes: 144 parameters, served (batched = session.run row by row), profiled and planned", async () => {
     const bytes = constantWeightsModel();
     const { name, result } = await upload(bytes);
     const version = await db().modelVersion.findUniqueOrThrow({ where: { id: result.version.id } });
     expect(readStoredAnalysis(version.analysis)!.summary.parameters.parameters).toBe(144);
-    await served(version.id, () => expectSameAnswer(name, bytes, [{ name: "x", shape: [3, 8], data: floats(24, 1) }]));
-  }, 120_000);
+    await served(version.id, async (deploymentId) => {
+      await expectRowsMatchSessionRun(name, bytes, [8], 10);
+      await expectProfiledAndPlanned(deploymentId);
+    });
+  }, 240_000);
 
-  it("an If with weights in its branches: 64 parameters, served", async () => {
+  it("an If with weights in its branches: 64 parameters, served (batched = session.run row by row), profiled and planned", async () => {
     const bytes = ifModel();
     const { name, result } = await upload(bytes);
     const version = await db().modelVersion.findUniqueOrThrow({ where: { id: result.version.id } });
     expect(readStoredAnalysis(version.analysis)!.summary.parameters.parameters).toBe(64);
-    await served(version.id, () => expectSameAnswer(name, bytes, [{ name: "x", shape: [2, 8], data: floats(16, 2) }]));
-  }, 120_000);
+    await served(version.id, async (deploymentId) => {
+      await expectRowsMatchSessionRun(name, bytes, [8], 20);
+      await expectProfiledAndPlanned(deploymentId);
+    });
+  }, 240_000);
 
-  it("a quantized model: 128 uint8 parameters, served", async () => {
+  it("a quantized model: 128 uint8 parameters, served (batched = session.run row by row), profiled and planned", async () => {
     const bytes = quantizedModel();
     const { name, result } = await upload(bytes);
     const version = await db().modelVersion.findUniqueOrThrow({ where: { id: result.version.id } });
     expect(readStoredAnalysis(version.analysis)!.summary.parameters.parameters).toBe(128);
-    await served(version.id, () => expectSameAnswer(name, bytes, [{ name: "x", shape: [2, 16], data: floats(32, 3) }]));
-  }, 120_000);
+    await served(version.id, async (deploymentId) => {
+      await expectRowsMatchSessionRun(name, bytes, [16], 30);
+      await expectProfiledAndPlanned(deploymentId);
+    });
+  }, 240_000);
 
-  it("two dynamic image dimensions: refused without values (naming both, nothing stored), served at the values given", async () => {
+  it("two dynamic image dimensions: refused without values (naming both, nothing stored), served at the values given (batched = session.run row by row), profiled and planned", async () => {
     const bytes = dynamicImageModel();
     const before = await db().model.count();
     await expect(upload(bytes)).rejects.toThrow('give a value for each dynamic dimension besides the batch (dims=p2o.DynamicDimension.1=…,p2o.DynamicDimension.2=…): x[2] "p2o.DynamicDimension.1", x[3] "p2o.DynamicDimension.2"');
@@ -144,11 +201,12 @@ describe("third-party-shaped models, end to end", () => {
     // 2 × 4·16·12 × 27 + 4·16·12 = 41,472 + 768 = 42,240 FLOPs a sample at 16×12.
     expect(analysis.flops.status === "counted" && analysis.flops.perSample.total).toBe(42_240);
     await served(version.id, async (deploymentId) => {
-      await expectSameAnswer(name, bytes, [{ name: "x", shape: [2, 3, 16, 12], data: floats(2 * 3 * 16 * 12, 4) }]);
+      await expectRowsMatchSessionRun(name, bytes, [3, 16, 12], 40);
       // The profile asks for the same values, and refuses one the model does not have.
       await expect(createCaller(contextFor(ml)).profiles.create({ deploymentId, threads: [1], batches: [1], dimensions: { height: 3 } })).rejects.toThrow(/no dynamic dimension "height"/);
+      await expectProfiledAndPlanned(deploymentId);
     });
-  }, 180_000);
+  }, 240_000);
 
   it("recurrent state [layers, batch, hidden] and a scalar input: served unbatched, profiled at b = 1, b > 1 refused at proposal", async () => {
     const bytes = recurrentModel({ scalarInput: true });
@@ -215,32 +273,6 @@ describe("a model with its weights in external data files, uploaded as one archi
     }
   });
 
-  /** Every row answered by the agent (sent alone, concurrently so the dispatcher batches them, and as one request) equals session.run on that row alone. */
-  async function expectRowsMatch(name: string) {
-    const rows = Array.from({ length: 6 }, (_, i) => floats(8, 70 + i));
-    const infer = async (batch: number[][]) => {
-      const response = await fetch(`${agent.url}/v2/models/${name}/infer`, {
-        method: "POST", headers: { "content-type": "application/json" },
-        body: JSON.stringify({ inputs: [{ name: "x", shape: [batch.length, 8], datatype: "FP32", data: batch.flat() }] }),
-      });
-      const body = await response.json();
-      expect(response.status, JSON.stringify(body)).toBe(200);
-      const y = (body.outputs as Array<{ name: string; data: number[] }>).find((o) => o.name === "y")!.data;
-      return batch.map((_, r) => y.slice(4 * r, 4 * r + 4));
-    };
-    const alone = await Promise.all(rows.map((row) => infer([row]).then((r) => r[0]!)));
-    const together = await infer(rows);
-    const session = await ort.InferenceSession.create(join(localDir, "model.onnx"));
-    try {
-      for (const [r, row] of rows.entries()) {
-        const expected = Array.from((await session.run({ x: new ort.Tensor("float32", Float32Array.from(row), [1, 8]) })).y!.data as Float32Array);
-        for (const answer of [alone[r]!, together[r]!]) answer.forEach((v, i) => expect(Math.abs(v - expected[i]!)).toBeLessThanOrEqual(1e-5));
-      }
-    } finally {
-      await session.release();
-    }
-  }
-
   it("as .tar and as .zip: one bundle either way, 208 parameters, served (batched = session.run row by row), profiled and planned", async () => {
     const tar = await uploadArchive(tarArchive(entries("resnet-ish/")));
     const zip = await uploadArchive(zipArchive(entries("", true)));
@@ -255,17 +287,8 @@ describe("a model with its weights in external data files, uploaded as one archi
     expect(analysis.flops.status).toBe("counted");
 
     await served(version.id, async (deploymentId) => {
-      await expectRowsMatch(tar.name);
-      const caller = createCaller(contextFor(ml));
-      const { profileId } = await caller.profiles.create({ deploymentId, threads: [1], batches: [1, 2] });
-      const measured = await until(async () => {
-        const p = await db().profile.findUniqueOrThrow({ where: { id: profileId }, include: { cells: true } });
-        if (p.status === "failed") throw new Error(`profile failed: ${JSON.stringify(p)}`);
-        return p.status === "complete" ? p : undefined;
-      }, "the profile to complete", 120_000);
-      expect(measured.cells.map((c) => [c.threads, c.batch]).sort()).toEqual([[1, 1], [1, 2]]);
-      const proposal = await createCaller(contextFor(admin)).proposals.create({ deploymentId, profileId, batchSize: 2, reason: "the measured plan" });
-      expect((await db().proposal.findUniqueOrThrow({ where: { id: proposal.id } })).items).toMatchObject([{ batch: expect.any(Number) }]);
+      await expectRowsMatchSessionRun(tar.name, join(localDir, "model.onnx"), [8], 70);
+      await expectProfiledAndPlanned(deploymentId);
     });
   }, 240_000);
 
