@@ -4,16 +4,16 @@ import { useState } from "react";
 import { useTRPC } from "@/trpc/react";
 import { fieldError } from "./field-error";
 import { formatTime } from "./format-time";
+import { OneTimeSecret } from "./one-time-secret";
 
 export function AgentTokens() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.agentTokens.list.queryOptions());
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
-  const [copied, setCopied] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.agentTokens.list.queryKey() });
   const create = useMutation(trpc.agentTokens.create.mutationOptions({
-    onSuccess: (row) => { setCreated({ name: row.name, token: row.token }); setCopied(false); void refresh(); },
+    onSuccess: (row) => { setCreated({ name: row.name, token: row.token }); void refresh(); },
   }));
   const revoke = useMutation(trpc.agentTokens.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const nameError = fieldError(create.error, "name");
@@ -24,24 +24,15 @@ export function AgentTokens() {
     create.mutate({ name: String(new FormData(form).get("name")) }, { onSuccess: () => form.reset() });
   }
 
-  async function copy(token: string) {
-    await navigator.clipboard?.writeText(token).then(() => setCopied(true), () => setCopied(false));
-  }
 
   return (
     <>
       <section className="section">
         <h2>New agent token</h2>
         {created && (
-          <div className="token-once" data-testid="new-token">
-            <strong>Token for “{created.name}”. Copy it now: it is not shown again.</strong>
-            <div className="token-row">
-              <code data-testid="new-token-value">{created.token}</code>
-              <button type="button" className="btn small" onClick={() => copy(created.token)}>{copied ? "Copied" : "Copy"}</button>
-              <button type="button" className="btn small" onClick={() => setCreated(null)}>Done</button>
-            </div>
-            <div className="kv-inline">The agent sends it on every call to the agent API as <code>Authorization: Bearer &lt;token&gt;</code>.</div>
-          </div>
+          <OneTimeSecret key={created.token} title={`Token for “${created.name}”.`} secret={created.token} testId="new-token" valueTestId="new-token-value" onDone={() => setCreated(null)}>
+            The agent sends it on every call to the agent API as <code>Authorization: Bearer &lt;token&gt;</code>.
+          </OneTimeSecret>
         )}
         <form className="form inline panel" onSubmit={submit} data-testid="create-token-form" style={{ gridTemplateColumns: "minmax(200px, 360px) max-content" }}>
           <label className="form-field"><span>Name {nameError && <em className="form-field-error">{nameError}</em>}</span>

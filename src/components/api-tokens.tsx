@@ -5,6 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "@/trpc/react";
 import { fieldError } from "./field-error";
 import { formatTime } from "./format-time";
+import { OneTimeSecret } from "./one-time-secret";
 
 type Role = "ml_engineer" | "sre" | "manager" | "admin";
 
@@ -13,10 +14,9 @@ export function ApiTokens({ roles }: { roles: Array<{ value: Role; label: string
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.apiTokens.list.queryOptions());
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
-  const [copied, setCopied] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.apiTokens.list.queryKey() });
   const create = useMutation(trpc.apiTokens.create.mutationOptions({
-    onSuccess: (row) => { setCreated({ name: row.name, token: row.token }); setCopied(false); void refresh(); },
+    onSuccess: (row) => { setCreated({ name: row.name, token: row.token }); void refresh(); },
   }));
   const revoke = useMutation(trpc.apiTokens.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const nameError = fieldError(create.error, "name");
@@ -33,15 +33,9 @@ export function ApiTokens({ roles }: { roles: Array<{ value: Role; label: string
       <section className="section">
         <h2>New API token</h2>
         {created && (
-          <div className="token-once" data-testid="new-api-token">
-            <strong>Token “{created.name}”. Copy it now: it is not shown again.</strong>
-            <div className="token-row">
-              <code data-testid="new-api-token-value">{created.token}</code>
-              <button type="button" className="btn small" onClick={() => void navigator.clipboard?.writeText(created.token).then(() => setCopied(true))}>{copied ? "Copied" : "Copy"}</button>
-              <button type="button" className="btn small" onClick={() => setCreated(null)}>Done</button>
-            </div>
-            <div className="kv-inline">Save it to a file only you can read and run <code>packrat login --url {typeof window === "undefined" ? "URL" : window.location.origin} --token-file FILE</code> (or set <code>PACKRAT_TOKEN</code>), or send <code>Authorization: Bearer &lt;token&gt;</code>.</div>
-          </div>
+          <OneTimeSecret key={created.token} title={`Token “${created.name}”.`} secret={created.token} testId="new-api-token" valueTestId="new-api-token-value" onDone={() => setCreated(null)}>
+            Save it to a file only you can read and run <code>packrat login --url {typeof window === "undefined" ? "URL" : window.location.origin} --token-file FILE</code> (or set <code>PACKRAT_TOKEN</code>), or send <code>Authorization: Bearer &lt;token&gt;</code>.
+          </OneTimeSecret>
         )}
         <form className="form inline panel" onSubmit={submit} data-testid="create-api-token-form" style={{ gridTemplateColumns: "minmax(200px, 320px) minmax(140px, 200px) minmax(120px, 160px) max-content" }}>
           <label className="form-field"><span>Name {nameError && <em className="form-field-error">{nameError}</em>}</span>

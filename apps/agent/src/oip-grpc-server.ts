@@ -129,13 +129,14 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
     let rows = 0;
     const traceparent = call.metadata.get("traceparent");
     const trace = parseTraceparent(traceparent.length === 1 ? String(traceparent[0]) : undefined);
-    const span = requestSpan(trace);
+    // Ids are drawn only when someone will see them: a traced caller, or span export.
+    const span = trace || options.spans ? requestSpan(trace) : undefined;
     const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
       accountRequest(metrics, model, { protocol: "grpc", status, rows, version, startedAt, phases, span }, options.spans);
     // Trailers of every answer; a traced caller (W3C traceparent metadata) gets the agent's span in its trace.
     const trailer = () => {
       const metadata = new grpc.Metadata();
-      if (trace) metadata.set("traceresponse", traceResponse(trace, span.spanId));
+      if (trace && span) metadata.set("traceresponse", traceResponse(trace, span.spanId));
       return metadata;
     };
     const authorization = call.metadata.get("authorization")[0];

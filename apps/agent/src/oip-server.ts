@@ -102,8 +102,9 @@ export function createOipServer(options: OipServerOptions): Server {
     let rows = 0;
     // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).
     const trace = parseTraceparent(request.headers.traceparent);
-    const span = requestSpan(trace);
-    if (trace) response.setHeader("traceresponse", traceResponse(trace, span.spanId));
+    // Ids are drawn only when someone will see them: a traced caller, or span export.
+    const span = trace || options.spans ? requestSpan(trace) : undefined;
+    if (trace && span) response.setHeader("traceresponse", traceResponse(trace, span.spanId));
     const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
       accountRequest(metrics, model, { protocol: "http", status, rows, version, startedAt, phases, span }, options.spans);
     if (options.inferToken && !tokenMatches(request.headers.authorization, options.inferToken)) {

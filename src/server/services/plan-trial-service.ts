@@ -164,7 +164,7 @@ async function ownedRunningTrial(agentId: string, jobId: string, tx: Prisma.Tran
   return { job, params: job.params as unknown as StoredTrialParams };
 }
 
-async function setProposalTrial(tx: Prisma.TransactionClient, proposalId: string, update: (trial: ProposalTrial) => ProposalTrial, done: boolean) {
+async function setProposalTrial(tx: PrismaClient | Prisma.TransactionClient, proposalId: string, update: (trial: ProposalTrial) => ProposalTrial, done: boolean) {
   const proposal = await tx.proposal.findUnique({ where: { id: proposalId } });
   if (!proposal?.trial) return;
   const trial = update(proposalTrialSchema.parse(proposal.trial));
@@ -297,11 +297,7 @@ export async function expireUnclaimedTrials(prisma: PrismaClient | Prisma.Transa
     const { count } = await prisma.job.updateMany({ where: { id: job.id, state: "queued" }, data: { state: "failed", error: reason, finishedAt: new Date(now) } });
     if (count === 0) continue; // claimed meanwhile
     const params = job.params as unknown as StoredTrialParams;
-    const proposal = await prisma.proposal.findUnique({ where: { id: params.proposalId } });
-    if (proposal?.trial) {
-      const trial = { ...proposalTrialSchema.parse(proposal.trial), state: "failed" as const, error: reason };
-      await prisma.proposal.update({ where: { id: proposal.id }, data: { trial: toJsonColumn(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
-    }
+    await setProposalTrial(prisma, params.proposalId, (t) => ({ ...t, state: "failed", error: reason }), true);
   }
   return stale.length;
 }

@@ -221,6 +221,14 @@ async function ownedRunningJob(agentId: string, jobId: string, tx: Prisma.Transa
   return { job, params: profileJobParamsSchema.parse(job.params) };
 }
 
+function assertCellsInGrid(params: ProfileJobParams, cells: readonly ProfileCellReport[]): void {
+  const outside = cells.find((c) => !params.threads.includes(c.threads) || !params.batches.includes(c.batch));
+  if (outside) throw invalidInput(`cell t=${outside.threads}, b=${outside.batch} is not in the job's grid`);
+}
+
+/** A reported cell as its row holds it (peak RSS as BigInt). */
+const cellRow = (c: ProfileCellReport) => ({ ...c, peakRssBytes: c.peakRssBytes === null ? null : BigInt(c.peakRssBytes) });
+
 /** How long after a cancel the agent may still hand in the cells it cut short. */
 const CUT_SHORT_GRACE_MS = 120_000;
 
@@ -237,9 +245,9 @@ export async function recordProfileCells(agentId: string, jobId: string, cells: 
       await tx.job.update({ where: { id: job.id }, data: { progressMessage: `${measured} / ${total} cells; round ${progress?.round ?? "?"}, ${progress?.measuring ?? "?"} cells measuring` } });
       return { measured, total };
     }
+    assertCellsInGrid(params, cells);
     for (const c of cells) {
-      if (!params.threads.includes(c.threads) || !params.batches.includes(c.batch)) throw invalidInput(`cell t=${c.threads}, b=${c.batch} is not in the job's grid`);
-      const data = { ...c, peakRssBytes: c.peakRssBytes === null ? null : BigInt(c.peakRssBytes) };
+      const data = cellRow(c);
       await tx.profileCell.upsert({ where: { profileId_threads_batch: { profileId: params.profileId, threads: c.threads, batch: c.batch } }, create: { profileId: params.profileId, ...data }, update: data });
     }
     const measured = await tx.profileCell.count({ where: { profileId: params.profileId } });
@@ -258,11 +266,8 @@ async function keepCutShortCells(agentId: string, jobId: string, cells: ProfileC
   if (!job || job.agentId !== agentId || job.kind !== "profile" || job.state !== "cancelled") return null;
   if (!job.finishedAt || Date.now() - job.finishedAt.getTime() > CUT_SHORT_GRACE_MS) throw conflict("the job was cancelled too long ago to hand in cut-short cells");
   const params = profileJobParamsSchema.parse(job.params);
-  for (const c of cells) {
-    if (!params.threads.includes(c.threads) || !params.batches.includes(c.batch)) throw invalidInput(`cell t=${c.threads}, b=${c.batch} is not in the job's grid`);
-  }
-  const data = cells.map((c) => ({ profileId: params.profileId, ...c, peakRssBytes: c.peakRssBytes === null ? null : BigInt(c.peakRssBytes) }));
-  await tx.profileCell.createMany({ data, skipDuplicates: true });
+  assertCellsInGrid(params, cells);
+  await tx.profileCell.createMany({ data: cells.map((c) => ({ profileId: params.profileId, ...cellRow(c) })), skipDuplicates: true });
   const measured = await tx.profileCell.count({ where: { profileId: params.profileId } });
   return { measured, total: params.threads.length * params.batches.length };
 }
