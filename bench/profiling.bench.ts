@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { plansByBatch, planLatencyUnder } from "../src/core/profiling/decision-rule";
 import { DECISION_STOPPING_RULE, PAPER_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
 import { buildMobilenetV2 } from "../src/modelzoo/mobilenet-v2";
+import { buildResnet50 } from "../src/modelzoo/resnet50";
 import { buildTinyCnn } from "../src/modelzoo/tiny-models";
 import { ProfileRunner, type ProfiledCell } from "../apps/agent/src/profiler/profile-runner";
 import { readHostTopology } from "../apps/agent/src/topology-reader";
@@ -66,13 +67,15 @@ const bench: Benchmark = {
       const { allowedCpus } = readHostTopology();
       const threads = Array.from({ length: Math.min(2, allowedCpus.length) }, (_, i) => i + 1);
       const cores = Math.max(...threads);
-      // Full: the tiny CNN with every arm (the noise floor, interleaved vs not), MobileNetV2 with the fixed reference
-      // and two decision-aware runs. ResNet-50 is left out: its one fixed 10 + 100 profile of t ∈ {1, 2} ×
-      // b ∈ {1…16} is 110 × 31 samples per thread count, about 11 minutes on 2 quiet cores, and near an hour at
-      // the load average of 12–20 this shared host had; MobileNetV2's noise-floor arms likewise (9 min each).
+      // Full: the tiny CNN and MobileNetV2 with every arm (the noise floor, interleaved vs not), ResNet-50 with the
+      // fixed reference and two decision-aware runs (its two noise-floor pairs alone would take about 16 minutes:
+      // 4 × 110 × 31 samples per thread count at 27–47 ms each).
       const models = [
         { name: "tiny CNN", bytes: buildTinyCnn({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8], noiseFloor: true },
-        ...(quick ? [] : [{ name: "MobileNetV2", bytes: buildMobilenetV2({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8, 16], noiseFloor: false }]),
+        ...(quick ? [] : [
+          { name: "MobileNetV2", bytes: buildMobilenetV2({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8, 16], noiseFloor: true },
+          { name: "ResNet-50", bytes: buildResnet50({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8, 16], noiseFloor: false },
+        ]),
       ];
       const figures: BenchFigure[] = [];
       const rows: BenchTable["rows"] = [];
