@@ -68,13 +68,13 @@ const bench: Benchmark = {
       const threads = Array.from({ length: Math.min(2, allowedCpus.length) }, (_, i) => i + 1);
       const cores = Math.max(...threads);
       // Full: the tiny CNN and MobileNetV2 with every arm (the noise floor, interleaved vs not), ResNet-50 with the
-      // fixed reference and two decision-aware runs (its two noise-floor pairs alone would take about 16 minutes:
-      // 4 × 110 × 31 samples per thread count at 27–47 ms each).
+      // fixed reference and two decision-aware runs: one fixed run of it took 543 s on 2 quiet cores, so its
+      // noise-floor arms (three more fixed runs) would take about 27 minutes. Each model is built when reached.
       const models = [
-        { name: "tiny CNN", bytes: buildTinyCnn({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8], noiseFloor: true },
+        { name: "tiny CNN", build: () => buildTinyCnn({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8], noiseFloor: true },
         ...(quick ? [] : [
-          { name: "MobileNetV2", bytes: buildMobilenetV2({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8, 16], noiseFloor: true },
-          { name: "ResNet-50", bytes: buildResnet50({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8, 16], noiseFloor: false },
+          { name: "MobileNetV2", build: () => buildMobilenetV2({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8, 16], noiseFloor: true },
+          { name: "ResNet-50", build: () => buildResnet50({ seed: 1, producerVersion: "bench" }), batches: [1, 2, 4, 8, 16], noiseFloor: false },
         ]),
       ];
       const figures: BenchFigure[] = [];
@@ -84,7 +84,7 @@ const bench: Benchmark = {
       let seed = 1;
       for (const model of models) {
         const path = join(dir, `${model.name.replace(/\W+/g, "-")}.onnx`);
-        writeFileSync(path, model.bytes);
+        writeFileSync(path, model.build());
         console.log(`  [profiling] ${model.name}: t ∈ {${threads.join(", ")}}, b ∈ {${model.batches.join(", ")}}`);
         const maxBatch = Math.max(...model.batches);
         const run = (rule: StoppingRule, interleave: boolean) => profile(path, threads, model.batches, rule, allowedCpus, interleave, seed++);
