@@ -23,7 +23,7 @@ import { parseProfileCsv } from "../src/cli/profile-csv";
 import { allThreadsShape, oneThreadShape } from "../src/core/optimizer/baselines";
 import { optimize } from "../src/core/optimizer/optimize";
 import type { OptimizedPlan } from "../src/core/optimizer/types";
-import { PRECISION_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
+import { DEFAULT_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
 import { listCores, restrictTopology } from "../src/core/topology/topology-queries";
 import { zooEntry } from "../src/modelzoo/registry";
 import {
@@ -72,7 +72,7 @@ interface Settings {
 }
 
 const FULL: Settings = {
-  budgetMs: 38 * 60_000, trialScope: "all", trial: { rounds: 4, roundMs: 1000, settleMs: 150, minBatchesPerTurn: 3 }, rule: PRECISION_STOPPING_RULE, blockTargetMs: 1500, minPerBlock: 5, maxPerBlock: 200,
+  budgetMs: 38 * 60_000, trialScope: "all", trial: { rounds: 4, roundMs: 1000, settleMs: 150, minBatchesPerTurn: 3 }, rule: DEFAULT_STOPPING_RULE, blockTargetMs: 1500, minPerBlock: 5, maxPerBlock: 200,
 };
 const QUICK: Settings = {
   budgetMs: 3 * 60_000, trialScope: "one", trial: { rounds: 3, roundMs: 60, settleMs: 30, minBatchesPerTurn: 3 }, rule: { kind: "adaptive", warmup: 5, minIterations: 10, maxIterations: 100, relativeHalfWidth: 0.02, confidence: 0.95, maxCellMs: 2000 }, blockTargetMs: 300, minPerBlock: 5, maxPerBlock: 60,
@@ -598,7 +598,7 @@ const bench: Benchmark = {
     const notes = [
       `This host has T = ${cores} cores (${allowedCpus.length} logical CPUs), which leaves the optimizer almost no choice: at B = 1 it is ⟨1,1,1⟩ or ⟨1,2,1⟩; at B ≥ 2 it is ⟨1,2,B⟩ (the default), two one-thread instances (⟨2,1,B/2⟩, which is also the one-thread baseline), one one-thread instance with a core idle, or an uneven split of b across two instances (b ∈ powers of two, so ⟨1,1,2⟩+⟨1,1,6⟩ cannot occur; 8 = 4 + 4 only). Packrat's gains grow with the number of ways T cores can be split: see the authors' 16-core profiles below, where the optimizer picks mixtures the 2-core host cannot express.`,
       "Method: each model is profiled once with the agent's profiler (one pinned ONNX Runtime session per thread count, t = 1…T, b = 1, 2, 4, 8; " +
-        (quick ? "adaptive rule capped at 100 iterations and 2 s per cell in quick mode" : "the adaptive rule: ≥ 10 iterations until the 95% CI half-width is ≤ 2% of the mean, ≤ 200 iterations, ≤ 30 s per cell") +
+        (quick ? "adaptive rule capped at 100 iterations and 2 s per cell in quick mode" : "the product's default, decision-aware rule: interleaved rounds of 3 iterations, ≥ 4 rounds, a cell stops once its 95% interval cannot move the plan for any B by more than 2%, ≤ 30 iterations") +
         "); the optimizer picks ⟨i,t,b⟩ for each B from the cell means. Three standalone agents serve the same model — A: Packrat's plan, B: ⟨1,T,B⟩, C: k = min(B,T) one-thread instances — each reconfigured live (SIGHUP) for each B. " +
         `For each B, ${REPETITIONS} repetitions of A, B, C interleaved in rotating order (A B C, B C A, C A B, …, so no configuration always follows the same one); each block starts after a ${SETTLE_MS} ms pause (ONNX Runtime's pool threads spin for a while after a run with t > 1 and would slow whichever block came next: a first quick run without the pause measured identical plans 2–4× apart), then one warm-up request (not counted), then n requests of one binary OIP tensor of B rows, one outstanding (closed loop), batch timeout 0, the same seeded tensors for all three. ` +
         "Latency is the client's (send → last byte); Server-Timing's compute (dispatch → result) is what the prediction is compared with.",
