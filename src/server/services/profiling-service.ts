@@ -3,7 +3,6 @@
 // Lifecycle: queued → running → done | failed | cancelled; a lost agent's job is requeued once, then failed.
 import { artifactFormatOf } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
-import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
 import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
@@ -86,14 +85,7 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
   const placement = input.cpus === "serving" ? "serving" : selection.kind;
   const measuredCpus = placement === "free" ? selection.cpus : deployment.cpus;
   const dimensions = { ...(version.servingDims as Record<string, number>), ...(input.dimensions ?? {}) };
-  if (found) {
-    try {
-      checkDimensionValues(found.axes, dimensions);
-    } catch (error) {
-      if (error instanceof ModelAnalysisInputError) throw invalidInput(error.message, { field: error.parameter });
-      throw error;
-    }
-  }
+  if (found) checkDimensionValues(found.axes, dimensions);
   const batchAxes = found && Object.keys(found.batchAxes).length ? { batchAxes: found.batchAxes } : {};
   return prisma.$transaction(async (tx) => {
     const jobId = randomUUID();
