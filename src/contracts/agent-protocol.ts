@@ -207,5 +207,23 @@ export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 
 export const heartbeatResponseSchema = z.object({ ok: z.literal(true), revision: z.number().int().min(0) });
 
-/** Errors on every agent route: 4xx/5xx with this body. */
-export const agentErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+/**
+ * Errors on every agent route: 4xx/5xx with this body. `code` is the domain's word and what a caller acts on, never
+ * the message (written for people): a service's code (NOT_FOUND, CONFLICT, INVALID_INPUT, …), src/core's own for a
+ * refused input (too_large, cannot-fit, …), BAD_REQUEST for a query or body its contract refused, UNAUTHORIZED,
+ * UNAVAILABLE (retry), or one of AGENT_ERROR_CODES. `parameter` names the input at fault; `allowed` lists the values
+ * accepted where the value was outside a closed set.
+ */
+export const agentErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    parameter: z.string().optional(),
+    allowed: z.array(z.string()).optional(),
+  }),
+});
+export type AgentErrorBody = z.infer<typeof agentErrorSchema>["error"];
+
+/** Codes of the agent API's own refusals. unknown_job_kind: GET /jobs/next named a kind this control plane does not
+ *  run (`allowed` lists those it does; an agent newer than its control plane narrows its kinds to them). */
+export const AGENT_ERROR_CODES = { unknownJobKind: "unknown_job_kind" } as const;
