@@ -4,7 +4,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { CoreInputError } from "@/core/errors/core-input-error";
 import { DomainError, type DomainErrorCode } from "./domain-errors";
 
-export const trpcCodeFor: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
+const trpcCodeFor: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   NOT_FOUND: "NOT_FOUND",
   CONFLICT: "CONFLICT",
   INVALID_INPUT: "BAD_REQUEST",
@@ -15,7 +15,7 @@ export const trpcCodeFor: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   RATE_LIMITED: "TOO_MANY_REQUESTS",
 };
 
-export const httpStatusFor: Record<DomainErrorCode, number> = {
+const httpStatusFor: Record<DomainErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   INVALID_INPUT: 400,
