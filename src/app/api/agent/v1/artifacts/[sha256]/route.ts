@@ -3,7 +3,7 @@
 // deployed to the calling agent or named by a live job for it; anything else is 403, whether or not the hash exists,
 // so a token cannot probe the registry (artifactForAgent).
 import { Readable } from "node:stream";
-import { artifactParamsSchema } from "@/contracts/agent-routes";
+import { artifactPathParamsSchema } from "@/contracts/agent-protocol";
 import { agentRoute } from "@/server/agent-auth/agent-route";
 import { artifactForAgent, type AgentArtifact } from "@/server/services/agent-artifacts-service";
 
@@ -22,5 +22,5 @@ function fileResponse(artifact: AgentArtifact): Response {
   });
 }
 
-export const GET = agentRoute({ access: "token", params: artifactParamsSchema }, async ({ agent, params, requestId }) =>
+export const GET = agentRoute({ access: "token", params: artifactPathParamsSchema }, async ({ agent, params, requestId }) =>
   fileResponse(await artifactForAgent(agent, params.sha256, requestId)));

@@ -1,7 +1,7 @@
 // GET /api/agent/v1/jobs/next[?kinds=profile,load_test] — long-poll: the agent's next job (claimed for it), or
 // {"job": null} after the hold; 401 at once when the token is revoked meanwhile. `kinds` lists the job kinds the agent
 // runs; without it, profiling only (older agents); an unknown kind is 400 unknown_job_kind with the kinds known.
-import { nextJobQuerySchema } from "@/contracts/agent-routes";
+import { nextJobQuerySchema } from "@/contracts/agent-jobs";
 import { agentRoute } from "@/server/agent-auth/agent-route";
 import { env } from "@/server/env";
 import { nextJobForAgent } from "@/server/services/agent-jobs-service";
