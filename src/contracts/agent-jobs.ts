@@ -4,11 +4,36 @@
 import { z } from "zod";
 import { jsonValueSchema } from "./json-value";
 import { artifactFormatSchema } from "./artifact-format";
+import { AGENT_ERROR_CODES } from "./agent-protocol";
 
 /** Every job kind an agent runs: the one list the control plane, its routes and the agent share. */
 export const AGENT_JOB_KINDS = ["profile", "load_test", "profile_probe", "plan_trial"] as const;
 export const agentJobKindSchema = z.enum(AGENT_JOB_KINDS);
 export type AgentJobKind = z.infer<typeof agentJobKindSchema>;
+
+/** GET /jobs/{id}/…: the job id in the path. */
+export const jobPathParamsSchema = z.object({ id: z.string().min(1).max(128) });
+
+/**
+ * GET /jobs/next?kinds=profile,load_test: the job kinds the agent runs, comma-separated; without it, profiling only
+ * (older agents). An unknown kind is refused with code unknown_job_kind and the known ones in `allowed` (an agent
+ * newer than its control plane narrows its list to them); the message keeps the words older agents read.
+ */
+export const nextJobQuerySchema = z.object({
+  kinds: z.string().optional().transform((raw, ctx) => {
+    const asked = raw?.split(",") ?? ["profile"];
+    const unknown = asked.filter((k) => !(AGENT_JOB_KINDS as readonly string[]).includes(k));
+    if (unknown.length > 0 || asked.length === 0) {
+      ctx.addIssue({
+        code: "custom", message: `unknown job kind ${unknown.join(", ") || "(none)"}; known: ${AGENT_JOB_KINDS.join(", ")}`,
+        params: { code: AGENT_ERROR_CODES.unknownJobKind, allowed: [...AGENT_JOB_KINDS] },
+      });
+      return z.NEVER;
+    }
+    return asked as AgentJobKind[];
+  }),
+});
+export type NextJobQuery = z.infer<typeof nextJobQuerySchema>;
 
 const roundIterations = z.number().int().min(1).max(1000);
 export const stoppingRuleSchema = z.discriminatedUnion("kind", [

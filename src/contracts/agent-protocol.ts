@@ -70,6 +70,22 @@ export const desiredDeploymentSchema = z.object({
 });
 export type DesiredDeployment = z.infer<typeof desiredDeploymentSchema>;
 
+/** GET /desired?after=<revision>: the revision the agent holds (absent: 0). */
+export const desiredQuerySchema = z.object({
+  after: z.string().optional().transform((raw, ctx) => {
+    const after = Number(raw ?? "0");
+    if (!Number.isInteger(after) || after < 0) {
+      ctx.addIssue({ code: "custom", message: `must be a non-negative integer, got "${raw}"` });
+      return z.NEVER;
+    }
+    return after;
+  }),
+});
+export type DesiredQuery = z.infer<typeof desiredQuerySchema>;
+
+/** GET /artifacts/{sha256}: a model file's content hash in the path. */
+export const artifactPathParamsSchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits") });
+
 export const desiredStateSchema = z.object({
   /** Per-agent revision: bumps whenever any deployment's desired state changes. */
   revision: z.number().int().min(0),
@@ -207,5 +223,23 @@ export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 
 export const heartbeatResponseSchema = z.object({ ok: z.literal(true), revision: z.number().int().min(0) });
 
-/** Errors on every agent route: 4xx/5xx with this body. */
-export const agentErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+/**
+ * Errors on every agent route: 4xx/5xx with this body. `code` is the domain's word and what a caller acts on, never
+ * the message (written for people): a service's code (NOT_FOUND, CONFLICT, INVALID_INPUT, …), src/core's own for a
+ * refused input (too_large, cannot-fit, …), BAD_REQUEST for a query or body its contract refused, UNAUTHORIZED,
+ * UNAVAILABLE (retry), or one of AGENT_ERROR_CODES. `parameter` names the input at fault; `allowed` lists the values
+ * accepted where the value was outside a closed set.
+ */
+export const agentErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    parameter: z.string().optional(),
+    allowed: z.array(z.string()).optional(),
+  }),
+});
+export type AgentErrorBody = z.infer<typeof agentErrorSchema>["error"];
+
+/** Codes of the agent API's own refusals. unknown_job_kind: GET /jobs/next named a kind this control plane does not
+ *  run (`allowed` lists those it does; an agent newer than its control plane narrows its kinds to them). */
+export const AGENT_ERROR_CODES = { unknownJobKind: "unknown_job_kind" } as const;

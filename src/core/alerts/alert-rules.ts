@@ -1,3 +1,4 @@
+import { CoreInputError } from "../errors/core-input-error";
 import { safeUtilization } from "../planning/queueing";
 
 /*
@@ -106,9 +107,10 @@ export interface AlertEvaluation {
 /** The rules that read what an agent reports about a deployment. */
 const REPORTED_RULES: readonly AlertRule[] = ["instance_crashed", "latency_above_predicted", "queue_rejections", "slo_breached", "utilization_above_safe"];
 
-export class AlertRuleError extends Error {
+export class AlertRuleError extends CoreInputError<"invalid-threshold"> {
   override readonly name = "AlertRuleError";
-  constructor(readonly code: "invalid-threshold", readonly parameter: string, message: string) { super(`${parameter}: ${message}`); }
+  declare readonly parameter: string;
+  constructor(code: "invalid-threshold", parameter: string, message: string) { super(code, parameter, `${parameter}: ${message}`); }
 }
 
 function checkThresholds(t: AlertThresholds): void {

@@ -1,3 +1,5 @@
+import { CoreInputError } from "../errors/core-input-error";
+
 /** Why the allocator refused; `parameter` names the input to change. */
 export type AllocatorErrorCode =
   | "invalid-plan"
@@ -6,13 +8,10 @@ export type AllocatorErrorCode =
   | "cannot-fit"
   | "cannot-fit-locally";
 
-export class AllocatorError extends Error {
+export class AllocatorError extends CoreInputError<AllocatorErrorCode> {
   override readonly name = "AllocatorError";
-  constructor(
-    readonly code: AllocatorErrorCode,
-    readonly parameter: string,
-    message: string,
-  ) {
-    super(message);
+  declare readonly parameter: string;
+  constructor(code: AllocatorErrorCode, parameter: string, message: string) {
+    super(code, parameter, message);
   }
 }

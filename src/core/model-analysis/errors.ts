@@ -1,12 +1,11 @@
+import { CoreInputError } from "../errors/core-input-error";
+
 /** Bad input to the model analysis: names the parameter at fault. */
-export class ModelAnalysisInputError extends Error {
-  readonly code: string;
-  readonly parameter: string;
+export class ModelAnalysisInputError extends CoreInputError {
+  declare readonly parameter: string;
 
   constructor(code: string, parameter: string, message: string) {
-    super(`${parameter}: ${message}`);
+    super(code, parameter, `${parameter}: ${message}`);
     this.name = "ModelAnalysisInputError";
-    this.code = code;
-    this.parameter = parameter;
   }
 }

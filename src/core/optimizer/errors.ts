@@ -1,14 +1,13 @@
+import { CoreInputError } from "../errors/core-input-error";
+
 export type OptimizerInputErrorCode = "invalid_cores" | "invalid_batch" | "invalid_tolerance" | "too_large" | "invalid_option";
 
 /** A request the optimizer refuses; `parameter` names the offending field. */
-export class OptimizerInputError extends Error {
-  readonly code: OptimizerInputErrorCode;
-  readonly parameter: string;
+export class OptimizerInputError extends CoreInputError<OptimizerInputErrorCode> {
+  declare readonly parameter: string;
 
   constructor(code: OptimizerInputErrorCode, parameter: string, message: string) {
-    super(`${parameter}: ${message}`);
+    super(code, parameter, `${parameter}: ${message}`);
     this.name = "OptimizerInputError";
-    this.code = code;
-    this.parameter = parameter;
   }
 }

@@ -2,6 +2,8 @@
  * Typed input errors for the planning models. Every guard names the parameter it rejects, so a planner form can
  * put the message next to the right field, and no model ever answers NaN or Infinity instead of refusing.
  */
+import { CoreInputError } from "../errors/core-input-error";
+
 export type PlanningInputErrorCode =
   | "not_finite" // NaN, ±Infinity or not a number at all
   | "not_positive" // must be > 0
@@ -12,15 +14,12 @@ export type PlanningInputErrorCode =
   | "infeasible" // the target cannot be met by any load, e.g. an idle server already misses the budget
   | "inconsistent"; // inputs contradict each other, e.g. a subset count larger than its set
 
-export class PlanningInputError extends Error {
+export class PlanningInputError extends CoreInputError<PlanningInputErrorCode> {
   override readonly name = "PlanningInputError";
-  constructor(
-    readonly code: PlanningInputErrorCode,
-    /** The offending input, as the caller spelled it (e.g. "arrivalRatePerS"). */
-    readonly parameter: string,
-    message: string,
-  ) {
-    super(`${parameter}: ${message}`);
+  /** The offending input, as the caller spelled it (e.g. "arrivalRatePerS"). */
+  declare readonly parameter: string;
+  constructor(code: PlanningInputErrorCode, parameter: string, message: string) {
+    super(code, parameter, `${parameter}: ${message}`);
   }
 }
 

@@ -1,3 +1,5 @@
+import { CoreInputError } from "../errors/core-input-error";
+
 /**
  * A single-instance latency profile (Packrat §3.2): L[t][b] = mean batch latency of ONE instance running with t
  * intra-op threads on a batch of b samples. Any subset of (t, b) cells may be present.
@@ -13,15 +15,13 @@ export type Profile = readonly ProfileCell[];
 export type ProfileErrorCode = "invalid_cell" | "duplicate_cell" | "not_a_list";
 
 /** A profile that cannot be used; `index` is the offending cell's position in the input. */
-export class ProfileError extends Error {
-  readonly code: ProfileErrorCode;
-  readonly parameter = "profile";
+export class ProfileError extends CoreInputError<ProfileErrorCode> {
+  declare readonly parameter: "profile";
   readonly index: number | undefined;
 
   constructor(code: ProfileErrorCode, message: string, index?: number) {
-    super(message);
+    super(code, "profile", message);
     this.name = "ProfileError";
-    this.code = code;
     this.index = index;
   }
 }

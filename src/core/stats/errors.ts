@@ -1,14 +1,13 @@
+import { CoreInputError } from "../errors/core-input-error";
+
 /** Bad input to a statistics helper: names the parameter, so callers never get a NaN back instead. */
 export type StatsInputErrorCode = "not_finite" | "out_of_range" | "not_integer" | "too_few_samples" | "bad_encoding";
 
-export class StatsInputError extends Error {
+export class StatsInputError extends CoreInputError<StatsInputErrorCode> {
   override readonly name = "StatsInputError";
-  constructor(
-    readonly code: StatsInputErrorCode,
-    readonly parameter: string,
-    message: string,
-  ) {
-    super(`${parameter}: ${message}`);
+  declare readonly parameter: string;
+  constructor(code: StatsInputErrorCode, parameter: string, message: string) {
+    super(code, parameter, `${parameter}: ${message}`);
   }
 }
 

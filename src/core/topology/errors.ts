@@ -1,3 +1,5 @@
+import { CoreInputError } from "../errors/core-input-error";
+
 /** Why topology input was rejected; `parameter` names the offending input so the agent can say which /sys file was bad. */
 export type TopologyErrorCode =
   | "invalid-cpulist"
@@ -8,13 +10,10 @@ export type TopologyErrorCode =
   | "empty-topology"
   | "invalid-spec";
 
-export class TopologyError extends Error {
+export class TopologyError extends CoreInputError<TopologyErrorCode> {
   override readonly name = "TopologyError";
-  constructor(
-    readonly code: TopologyErrorCode,
-    readonly parameter: string,
-    message: string,
-  ) {
-    super(`${parameter}: ${message}`);
+  declare readonly parameter: string;
+  constructor(code: TopologyErrorCode, parameter: string, message: string) {
+    super(code, parameter, `${parameter}: ${message}`);
   }
 }

@@ -1,101 +1,195 @@
-// The shape of every agent API route: verify the agent token, validate the JSON body against its contract, call
-// one service, map domain errors to statuses once. Errors: `{"error": {"code", "message"}}`.
+// The shape of every agent API route: a declaration (who may call it, the contracts of its path parameters, query and
+// body, whether it is a long-poll) and one service call. The builder verifies the token, validates each part against
+// its contract (src/contracts), calls the handler with the typed values, answers its value as JSON, and maps errors
+// to statuses once. A path that fails its contract names nothing (404); a query or body that fails is 400 saying
+// which field. Every answer is `Cache-Control: no-store` unless the handler's own Response says otherwise (a
+// content-addressed file). Error bodies: agentErrorSchema (src/contracts/agent-protocol.ts).
 import type { z } from "zod";
+import { ENROLLMENT_TOKEN_PREFIX } from "@/server/services/enrollment-tokens-service";
+import type { AgentErrorBody } from "@/contracts/agent-protocol";
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
-import { DomainError } from "@/server/errors/domain-errors";
-import { httpStatusFor } from "@/server/errors/error-mapping";
+import { classifyError } from "@/server/errors/error-mapping";
 import { env } from "@/server/env";
 import { BodyTooLargeError, bodyTooLargeResponse, readLimitedText } from "@/server/http/limited-body";
-import { log } from "@/server/log";
+import { log, requestIdFrom } from "@/server/log";
 import { notifyHub } from "@/server/realtime/notify-hub";
+import type { RegisteringCaller } from "@/server/services/agent-registration-service";
 import { agentTokenRevoked, type AgentIdentity } from "@/server/services/agent-tokens-service";
 import { unauthorizedResponse, verifyAgentBearer } from "./verify-agent-bearer";
 
-export interface AgentRouteContext<T> { agent: AgentIdentity; requestId: string; body: T; request: Request }
+/**
+ * Who may call a route: "registered", an agent token bound to its agent (409 for a token that has not registered
+ * yet); "token", any valid agent token; "enrollment", also an enrollment token (POST /register only).
+ */
+export type AgentAccess = "registered" | "token" | "enrollment";
 
-export function agentError(status: number, code: string, message: string, requestId?: string): Response {
-  return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store", ...(requestId ? { "x-request-id": requestId } : {}) } });
+type CallerFor<A extends AgentAccess> =
+  A extends "registered" ? { agent: AgentIdentity & { agentId: string }; agentId: string }
+  : A extends "token" ? { agent: AgentIdentity }
+  : { caller: RegisteringCaller };
+
+export interface AgentRouteSpec<A extends AgentAccess, P, Q, B> {
+  access: A;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Held open only while the token stays valid: a revocation ends the wait at once with 401. Not with "enrollment". */
+  longPoll?: A extends "enrollment" ? never : boolean;
 }
 
-export async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
-  let text: string;
-  try { text = await readLimitedText(request, env().AGENT_API_MAX_BODY_BYTES); } catch (error) {
-    if (error instanceof BodyTooLargeError) return { ok: false, response: bodyTooLargeResponse(error) };
-    throw error;
-  }
-  let json: unknown;
-  try { json = JSON.parse(text); } catch {
-    return { ok: false, response: agentError(400, "BAD_REQUEST", "the body is not valid JSON") };
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { ok: false, response: agentError(400, "BAD_REQUEST", `${issue.path.join(".") || "body"}: ${issue.message}`) };
-  }
-  return { ok: true, value: parsed.data };
+export type AgentRouteContext<A extends AgentAccess, P, Q, B> = CallerFor<A> & {
+  params: P;
+  query: Q;
+  body: B;
+  requestId: string;
+  request: Request;
+  /** Aborts when the agent hangs up (and, on a long-poll, when its token is revoked): pass it to a wait. */
+  signal: AbortSignal;
+};
+
+/** What a handler answers: a value (sent as JSON, 200) or a Response of its own (204, a stream). */
+export type AgentRouteResult = Response | object;
+
+type NextContext = { params: Promise<Record<string, string>> };
+
+const noStore = { "cache-control": "no-store" } as const;
+
+/** An error with the one body every agent route answers with. */
+export function agentError(status: number, error: AgentErrorBody, requestId?: string): Response {
+  return Response.json({ error }, { status, headers: { ...noStore, ...(requestId ? { "x-request-id": requestId } : {}) } });
 }
+
+/** 204: nothing newer within the hold. */
+export const noContent = (): Response => new Response(null, { status: 204 });
 
 export function mapErrorToResponse(error: unknown, requestId: string): Response {
-  if (error instanceof DomainError) return agentError(httpStatusFor[error.code], error.code, error.message, requestId);
+  const classified = classifyError(error);
+  if (classified) {
+    const { httpStatus, domainCode, message, parameter, allowed } = classified;
+    return agentError(httpStatus, { code: domainCode, message, ...(parameter !== undefined ? { parameter } : {}), ...(allowed ? { allowed } : {}) }, requestId);
+  }
+  if (error instanceof BodyTooLargeError) return bodyTooLargeResponse(error, requestId);
   if (isDatabaseUnavailable(error)) {
     // The agent retries with backoff; one line, no stack: an outage is not a bug.
     log.warn("agent API: database unavailable", { requestId, message: (error as Error).message });
-    const response = agentError(503, "UNAVAILABLE", DATABASE_UNAVAILABLE_MESSAGE, requestId);
+    const response = agentError(503, { code: "UNAVAILABLE", message: DATABASE_UNAVAILABLE_MESSAGE }, requestId);
     response.headers.set("retry-after", "2");
     return response;
   }
   log.error("agent API error", { requestId, error });
-  return agentError(500, "INTERNAL", "internal error", requestId);
+  return agentError(500, { code: "INTERNAL", message: "internal error" }, requestId);
 }
 
-export function agentRoute<T>(schema: z.ZodType<T> | null, handler: (ctx: AgentRouteContext<T>) => Promise<Response>) {
-  return async (request: Request): Promise<Response> => {
-    const verified = await verifyAgentBearer(request);
-    if (!verified.ok) return verified.response;
-    let body = undefined as T;
-    if (schema) {
-      const read = await readJson(request, schema);
-      if (!read.ok) return read.response;
-      body = read.value;
-    }
+type Part = "params" | "query" | "body";
+type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+/** The first issue, as the agent reads it: the field, the code (a contract's own, e.g. unknown_job_kind), the values allowed. */
+function refusal(part: Part, error: z.ZodError, requestId: string): Response {
+  const issue = error.issues[0]!;
+  const path = issue.path.map(String).join(".");
+  const declared = issue.code === "custom" ? (issue.params as { code?: unknown; allowed?: unknown } | undefined) : undefined;
+  const allowed = Array.isArray(declared?.allowed) ? declared.allowed.map(String)
+    : issue.code === "invalid_value" ? issue.values.map(String) : undefined;
+  const code = typeof declared?.code === "string" ? declared.code : part === "params" ? "NOT_FOUND" : "BAD_REQUEST";
+  return agentError(part === "params" ? 404 : 400, {
+    code, message: `${path || part}: ${issue.message}`, parameter: path || part, ...(allowed ? { allowed } : {}),
+  }, requestId);
+}
+
+function validate<T>(part: Part, schema: z.ZodType<T> | undefined, value: unknown, requestId: string): Parsed<T> {
+  if (!schema) return { ok: true, value: undefined as T };
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, response: refusal(part, parsed.error, requestId) };
+}
+
+async function readBody<T>(request: Request, schema: z.ZodType<T> | undefined, requestId: string): Promise<Parsed<T>> {
+  if (!schema) return { ok: true, value: undefined as T };
+  let text: string;
+  try { text = await readLimitedText(request, env().AGENT_API_MAX_BODY_BYTES); } catch (error) {
+    if (error instanceof BodyTooLargeError) return { ok: false, response: bodyTooLargeResponse(error, requestId) };
+    throw error;
+  }
+  let json: unknown;
+  try { json = JSON.parse(text); } catch {
+    return { ok: false, response: agentError(400, { code: "BAD_REQUEST", message: "the body is not valid JSON", parameter: "body" }, requestId) };
+  }
+  return validate("body", schema, json, requestId);
+}
+
+type Authenticated = { ok: true; requestId: string; agent?: AgentIdentity; caller?: RegisteringCaller } | { ok: false; response: Response };
+
+async function authenticate(request: Request, access: AgentAccess): Promise<Authenticated> {
+  if (access === "enrollment") {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (bearer?.startsWith(ENROLLMENT_TOKEN_PREFIX)) return { ok: true, requestId: requestIdFrom(request.headers), caller: { kind: "enrollment", token: bearer } };
+  }
+  const verified = await verifyAgentBearer(request);
+  if (!verified.ok) return verified;
+  return { ok: true, requestId: verified.requestId, agent: verified.agent, ...(access === "enrollment" ? { caller: { kind: "agent" as const, agent: verified.agent } } : {}) };
+}
+
+/** The handler's answer with the headers every agent answer has. */
+function finish(result: AgentRouteResult, requestId: string): Response {
+  const response = result instanceof Response ? result : Response.json(result);
+  if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
+  if (!response.headers.has("x-request-id")) response.headers.set("x-request-id", requestId);
+  return response;
+}
+
+export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, B = undefined>(
+  spec: AgentRouteSpec<A, P, Q, B>,
+  handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
+): (request: Request, context?: NextContext) => Promise<Response> {
+  return async (request, context) => {
+    const auth = await authenticate(request, spec.access);
+    if (!auth.ok) return auth.response;
+    const { requestId } = auth;
     try {
-      return await handler({ agent: verified.agent, requestId: verified.requestId, body, request });
+      const params = validate("params", spec.params, context ? await context.params : {}, requestId);
+      if (!params.ok) return params.response;
+      const query = validate("query", spec.query, Object.fromEntries(new URL(request.url).searchParams), requestId);
+      if (!query.ok) return query.response;
+      const body = await readBody(request, spec.body, requestId);
+      if (!body.ok) return body.response;
+      // After the body (read within its limit either way), as the services refused an unregistered token before.
+      if (spec.access === "registered" && !auth.agent!.agentId) {
+        return agentError(409, { code: "CONFLICT", message: "this token has not registered an agent yet: POST /register first" }, requestId);
+      }
+      const caller = spec.access === "registered" ? { agent: auth.agent, agentId: auth.agent!.agentId } : spec.access === "token" ? { agent: auth.agent } : { caller: auth.caller };
+      const ctx = { ...caller, params: params.value, query: query.value, body: body.value, requestId, request, signal: request.signal } as unknown as AgentRouteContext<A, P, Q, B>;
+      if (!spec.longPoll) return finish(await handler(ctx), requestId);
+      return await held(auth.agent!, ctx, handler);
     } catch (error) {
-      return mapErrorToResponse(error, verified.requestId);
+      return mapErrorToResponse(error, requestId);
     }
   };
 }
 
-export interface AgentLongPollContext extends AgentRouteContext<undefined> {
-  /** Aborts when the agent hangs up or its token is revoked: pass it to the wait. */
-  signal: AbortSignal;
-}
-
 /**
- * A long-poll route: as agentRoute, and held open only while the token stays valid. A revocation (NOTIFY
- * packrat_agent_token_revoked, from any replica) ends the wait at once and the agent gets 401, as on its next
- * request; so does a revocation that landed between authentication and listening (checked once listening).
+ * A long-poll: held open only while the token stays valid. A revocation (NOTIFY packrat_agent_token_revoked, from
+ * any replica) ends the wait at once and the agent gets 401, as on its next request; so does a revocation that
+ * landed between authentication and listening (checked once listening).
  */
-export function agentLongPoll(handler: (ctx: AgentLongPollContext) => Promise<Response>) {
-  return agentRoute<undefined>(null, async (ctx) => {
-    const held = new AbortController();
-    let revoked = false;
-    const onRevoked = () => { revoked = true; held.abort(); };
-    const hangUp = () => held.abort();
-    const outer = ctx.request.signal;
-    const stopWatching = await notifyHub().watch("packrat_agent_token_revoked", ctx.agent.tokenId, onRevoked);
-    try {
-      if (outer.aborted) held.abort(); else outer.addEventListener("abort", hangUp, { once: true });
-      if (await agentTokenRevoked(ctx.agent.tokenId)) onRevoked();
-      const response = revoked ? undefined : await handler({ ...ctx, signal: held.signal });
-      if (revoked) {
-        log.info("agent long-poll ended: token revoked", { requestId: ctx.requestId, tokenId: ctx.agent.tokenId });
-        return unauthorizedResponse("the agent token was revoked", ctx.requestId);
-      }
-      return response!;
-    } finally {
-      stopWatching();
-      outer.removeEventListener("abort", hangUp);
+async function held<A extends AgentAccess, P, Q, B>(
+  agent: AgentIdentity, ctx: AgentRouteContext<A, P, Q, B>, handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
+): Promise<Response> {
+  const hold = new AbortController();
+  let revoked = false;
+  const onRevoked = () => { revoked = true; hold.abort(); };
+  const hangUp = () => hold.abort();
+  const outer = ctx.request.signal;
+  const stopWatching = await notifyHub().watch("packrat_agent_token_revoked", agent.tokenId, onRevoked);
+  try {
+    if (outer.aborted) hold.abort(); else outer.addEventListener("abort", hangUp, { once: true });
+    if (await agentTokenRevoked(agent.tokenId)) onRevoked();
+    const result = revoked ? undefined : await handler({ ...ctx, signal: hold.signal });
+    if (revoked) {
+      log.info("agent long-poll ended: token revoked", { requestId: ctx.requestId, tokenId: agent.tokenId });
+      return unauthorizedResponse("the agent token was revoked", ctx.requestId);
     }
-  });
+    return finish(result!, ctx.requestId);
+  } finally {
+    stopWatching();
+    outer.removeEventListener("abort", hangUp);
+  }
 }

@@ -11,7 +11,7 @@ import type { ArtifactStore } from "@/server/artifacts/artifact-store";
 import { storageFailure } from "@/server/artifacts/storage-failure";
 import { env } from "@/server/env";
 import { DomainError } from "@/server/errors/domain-errors";
-import { httpStatusFor } from "@/server/errors/error-mapping";
+import { classifyError } from "@/server/errors/error-mapping";
 import { log, requestIdFrom } from "@/server/log";
 import { ModelRejectedError } from "@/lib/onnx/validate-model";
 import { uploadModel, type UploadLimits } from "@/server/services/models-upload-service";
@@ -115,12 +115,13 @@ export async function handleModelUpload(
       log.info("upload rejected", { ...logFields, code: error.code, message: error.message, ...(error.diagnostics ? { diagnostics: error.diagnostics } : {}) });
       return refuse(REJECTION_STATUS[error.code] ?? 422, error.code, error.message, requestId, "file");
     }
-    if (error instanceof DomainError) {
-      const field = typeof error.details?.field === "string" ? error.details.field : undefined;
-      const response = refuse(httpStatusFor[error.code], error.code, error.message, requestId, field);
-      const retryAfter = error.details?.retryAfterSeconds;
+    // A service's DomainError or src/core's refusal of an input, mapped as at every edge (error-mapping.ts).
+    const classified = classifyError(error);
+    if (classified) {
+      const response = refuse(classified.httpStatus, classified.domainCode, classified.message, requestId, classified.parameter);
+      const retryAfter = error instanceof DomainError ? error.details?.retryAfterSeconds : undefined;
       if (typeof retryAfter === "number") response.headers.set("retry-after", String(retryAfter));
-      if (error.code === "RATE_LIMITED") log.warn("upload refused: too many at once", { ...logFields });
+      if (classified.domainCode === "RATE_LIMITED") log.warn("upload refused: too many at once", { ...logFields });
       return response;
     }
     const storage = storageFailure(error);

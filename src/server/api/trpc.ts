@@ -9,8 +9,8 @@ import { z, ZodError } from "zod";
 import { roleSatisfies, type Role } from "@/server/auth/roles";
 import { getSession, type SessionUser, type SignedInSession } from "@/server/auth/session";
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
-import { DomainError, invalidInput } from "@/server/errors/domain-errors";
-import { trpcCodeFor } from "@/server/errors/error-mapping";
+import { invalidInput } from "@/server/errors/domain-errors";
+import { classifyError } from "@/server/errors/error-mapping";
 import { log, requestIdFrom, type Logger } from "@/server/log";
 import { authenticateApiToken, bearerApiToken } from "@/server/services/api-tokens-service";
 import { findUnstorableText } from "./storable-input";
@@ -60,6 +60,7 @@ const t = initTRPC.context<TrpcContext>().create({
     // An error no service classified (a driver's or a library's words, a bug) never reaches the caller as text:
     // it can name tables, paths or connection details. The logCalls middleware has logged it with the request id.
     const internal = error.code === "INTERNAL_SERVER_ERROR";
+    const classified = classifyError(cause);
     return {
       ...shape,
       message: internal ? internalErrorMessage(ctx?.requestId) : shape.message,
@@ -67,20 +68,23 @@ const t = initTRPC.context<TrpcContext>().create({
         ...shape.data,
         // zod issues field by field, so a form can show each next to its input.
         fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : undefined,
-        domainCode: cause instanceof DomainError ? cause.code : undefined,
+        // The domain's code and the input at fault (a DomainError's field, src/core's parameter).
+        domainCode: classified?.domainCode,
+        parameter: classified?.parameter,
         stack: undefined,
       },
     };
   },
 });
 
-// Domain errors thrown by services become tRPC errors here, once.
+// Classified errors become tRPC errors here, once: a service's DomainError by its code, and src/core's refusal of
+// its input (CoreInputError) as BAD_REQUEST naming the input, so no service converts them itself.
 // So are lost database connections: 503 with a message that says to retry, not a 500 with a driver's words.
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof DomainError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: trpcCodeFor[cause.code], message: cause.message, cause });
+  const classified = result.ok ? undefined : classifyError(result.error.cause);
+  if (!result.ok && classified) {
+    throw new TRPCError({ code: classified.trpcCode, message: classified.message, cause: result.error.cause });
   }
   if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isDatabaseUnavailable(result.error.cause ?? result.error)) {
     throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_UNAVAILABLE_MESSAGE, cause: result.error.cause });

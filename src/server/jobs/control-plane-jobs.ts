@@ -6,7 +6,7 @@ import { log } from "@/server/log";
 import { ARTIFACT_GC_CRON, ARTIFACT_GC_QUEUE, collectArtifactGarbage } from "@/server/services/models-artifact-gc-service";
 import { zooRegistrationJob } from "@/server/services/models-zoo-service";
 import { pruneAgentMetrics } from "@/server/services/agent-heartbeat-service";
-import { sweepLostAgents } from "@/server/services/profiling-service";
+import { sweepLostAgents } from "@/server/services/agent-jobs-service";
 import { advanceSweeps } from "@/server/services/batching-sweeps-service";
 import { pruneSignInThrottle } from "@/server/auth/sign-in-throttle";
 

@@ -102,3 +102,11 @@ export async function registerWithEnrollmentToken(enrollmentToken: string, body:
   if (enrolled.previousBootId && enrolled.previousBootId !== body.bootId) await onAgentRestarted(enrolled.agentId);
   return { agentId: enrolled.agentId, agentToken: token, ...timing() };
 }
+
+/** Who registers: an agent token (verified by the route) or an enrollment token (checked here, when it is consumed). */
+export type RegisteringCaller = { kind: "agent"; agent: AgentIdentity } | { kind: "enrollment"; token: string };
+
+/** POST /register, either way. */
+export function registerAgent(caller: RegisteringCaller, body: RegisterRequest, requestId: string): Promise<RegisterResponse> {
+  return caller.kind === "enrollment" ? registerWithEnrollmentToken(caller.token, body, requestId) : registerWithAgentToken(caller.agent, body, requestId);
+}

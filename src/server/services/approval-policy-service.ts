@@ -4,10 +4,9 @@
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { planBatchSize, servingPlanSchema, type PlanItem } from "@/contracts/serving-plan";
 import { changeKind, DEFAULT_APPROVAL_POLICY, evaluateAutoApproval, validateApprovalPolicy, type ApprovalPolicy } from "@/core/estimator/approval-policy";
-import { EstimatorError } from "@/core/estimator/errors";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
-import { invalidInput, notFound } from "@/server/errors/domain-errors";
+import { notFound } from "@/server/errors/domain-errors";
 import { approveProposalAs } from "./proposals-service";
 import type { ServiceCaller } from "./users-service";
 
@@ -40,13 +39,7 @@ export function autoApprovalsLastHour(deploymentId: string, prisma: PrismaClient
 }
 
 export async function setApprovalPolicy(caller: ServiceCaller, input: { deploymentId: string } & ApprovalPolicy, prisma: PrismaClient = db()) {
-  let policy: ApprovalPolicy;
-  try {
-    policy = validateApprovalPolicy(input);
-  } catch (error) {
-    if (error instanceof EstimatorError) throw invalidInput(error.message, { field: error.parameter });
-    throw error;
-  }
+  const policy = validateApprovalPolicy(input);
   return prisma.$transaction(async (tx) => {
     const deployment = await tx.deployment.findUnique({ where: { id: input.deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
     if (!deployment || deployment.removedAt) throw notFound("deployment", input.deploymentId);

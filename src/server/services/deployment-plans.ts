@@ -1,7 +1,6 @@
 // Turning ⟨i, t, b⟩ into a serving plan with per-instance CPU lists, with the core allocator on the agent's
 // registered topology restricted to the deployment's core budget. Pure apart from its inputs.
 import { allocate } from "@/core/allocator/allocate";
-import { AllocatorError } from "@/core/allocator/errors";
 import { formatCpuList } from "@/core/topology/cpulist";
 import { listCores, restrictTopology } from "@/core/topology/topology-queries";
 import type { HostTopology } from "@/core/topology/types";
@@ -22,13 +21,7 @@ export function budgetCores(topology: HostTopology, budget: readonly number[]): 
 
 export function allocatePlan(topology: HostTopology, budget: readonly number[], request: PlanRequest): ServingPlan {
   const scoped = restrictTopology(topology, budget);
-  let allocation;
-  try {
-    allocation = allocate(scoped, request.items, { spanning: "sockets" });
-  } catch (error) {
-    if (error instanceof AllocatorError) throw invalidInput(error.message, { field: "plan" });
-    throw error;
-  }
+  const allocation = allocate(scoped, request.items, { spanning: "sockets" });
   const instances = request.items.map((item, index) => ({
     ...item,
     cpus: allocation.instances.filter((a) => a.item === index).map((a) => formatCpuList(a.cpus)),

@@ -10,6 +10,7 @@ import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { changeKind, type ChangeKind } from "@/core/estimator/approval-policy";
 import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
+import { CoreInputError } from "@/core/errors/core-input-error";
 import { DomainError } from "@/server/errors/domain-errors";
 import { log } from "@/server/log";
 import { applyApprovalPolicy, policyOf } from "./approval-policy-service";
@@ -63,7 +64,8 @@ async function planFor(deploymentId: string, batchSize: number, prisma: PrismaCl
     if (optimized.kind === "infeasible") return { kind: "blocked", profile, reason: `the optimizer found no plan for B = ${batchSize} on profile ${profile.id}: ${optimized.reason}` };
     return { kind: "plan", profile, optimized };
   } catch (error) {
-    if (error instanceof DomainError) return { kind: "blocked", profile, reason: `no plan for B = ${batchSize}: ${error.message}` };
+    // A refusal (the service's, or the optimizer's or allocator's of this B) blocks the proposal; anything else is a bug.
+    if (error instanceof DomainError || error instanceof CoreInputError) return { kind: "blocked", profile, reason: `no plan for B = ${batchSize}: ${error.message}` };
     throw error;
   }
 }

@@ -117,6 +117,8 @@ describe("load tests", () => {
   it("GET /jobs/next refuses a job kind it does not know", async () => {
     const response = await fetch(`${server.url}/api/agent/v1/jobs/next?kinds=profile,benchmark`, { headers: { authorization: `Bearer ${agentToken}` } });
     expect(response.status).toBe(400);
-    expect((await response.json()).error.message).toMatch(/unknown job kind benchmark/);
+    const { error } = (await response.json()) as { error: { code: string; message: string; allowed?: string[] } };
+    expect(error.message).toMatch(/unknown job kind benchmark/);
+    expect(error).toMatchObject({ code: "unknown_job_kind", allowed: expect.arrayContaining(["profile", "load_test"]) });
   });
 });

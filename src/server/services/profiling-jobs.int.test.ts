@@ -13,7 +13,8 @@ import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
 import { deployModel } from "./deployments-service";
-import { cancelProfileJob, createProfileJob, finishProfileJob } from "./profiling-service";
+import { cancelProfileJob, createProfileJob } from "./profiling-service";
+import { finishProfileJob } from "./profile-runs-service";
 import type { ServiceCaller } from "./users-service";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-profiling-"));

@@ -2,12 +2,16 @@
 import type { z } from "zod";
 import { AGENT_JOB_KINDS, claimedJobSchema, type PlanTrialResult, type ProfileCellReport } from "../../../../src/contracts/agent-jobs";
 import {
-  AGENT_API_PREFIX, desiredStateSchema, heartbeatResponseSchema, registerResponseSchema,
-  type DesiredState, type HeartbeatRequest, type RegisterRequest, type RegisterResponse,
+  AGENT_API_PREFIX, AGENT_ERROR_CODES, agentErrorSchema, desiredStateSchema, heartbeatResponseSchema, registerResponseSchema,
+  type AgentErrorBody, type DesiredState, type HeartbeatRequest, type RegisterRequest, type RegisterResponse,
 } from "../../../../src/contracts/agent-protocol";
 
 export class ControlPlaneError extends Error {
-  constructor(readonly status: number, message: string) { super(message); this.name = "ControlPlaneError"; }
+  /** The error body as the contract reads it (code, parameter, allowed); undefined when the answer had none (a proxy's page). */
+  readonly body: AgentErrorBody | undefined;
+  constructor(readonly status: number, message: string, body?: AgentErrorBody) { super(message); this.name = "ControlPlaneError"; this.body = body; }
+  /** The control plane's domain code: what the agent acts on, never the message. */
+  get code(): string | undefined { return this.body?.code; }
   /** Refusals that retrying will not fix (bad token, wrong protocol, token bound to another host). */
   get fatal(): boolean { return this.status === 400 || this.status === 401 || this.status === 403 || this.status === 409; }
 }
@@ -27,9 +31,9 @@ export class ControlPlaneClient {
     let json: unknown;
     try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
     if (!response.ok) {
-      const error = (json as { error?: string | { message?: string } } | undefined)?.error;
-      const message = typeof error === "string" ? error : error?.message ?? text.slice(0, 200);
-      throw new ControlPlaneError(response.status, `${method} ${path}: ${response.status} ${message}`);
+      const body = agentErrorSchema.safeParse(json);
+      const message = body.success ? body.data.error.message : text.slice(0, 200);
+      throw new ControlPlaneError(response.status, `${method} ${path}: ${response.status} ${message}`, body.success ? body.data.error : undefined);
     }
     return { status: response.status, data: schema ? schema.parse(json) : (json as T) };
   }
@@ -57,8 +61,10 @@ export class ControlPlaneClient {
     try {
       return (await this.call("GET", `/jobs/next?kinds=${this.jobKinds.join(",")}`, claimedJobSchema, undefined, signal)).data!.job;
     } catch (error) {
-      const known = error instanceof ControlPlaneError && error.status === 400 ? /unknown job kind .*; known: (.+)$/.exec(error.message)?.[1] : undefined;
-      const narrowed = known ? this.jobKinds.filter((k) => known.split(/,\s*/).includes(k)) : [];
+      // A control plane that runs fewer kinds than this agent (an older one) refuses the others with unknown_job_kind
+      // and lists those it runs in the body.
+      const known = error instanceof ControlPlaneError && error.code === AGENT_ERROR_CODES.unknownJobKind ? error.body?.allowed : undefined;
+      const narrowed = known ? this.jobKinds.filter((k) => known.includes(k)) : [];
       if (narrowed.length === 0 || narrowed.length === this.jobKinds.length) throw error;
       this.jobKinds = narrowed;
       return null; // the loop polls again at once, with the kinds the control plane knows

@@ -5,5 +5,4 @@ import { recordHeartbeat } from "@/server/services/agent-heartbeat-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute(heartbeatRequestSchema, async ({ agent, body }) =>
-  Response.json(await recordHeartbeat(agent, body), { headers: { "cache-control": "no-store" } }));
+export const POST = agentRoute({ access: "registered", body: heartbeatRequestSchema }, ({ agent, body }) => recordHeartbeat(agent, body));

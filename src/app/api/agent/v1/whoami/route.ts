@@ -1,14 +1,6 @@
 // The agent API's simplest route: which agent token is calling. Agents (and operators) use it to check a token.
-import { verifyAgentBearer } from "@/server/agent-auth/verify-agent-bearer";
+import { agentRoute } from "@/server/agent-auth/agent-route";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(request: Request): Promise<Response> {
-  const verified = await verifyAgentBearer(request);
-  if (!verified.ok) return verified.response;
-  const { agent, requestId } = verified;
-  return Response.json(
-    { tokenId: agent.tokenId, name: agent.name, createdAt: agent.createdAt.toISOString() },
-    { headers: { "x-request-id": requestId, "cache-control": "no-store" } },
-  );
-}
+export const GET = agentRoute({ access: "token" }, async ({ agent }) => ({ tokenId: agent.tokenId, name: agent.name, createdAt: agent.createdAt.toISOString() }));

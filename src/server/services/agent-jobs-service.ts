@@ -1,0 +1,88 @@
+// The agents' side of the job queue, every kind alike: an agent's long-poll claims its next job (a lost agent's
+// running jobs are released first), and what it reports about a job (cells, finish) goes to the service of the job's
+// kind, looked up here so the routes do no queries.
+import type { z } from "zod";
+import type { AgentJobKind, finishJobSchema, postCellsSchema } from "@/contracts/agent-jobs";
+import type { PrismaClient } from "@/generated/prisma/client";
+import { db } from "@/server/db/client";
+import { env } from "@/server/env";
+import { invalidInput } from "@/server/errors/domain-errors";
+import { notifyHub } from "@/server/realtime/notify-hub";
+import { releaseAgentJobs } from "./agent-restart-hooks";
+import { claimedLoadTest, finishLoadTestJob, LOAD_TEST_JOB_KIND } from "./load-tests-service";
+import { claimedPlanTrial, finishTrialJob, PLAN_TRIAL_JOB_KIND } from "./plan-trial-service";
+import { claimedProbe, expireStaleProbes, finishProbeJob, PROFILE_PROBE_JOB_KIND, recordProbeCells } from "./profile-probe-service";
+import { claimedProfile, finishProfileJob, recordProfileCells } from "./profile-runs-service";
+
+/** Marks running jobs of agents silent for longer than AGENT_LOST_TIMEOUT_MS: requeued once, failed the second time. */
+export async function sweepLostAgents(prisma: PrismaClient = db()): Promise<number> {
+  const cutoff = new Date(Date.now() - env().AGENT_LOST_TIMEOUT_MS);
+  const lost = await prisma.job.findMany({ where: { state: "running", agentId: { not: null } }, select: { agentId: true } });
+  let released = 0;
+  for (const agentId of new Set(lost.map((j) => j.agentId!))) {
+    const agent = await prisma.agent.findUnique({ where: { id: agentId }, select: { lastHeartbeatAt: true } });
+    if (!agent?.lastHeartbeatAt || agent.lastHeartbeatAt < cutoff) {
+      const r = await releaseAgentJobs(agentId, "the agent stopped heartbeating", prisma);
+      released += r.requeued + r.failed;
+    }
+  }
+  return released;
+}
+
+async function claim(agentId: string, prisma: PrismaClient, kinds: readonly AgentJobKind[]) {
+  // One statement: concurrent long-polls of one agent (or two replicas) cannot claim the same job. A probe (seconds,
+  // with someone waiting on the form) goes before the queue's long jobs.
+  const rows = await prisma.$queryRaw<Array<{ id: string }>>`
+    UPDATE job SET state = 'running', "agentId" = ${agentId}, attempts = attempts + 1, "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
+    WHERE id = (SELECT id FROM job WHERE state = 'queued' AND kind = ANY(${[...kinds]}::text[]) AND params->>'agentId' = ${agentId} ORDER BY (kind = ${PROFILE_PROBE_JOB_KIND}) DESC, (kind = ${PLAN_TRIAL_JOB_KIND}) DESC, "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`;
+  const id = rows[0]?.id;
+  if (!id) return null;
+  const job = await prisma.job.findUniqueOrThrow({ where: { id } });
+  if (job.kind === LOAD_TEST_JOB_KIND) return claimedLoadTest(job, prisma);
+  if (job.kind === PROFILE_PROBE_JOB_KIND) return claimedProbe(job);
+  if (job.kind === PLAN_TRIAL_JOB_KIND) return claimedPlanTrial(job);
+  return claimedProfile(job, prisma);
+}
+
+/** Long-poll for the agent's next job; null when none arrives within `holdMs`. */
+export async function claimNextJob(agentId: string, holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db(), kinds: readonly AgentJobKind[] = ["profile"]) {
+  const deadline = Date.now() + holdMs;
+  if (kinds.includes(PROFILE_PROBE_JOB_KIND)) await expireStaleProbes(prisma);
+  for (;;) {
+    const subscription = await notifyHub().subscribe("packrat_jobs", agentId);
+    try {
+      const job = await claim(agentId, prisma, kinds);
+      if (job) return job;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted || !(await subscription.wait(left, signal))) return null;
+    } finally {
+      subscription.cancel();
+    }
+  }
+}
+
+/** GET /jobs/next: jobs of agents gone silent are released first, then the long-poll for this agent's next job. */
+export async function nextJobForAgent(agentId: string, kinds: readonly AgentJobKind[], holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db()) {
+  await sweepLostAgents(prisma);
+  return { job: await claimNextJob(agentId, holdMs, signal, prisma, kinds) };
+}
+
+const kindOf = async (jobId: string, prisma: PrismaClient) => (await prisma.job.findUnique({ where: { id: jobId }, select: { kind: true } }))?.kind;
+
+/** POST /jobs/{id}/cells: a profile's measured cells (or progress), or a duration probe's one cell. */
+export async function recordJobCells(agentId: string, jobId: string, report: z.infer<typeof postCellsSchema>, prisma: PrismaClient = db()) {
+  if ((await kindOf(jobId, prisma)) === PROFILE_PROBE_JOB_KIND) {
+    if (report.cells.length === 0) throw invalidInput("a duration probe reports its cell, not progress", { field: "cells" });
+    return recordProbeCells(agentId, jobId, report.cells, prisma);
+  }
+  return recordProfileCells(agentId, jobId, report.cells, report.progress, prisma);
+}
+
+/** POST /jobs/{id}/finish: the agent is done with a job of any kind (or gives up, with the reason). */
+export async function finishAgentJob(agentId: string, jobId: string, report: z.infer<typeof finishJobSchema>, prisma: PrismaClient = db()) {
+  const kind = await kindOf(jobId, prisma);
+  const finish = kind === LOAD_TEST_JOB_KIND ? finishLoadTestJob : kind === PROFILE_PROBE_JOB_KIND ? finishProbeJob
+    : kind === PLAN_TRIAL_JOB_KIND ? finishTrialJob : finishProfileJob;
+  return finish(agentId, jobId, report.outcome, report.error, prisma);
+}
