@@ -70,6 +70,22 @@ export const desiredDeploymentSchema = z.object({
 });
 export type DesiredDeployment = z.infer<typeof desiredDeploymentSchema>;
 
+/** GET /desired?after=<revision>: the revision the agent holds (absent: 0). */
+export const desiredQuerySchema = z.object({
+  after: z.string().optional().transform((raw, ctx) => {
+    const after = Number(raw ?? "0");
+    if (!Number.isInteger(after) || after < 0) {
+      ctx.addIssue({ code: "custom", message: `must be a non-negative integer, got "${raw}"` });
+      return z.NEVER;
+    }
+    return after;
+  }),
+});
+export type DesiredQuery = z.infer<typeof desiredQuerySchema>;
+
+/** GET /artifacts/{sha256}: a model file's content hash in the path. */
+export const artifactPathParamsSchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits") });
+
 export const desiredStateSchema = z.object({
   /** Per-agent revision: bumps whenever any deployment's desired state changes. */
   revision: z.number().int().min(0),

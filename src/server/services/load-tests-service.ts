@@ -6,15 +6,15 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { toJsonColumn } from "@/server/db/json-column";
-import { loadgenReportSchema, loadTestJobParamsSchema, loadTestSpecSchema, type LoadTestJobParams, type LoadTestSpec } from "@/contracts/agent-jobs";
+import { LOAD_TEST_JOB_KIND, loadgenReportSchema, loadTestJobParamsSchema, loadTestSpecSchema, type LoadTestJobParams, type LoadTestSpec } from "@/contracts/agent-jobs";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";
 import { summarizeLoadgenReport } from "./load-test-report";
 import type { ServiceCaller } from "./users-service";
 
-
-export const LOAD_TEST_JOB_KIND = "load_test";
+// Callers outside the contracts still name the kind from here.
+export { LOAD_TEST_JOB_KIND };
 
 export interface StartLoadTestInput {
   deploymentId: string;
@@ -77,7 +77,7 @@ export async function claimedLoadTest(job: { id: string; params: unknown }, pris
     data: { status: "running", startedAt: new Date(), generationAtStart: generation, planAtStart: plan ? toJsonColumn({ label: plan.label, plan: plan.plan }) : Prisma.DbNull },
   });
   await prisma.job.update({ where: { id: job.id }, data: { progressMessage: `running against generation ${generation ?? "?"}` } });
-  return { id: job.id, kind: "load_test" as const, params };
+  return { id: job.id, kind: LOAD_TEST_JOB_KIND, params };
 }
 
 async function ownedRunningLoadTest(agentId: string, jobId: string, prisma: PrismaClient) {

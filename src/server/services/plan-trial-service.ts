@@ -7,7 +7,7 @@ import { artifactFormatOf, type ArtifactFormat } from "@/core/model-bundle/bundl
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { toJsonColumn } from "@/server/db/json-column";
-import { planTrialParamsSchema, type PlanTrialParams, type PlanTrialResult } from "@/contracts/agent-jobs";
+import { PLAN_TRIAL_JOB_KIND, planTrialParamsSchema, type PlanTrialParams, type PlanTrialResult } from "@/contracts/agent-jobs";
 import { proposalTrialSchema, type ProposalTrial, type TrialCandidateView } from "@/contracts/plan-trial";
 import { planBatchSize, servingPlanSchema, type ServingPlan } from "@/contracts/serving-plan";
 import type { ProfileCell } from "@/core/profile/profile";
@@ -27,7 +27,8 @@ import { applyApprovalPolicy } from "./approval-policy-service";
 import { allocatePlan } from "./deployment-plans";
 import type { ServiceCaller } from "./users-service";
 
-export const PLAN_TRIAL_JOB_KIND = "plan_trial";
+// Callers outside the contracts still name the kind from here.
+export { PLAN_TRIAL_JOB_KIND };
 export const TRIAL_SETTINGS = { k: 3, rounds: 4, roundMs: 1500, settleMs: 150, minBatchesPerTurn: 3, warmupIterations: 3 } as const;
 /** The job's limit: this many times the estimate (a loaded host), never under a minute. */
 const LIMIT_FACTOR = 3;
@@ -152,7 +153,7 @@ export function initialTrialView(jobId: string, params: Pick<StoredTrialParams, 
 }
 
 export function claimedPlanTrial(job: { id: string; params: unknown }) {
-  return { id: job.id, kind: "plan_trial" as const, params: planTrialParamsSchema.parse(job.params) };
+  return { id: job.id, kind: PLAN_TRIAL_JOB_KIND, params: planTrialParamsSchema.parse(job.params) };
 }
 
 async function ownedRunningTrial(agentId: string, jobId: string, tx: Prisma.TransactionClient) {

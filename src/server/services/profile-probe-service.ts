@@ -6,12 +6,13 @@ import { artifactFormatOf } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { toJsonColumn } from "@/server/db/json-column";
-import { profileProbeParamsSchema, type ProfileCellReport, type ProfileProbeParams } from "@/contracts/agent-jobs";
+import { PROFILE_PROBE_JOB_KIND, profileProbeParamsSchema, type ProfileCellReport, type ProfileProbeParams } from "@/contracts/agent-jobs";
 import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import type { ServiceCaller } from "./users-service";
 
-export const PROFILE_PROBE_JOB_KIND = "profile_probe";
+// Callers outside the contracts still name the kind from here.
+export { PROFILE_PROBE_JOB_KIND };
 /** t = 1, b = 1: one warm-up (session and allocator set-up), then three measured iterations. */
 export const PROBE_CELL = { threads: 1, batch: 1, warmup: 1, iterations: 3 } as const;
 /** A probe result this recent is reused for the same version, shape, host and budget. */
@@ -102,7 +103,7 @@ export async function expireStaleProbes(prisma: PrismaClient = db()): Promise<nu
 }
 
 export function claimedProbe(job: { id: string; params: unknown }) {
-  return { id: job.id, kind: "profile_probe" as const, params: profileProbeParamsSchema.parse(job.params) };
+  return { id: job.id, kind: PROFILE_PROBE_JOB_KIND, params: profileProbeParamsSchema.parse(job.params) };
 }
 
 async function ownedRunningProbe(agentId: string, jobId: string, tx: Prisma.TransactionClient) {
