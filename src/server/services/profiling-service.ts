@@ -7,12 +7,16 @@ import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
 import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
 import { CUT_SHORT_STOP_REASON, ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
 import { summarizeTopology } from "@/core/topology/topology-queries";
+import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 import { agentTopology } from "@/contracts/host-topology";
-import { profileJobParamsSchema, type AgentJobKind, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
+import type { StoredJsonValue } from "@/contracts/json-column";
+import { profileDimensionsColumn, profileStoppingRuleColumn, servingDimsColumn } from "@/contracts/model-columns";
+import { profileJobColumn } from "@/contracts/job-columns";
+import { PROFILE_JOB_KIND, profileJobParamsSchema, type AgentJobKind, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
@@ -27,7 +31,7 @@ import { claimedPlanTrial, PLAN_TRIAL_JOB_KIND } from "./plan-trial-service";
 import type { ServiceCaller } from "./users-service";
 
 
-export function hardwareClassOf(agent: { cpuModel: string; topology: unknown }): string {
+export function hardwareClassOf(agent: { cpuModel: string; topology: StoredJsonValue }): string {
   const s = summarizeTopology(agentTopology(agent));
   return `${agent.cpuModel.trim()} · ${s.sockets}S × ${s.physicalCores}C × ${s.maxThreadsPerCore}T`;
 }
@@ -53,7 +57,7 @@ export interface CreateProfileInput {
 }
 
 /** Where a deployment's profile would be measured (the profile form shows it; a plan trial reuses it). */
-export async function profilingCpusFor(deployment: { id: string; agentId: string; cpus: number[]; agent: { topology: unknown; allowedCpus: number[] } }, coresNeeded: number, prisma: PrismaClient | Prisma.TransactionClient = db()) {
+export async function profilingCpusFor(deployment: { id: string; agentId: string; cpus: number[]; agent: { topology: StoredJsonValue; allowedCpus: number[] } }, coresNeeded: number, prisma: PrismaClient | Prisma.TransactionClient = db()) {
   const others = await prisma.deployment.findMany({ where: { agentId: deployment.agentId, removedAt: null }, select: { cpus: true } });
   return selectProfilingCpus({
     topology: agentTopology(deployment.agent), allowedCpus: deployment.agent.allowedCpus, budgetCpus: deployment.cpus,
@@ -85,7 +89,7 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
   if (input.cpus === "free" && selection.kind !== "free") throw invalidInput(`no free CPUs to profile on: ${selection.reason}`, { field: "cpus" });
   const placement = input.cpus === "serving" ? "serving" : selection.kind;
   const measuredCpus = placement === "free" ? selection.cpus : deployment.cpus;
-  const dimensions = { ...(version.servingDims as Record<string, number>), ...(input.dimensions ?? {}) };
+  const dimensions = { ...servingDimsColumn.read(version.servingDims), ...(input.dimensions ?? {}) };
   if (found) {
     try {
       checkDimensionValues(found.axes, dimensions);
@@ -99,16 +103,16 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
     const jobId = randomUUID();
     const profile = await tx.profile.create({
       data: {
-        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: toJsonColumn(dimensions),
+        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: writeJsonColumn(profileDimensionsColumn, dimensions),
         hardwareClass: hardwareClassOf(deployment.agent), runtimeSignature: runtimeSignatureOf(deployment.agent), cores: T,
-        threads, batches, stoppingRule: toJsonColumn(rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
+        threads, batches, stoppingRule: writeJsonColumn(profileStoppingRuleColumn, rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
       },
     });
     const params: ProfileJobParams = {
       profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
       artifactFormat: artifactFormatOf(version.artifact.format), threads, batches, dimensions, ...batchAxes, rule, budgetCpus: measuredCpus, done: [],
     };
-    await tx.job.create({ data: { id: jobId, kind: "profile", params: toJsonColumn({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
+    await tx.job.create({ data: { id: jobId, kind: PROFILE_JOB_KIND, params: writeJsonColumn(profileJobColumn, { ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "profile.create", target: { type: "profile", id: profile.id, label: `${version.model.name} v${version.number} on ${deployment.agent.hostName}` },
       after: { threads, batches, rule: rule.kind, dimensions, cpus: placement, measuredCpus }, requestId: caller.requestId,
@@ -188,13 +192,13 @@ async function claim(agentId: string, prisma: PrismaClient, kinds: readonly Agen
   const profile = await prisma.profile.findUniqueOrThrow({ where: { id: params.profileId } });
   const deployment = profile.deploymentId ? await prisma.deployment.findUnique({ where: { id: profile.deploymentId } }) : null;
   // On free CPUs the deployment's own traffic does not share the measured cores (other load there is counted per cell).
-  const rate = profile.cpuPlacement === "free" ? 0 : (deployment?.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? 0;
+  const rate = profile.cpuPlacement === "free" ? 0 : (deployment ? deploymentLastReportColumn.read(deployment.lastReport)?.arrivalRatePerS : undefined) ?? 0;
   await prisma.profile.update({ where: { id: profile.id }, data: { status: "running", ...(rate > 0 ? { perturbed: true, perturbedRatePerS: rate } : {}) } });
-  return { id, kind: "profile" as const, params: { ...params, done } };
+  return { id, kind: PROFILE_JOB_KIND, params: { ...params, done } };
 }
 
 /** Long-poll for the agent's next job; null when none arrives within `holdMs`. */
-export async function claimNextJob(agentId: string, holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db(), kinds: readonly AgentJobKind[] = ["profile"]) {
+export async function claimNextJob(agentId: string, holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db(), kinds: readonly AgentJobKind[] = [PROFILE_JOB_KIND]) {
   const deadline = Date.now() + holdMs;
   if (kinds.includes(PROFILE_PROBE_JOB_KIND)) await expireStaleProbes(prisma);
   for (;;) {
@@ -215,7 +219,7 @@ export async function claimNextJob(agentId: string, holdMs: number, signal?: Abo
 async function ownedRunningJob(agentId: string, jobId: string, tx: Prisma.TransactionClient) {
   await tx.$queryRaw`SELECT id FROM job WHERE id = ${jobId} FOR UPDATE`;
   const job = await tx.job.findUnique({ where: { id: jobId } });
-  if (!job || job.agentId !== agentId || job.kind !== "profile") throw notFound("job", jobId);
+  if (!job || job.agentId !== agentId || job.kind !== PROFILE_JOB_KIND) throw notFound("job", jobId);
   if (job.state === "cancelled") throw conflict("the job was cancelled");
   if (job.state !== "running") throw conflict(`the job is ${job.state}`);
   return { job, params: profileJobParamsSchema.parse(job.params) };
@@ -263,7 +267,7 @@ export async function recordProfileCells(agentId: string, jobId: string, cells: 
 async function keepCutShortCells(agentId: string, jobId: string, cells: ProfileCellReport[], tx: Prisma.TransactionClient) {
   await tx.$queryRaw`SELECT id FROM job WHERE id = ${jobId} FOR UPDATE`;
   const job = await tx.job.findUnique({ where: { id: jobId } });
-  if (!job || job.agentId !== agentId || job.kind !== "profile" || job.state !== "cancelled") return null;
+  if (!job || job.agentId !== agentId || job.kind !== PROFILE_JOB_KIND || job.state !== "cancelled") return null;
   if (!job.finishedAt || Date.now() - job.finishedAt.getTime() > CUT_SHORT_GRACE_MS) throw conflict("the job was cancelled too long ago to hand in cut-short cells");
   const params = profileJobParamsSchema.parse(job.params);
   assertCellsInGrid(params, cells);
