@@ -7,7 +7,7 @@ import { proposalTrialSchema } from "./plan-trial";
 import { servingPlanSchema } from "./serving-plan";
 
 /** proposal.items: the proposed plan's ⟨count, threads, batch⟩ groups (a trial's replacement keeps each group's latency). */
-export const proposalItemsSchema = z.array(z.looseObject({
+export const proposalItemsSchema = z.array(z.object({
   count: z.number().int().min(1), threads: z.number().int().min(1), batch: z.number().int().min(1), latencyMs: z.number().nullable().optional(),
 }));
 export const proposalItemsColumn = jsonColumn("proposal.items", proposalItemsSchema);

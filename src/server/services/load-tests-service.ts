@@ -100,7 +100,7 @@ export async function recordLoadTestResult(agentId: string, jobId: string, body:
   summarizeLoadgenReport(report); // a report the page cannot read (a corrupt histogram) is refused now, not shown broken later
   const now = new Date();
   await prisma.$transaction([
-    prisma.loadTest.update({ where: { id: params.loadTestId }, data: { status: "done", report: writeJsonColumn(loadTestReportColumn, body.report), generationAtEnd: body.generationAtEnd ?? null, finishedAt: now } }),
+    prisma.loadTest.update({ where: { id: params.loadTestId }, data: { status: "done", report: writeJsonColumn(loadTestReportColumn, report), generationAtEnd: body.generationAtEnd ?? null, finishedAt: now } }),
     prisma.job.update({ where: { id: job.id }, data: { state: "done", progress: 1, progressMessage: "report stored", finishedAt: now } }),
   ]);
   return { ok: true as const };

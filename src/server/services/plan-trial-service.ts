@@ -163,7 +163,8 @@ async function ownedRunningTrial(agentId: string, jobId: string, tx: Prisma.Tran
 
 async function setProposalTrial(tx: PrismaClient | Prisma.TransactionClient, proposalId: string, update: (trial: ProposalTrial) => ProposalTrial, done: boolean) {
   const proposal = await tx.proposal.findUnique({ where: { id: proposalId } });
-  const stored = proposal ? proposalTrialColumn.read(proposal.trial) : null;
+  if (!proposal) return;
+  const stored = proposalTrialColumn.read(proposal.trial);
   if (!stored) return;
   const trial = update(stored);
   await tx.proposal.update({ where: { id: proposalId }, data: { trial: writeJsonColumn(proposalTrialColumn, trial), ...(done && proposal.state === "trialing" ? { state: "pending" } : {}) } });
@@ -230,7 +231,9 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
       await recordAudit(tx, { actor: { type: "system", label: "plan trial" }, action: "proposal.trial_replaced", target: { type: "proposal", id: proposal.id }, before: { plan: verdict.predictedKey }, after: { plan: verdict.proposedKey, why: verdict.why } });
     }
     const costS = result.durationMs / 1000;
-    const trial: ProposalTrial = { ...proposalTrialColumn.read(proposal.trial)!, state: failed ? "failed" : "done", candidates, verdict, replaced, costS, error, stoppedEarly: result.stoppedEarly };
+    const before = proposalTrialColumn.read(proposal.trial);
+    if (!before) throw new Error(`proposal ${proposal.id} has no trial to record the result in`);
+    const trial: ProposalTrial = { ...before, state: failed ? "failed" : "done", candidates, verdict, replaced, costS, error, stoppedEarly: result.stoppedEarly };
     await tx.proposal.update({ where: { id: proposal.id }, data: { ...data, trial: writeJsonColumn(proposalTrialColumn, trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
     return proposal.id;
   });
