@@ -1,13 +1,14 @@
 // The Open Inference Protocol (KServe v2) inference request as JSON (HTTP's header, and what gRPC requests are
 // mapped to): the agent decodes it with this schema, the load generator writes it to this type.
 import { z } from "zod";
-import { jsonValueSchema, type JsonValue } from "./json-value";
 
 /** A tensor's `data`: flat or nested per its shape, numbers or booleans. */
 export type OipTensorData = number | boolean | OipTensorData[];
 
-// A gRPC parameter that names no choice maps to undefined.
-const parameters = z.record(z.string(), jsonValueSchema.optional()).optional();
+// The protocol's parameter values are strings, numbers and booleans (a gRPC parameter that names no choice maps to
+// undefined). Never a nested value: a request 200 000 arrays deep is refused here, not walked.
+const parameterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]).optional();
+const parameters = z.record(z.string(), parameterValue).optional();
 
 export const oipInferRequestSchema = z.object({
   id: z.string().optional(),
@@ -24,4 +25,4 @@ export const oipInferRequestSchema = z.object({
   outputs: z.array(z.object({ name: z.string(), parameters })).optional(),
 });
 export type OipInferRequest = z.infer<typeof oipInferRequestSchema>;
-export type OipParameters = Record<string, JsonValue | undefined>;
+export type OipParameters = Record<string, z.infer<typeof parameterValue>>;
