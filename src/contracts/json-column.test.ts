@@ -6,7 +6,7 @@ import { planTrialJobColumn, profileProbeResultColumn } from "./job-columns";
 import { CorruptJsonColumnError } from "./json-column";
 import { loadTestSpecColumn } from "./load-test-columns";
 import { profileStoppingRuleColumn, servingDimsColumn } from "./model-columns";
-import { proposalEvidenceColumn, proposalPlanColumn } from "./proposal-columns";
+import { autoApprovedPolicyColumn, proposalEvidenceColumn, proposalPlanColumn } from "./proposal-columns";
 
 const corrupt = (read: () => unknown): CorruptJsonColumnError => {
   try {
@@ -33,6 +33,7 @@ describe("JSON column readers", () => {
     expect(profileProbeResultColumn.read(null)).toBeNull();
     expect(proposalEvidenceColumn.read({ sweep: { candidates: [] }, baselines: { oneThread: { latencyMs: null } } })).toMatchObject({ sweep: { candidates: [] } });
     expect(sweepPointsColumn.read([])).toEqual([]);
+    expect(autoApprovedPolicyColumn.read(null)).toBeNull();
   });
 
   it("throw a typed error naming the column and the field on a corrupt value", () => {
@@ -55,6 +56,7 @@ describe("JSON column readers", () => {
     const trial = corrupt(() => planTrialJobColumn.read({ modelName: "m" }));
     expect(trial.column).toBe("job.params (plan_trial)");
     expect(corrupt(() => sweepPointsColumn.read([{ windowMs: 1, maxBatch: 2, generation: 3 }])).path).toMatch(/^0\./);
+    expect(corrupt(() => autoApprovedPolicyColumn.read({ mode: "sometimes" })).message).toMatch(/column proposal\.autoApprovedPolicy at mode/);
   });
 
   it("accept no value where the column is not nullable", () => {

@@ -53,3 +53,19 @@ export const proposalTrialColumn = jsonColumn("proposal.trial", proposalTrialSch
 
 /** proposal.plan: the proposed serving plan, allocated; `{}` for an estimator proposal no plan could be found for. */
 export const proposalPlanColumn = jsonColumn("proposal.plan", z.union([servingPlanSchema, z.strictObject({})]));
+
+/** proposal.autoApprovedPolicy: the approval policy that approved the proposal by itself (null: an SRE did, or none yet). */
+export const autoApprovedPolicySchema = z.looseObject({
+  mode: z.enum(["require_approval", "auto_approve"]),
+  minBatch: z.number().int(),
+  maxBatch: z.number().int(),
+  singleStep: z.boolean(),
+  changes: z.enum(["scale_only", "any"]),
+  maxPerHour: z.number().int(),
+  deploymentId: z.string(),
+  /** Auto-approvals of the deployment in the hour before this one. */
+  autoApprovalsBefore: z.number().int().min(0),
+  updatedById: z.string().nullable(),
+});
+export type AutoApprovedPolicy = z.infer<typeof autoApprovedPolicySchema>;
+export const autoApprovedPolicyColumn = jsonColumn("proposal.autoApprovedPolicy", autoApprovedPolicySchema.nullable());

@@ -16,7 +16,7 @@ import { expireUnclaimedTrials, queueProposalTrial, trialEndedWithProposal } fro
 import { proposalTrialSchema } from "@/contracts/plan-trial";
 import type { ServiceCaller } from "./users-service";
 import { deploymentLastReportColumn, generationReportColumn } from "@/contracts/deployment-columns";
-import { proposalItemsColumn, proposalPlanColumn } from "@/contracts/proposal-columns";
+import { autoApprovedPolicyColumn, proposalItemsColumn, proposalPlanColumn, type AutoApprovedPolicy } from "@/contracts/proposal-columns";
 
 const PROPOSAL_TTL_MS = 24 * 3_600_000;
 /** Measured batch latency worse than predicted by more than this is flagged (the contention gap, §5.2.2). */
@@ -89,7 +89,7 @@ export interface Approver {
   isAdmin: boolean;
   requestId?: string;
   /** The policy that allowed an auto-approval, kept with the proposal and in its audit event. */
-  policy?: unknown;
+  policy?: AutoApprovedPolicy;
 }
 
 export async function approveProposal(caller: ServiceCaller, input: { proposalId: string; comment?: string }, prisma: PrismaClient = db()) {
@@ -124,7 +124,7 @@ export async function approveProposalAs(by: Approver, input: { proposalId: strin
     const generation = await writeGeneration(tx, deployment, { modelVersionId: deployment.modelVersionId, plan, label: `proposal: ${proposal.reason}`.slice(0, 200), createdById: by.userId });
     await tx.proposal.update({
       where: { id: proposal.id },
-      data: { state: "applying", decidedById: by.userId, decidedAt: new Date(), decisionComment: input.comment ?? null, appliedGeneration: generation, ...(by.policy ? { autoApprovedPolicy: toJsonColumn(by.policy), policyNote: null } : {}) },
+      data: { state: "applying", decidedById: by.userId, decidedAt: new Date(), decisionComment: input.comment ?? null, appliedGeneration: generation, ...(by.policy ? { autoApprovedPolicy: writeJsonColumn(autoApprovedPolicyColumn, by.policy), policyNote: null } : {}) },
     });
     await recordAudit(tx, {
       actor: by.actor, action: by.policy ? "proposal.auto_approve" : "proposal.approve", target: { type: "proposal", id: proposal.id },
@@ -225,7 +225,7 @@ export async function listProposals(input: { state?: string; deploymentId?: stri
       proposedBy: email(p.proposedById), decidedBy: email(p.decidedById), decisionComment: p.decisionComment, decidedAt: p.decidedAt,
       deployment: d ? { id: d.id, model: d.modelVersion.model.name, version: d.modelVersion.number, host: d.agent.hostName, generation: d.generation } : null,
       baseGeneration: p.baseGeneration, appliedGeneration: p.appliedGeneration, failureReason: p.failureReason, profileId: p.profileId,
-      blockedReason: p.blockedReason, policyNote: p.policyNote, autoApprovedPolicy: p.autoApprovedPolicy, lastProposedAt: p.lastProposedAt,
+      blockedReason: p.blockedReason, policyNote: p.policyNote, autoApprovedPolicy: autoApprovedPolicyColumn.read(p.autoApprovedPolicy), lastProposedAt: p.lastProposedAt,
       applyReport: generationReportColumn.read(appliedGenerations.find((g) => g.deploymentId === p.deploymentId && g.generation === p.appliedGeneration)?.report ?? null),
       proposed: { items: p.items, plan: p.plan, batchSize: p.batchSize, batchTimeoutMs: p.batchTimeoutMs },
       running: running ? { plan: running.plan, batchSize: planBatchSize(servingPlanSchema.parse(running.plan)), batchTimeoutMs: servingPlanSchema.parse(running.plan).batchTimeoutMs } : null,
