@@ -4,7 +4,7 @@
 // each format cannot express. Screenshots: e2e/.artifacts/screens/automation-*.png.
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import type { HostTopology } from "../src/core/topology/types";
+import { agentTopology } from "../src/contracts/host-topology";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { recordSecret } from "../test/secrets-list";
@@ -35,7 +35,7 @@ test.beforeAll(async () => {
     include: { agent: true, modelVersion: true }, orderBy: { createdAt: "asc" },
   }), "npm start's demo deployment to serve", 220_000);
   deploymentId = d.id;
-  const cores = budgetCores(d.agent.topology as unknown as HostTopology, d.cpus);
+  const cores = budgetCores(agentTopology(d.agent), d.cpus);
   // A complete profile where one-thread instances win: L(t, b) = (3 + 7b)(0.6 + 0.4/t) ms.
   const threads = [...new Set([1, 2, cores])].filter((t) => t <= cores).sort((a, b) => a - b);
   const batches = [1, 2, 4];

@@ -7,7 +7,8 @@
 // page writes generation 3, a copy of generation 1. Screenshots: e2e/.artifacts/screens/optimizer-*.png.
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type Page, type TestInfo } from "@playwright/test";
-import type { HostTopology } from "../src/core/topology/types";
+import { agentTopology } from "../src/contracts/host-topology";
+import type { StoredJsonValue } from "../src/contracts/json-column";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { expectReadable, VIEWPORT } from "./planning-helpers";
@@ -70,7 +71,7 @@ async function clickThroughDeadlocks(action: () => Promise<void>, done: () => Pr
 
 /** Concurrent OIP requests of zeros at batch 1, so the dispatcher forms full batches of B = 2 on the new plan. */
 
-async function insertProfile(d: { id: string; agentId: string; modelVersionId: string; modelVersion: { servingDims: unknown }; agent: { cpuModel: string; topology: unknown; ortVersion: string } }, over: { cores: number; perturbed?: boolean }): Promise<string> {
+async function insertProfile(d: { id: string; agentId: string; modelVersionId: string; modelVersion: { servingDims: unknown }; agent: { cpuModel: string; topology: StoredJsonValue; ortVersion: string } }, over: { cores: number; perturbed?: boolean }): Promise<string> {
   const threads = [...new Set([1, 2, over.cores])].filter((t) => t <= over.cores).sort((a, b) => a - b);
   const batches = [1, 2, 4];
   const id = randomUUID();
@@ -99,7 +100,7 @@ test.beforeAll(async () => {
     include: { agent: true, modelVersion: true }, orderBy: { createdAt: "asc" },
   }), "npm start's demo deployment (MobileNetV2 on the local agent) to serve", 220_000);
   deploymentId = d.id;
-  cores = budgetCores(d.agent.topology as unknown as HostTopology, d.cpus);
+  cores = budgetCores(agentTopology(d.agent), d.cpus);
   // Oldest first: the good one is the newest, so the page picks it by default.
   otherBudgetProfile = await insertProfile(d, { cores: cores + 2 });
   perturbedProfile = await insertProfile(d, { cores, perturbed: true });

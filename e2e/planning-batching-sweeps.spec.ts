@@ -7,7 +7,7 @@
 // file sorts after optimizer.spec.ts, whose checks count generations from 1.
 import { randomUUID } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import type { HostTopology } from "../src/core/topology/types";
+import { agentTopology } from "../src/contracts/host-topology";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { attachScreenshot, expectReadable, field, fieldError, PLANNER_USER, setField, VIEWPORT } from "./planning-helpers";
@@ -43,7 +43,7 @@ test.beforeAll(async () => {
   deploymentId = d.id;
   // A complete profile of the demo model measured "here", so the Optimizer can plan what "Propose this" carries and
   // the batching page can take T(B) from it.
-  const cores = budgetCores(d.agent.topology as unknown as HostTopology, d.cpus);
+  const cores = budgetCores(agentTopology(d.agent), d.cpus);
   const threads = [...new Set([1, cores])];
   profileId = randomUUID();
   await prisma.profile.create({

@@ -6,8 +6,13 @@ import { jsonValueSchema } from "./json-value";
 import { artifactFormatSchema } from "./artifact-format";
 import { AGENT_ERROR_CODES } from "./agent-protocol";
 
-/** Every job kind an agent runs: the one list the control plane, its routes and the agent share. */
-export const AGENT_JOB_KINDS = ["profile", "load_test", "profile_probe", "plan_trial"] as const;
+/** Each job kind an agent runs, as the job row's `kind` stores it: the one definition the control plane, its
+ *  routes and the agent share. */
+export const PROFILE_JOB_KIND = "profile";
+export const LOAD_TEST_JOB_KIND = "load_test";
+export const PROFILE_PROBE_JOB_KIND = "profile_probe";
+export const PLAN_TRIAL_JOB_KIND = "plan_trial";
+export const AGENT_JOB_KINDS = [PROFILE_JOB_KIND, LOAD_TEST_JOB_KIND, PROFILE_PROBE_JOB_KIND, PLAN_TRIAL_JOB_KIND] as const;
 export const agentJobKindSchema = z.enum(AGENT_JOB_KINDS);
 export type AgentJobKind = z.infer<typeof agentJobKindSchema>;
 
@@ -21,7 +26,7 @@ export const jobPathParamsSchema = z.object({ id: z.string().min(1).max(128) });
  */
 export const nextJobQuerySchema = z.object({
   kinds: z.string().optional().transform((raw, ctx) => {
-    const asked = raw?.split(",") ?? ["profile"];
+    const asked = raw?.split(",") ?? [PROFILE_JOB_KIND];
     const unknown = asked.filter((k) => !(AGENT_JOB_KINDS as readonly string[]).includes(k));
     if (unknown.length > 0 || asked.length === 0) {
       ctx.addIssue({
@@ -166,10 +171,10 @@ export type PlanTrialResult = z.infer<typeof planTrialResultSchema>;
 
 export const claimedJobSchema = z.object({
   job: z.discriminatedUnion("kind", [
-    z.object({ id: z.string(), kind: z.literal("profile"), params: profileJobParamsSchema }),
-    z.object({ id: z.string(), kind: z.literal("load_test"), params: loadTestJobParamsSchema }),
-    z.object({ id: z.string(), kind: z.literal("profile_probe"), params: profileProbeParamsSchema }),
-    z.object({ id: z.string(), kind: z.literal("plan_trial"), params: planTrialParamsSchema }),
+    z.object({ id: z.string(), kind: z.literal(PROFILE_JOB_KIND), params: profileJobParamsSchema }),
+    z.object({ id: z.string(), kind: z.literal(LOAD_TEST_JOB_KIND), params: loadTestJobParamsSchema }),
+    z.object({ id: z.string(), kind: z.literal(PROFILE_PROBE_JOB_KIND), params: profileProbeParamsSchema }),
+    z.object({ id: z.string(), kind: z.literal(PLAN_TRIAL_JOB_KIND), params: planTrialParamsSchema }),
   ]).nullable(),
 });
 export type ClaimedJob = NonNullable<z.infer<typeof claimedJobSchema>["job"]>;

@@ -130,7 +130,8 @@ export const estimatorDecisionSchema = z.object({
   outcome: z.enum(DECISION_OUTCOMES),
 });
 export type EstimatorDecisionReport = z.infer<typeof estimatorDecisionSchema>;
-const estimatorTimeline = z.array(estimatorDecisionSchema).max(ESTIMATOR_TIMELINE_MAX);
+export const estimatorTimelineSchema = z.array(estimatorDecisionSchema).max(ESTIMATOR_TIMELINE_MAX);
+const estimatorTimeline = estimatorTimelineSchema;
 
 const intervalStatsSchema = z.object({ batches: z.number().int().min(0), timedOut: z.number().int().min(0), queueDelaySumMs: z.number().min(0) });
 /** Rings longer than this are refused (the estimator's own default is 10). */
@@ -176,7 +177,7 @@ const sameDecision: Same<EstimatorDecisionReport, EstimatorDecision> = true;
 void sameState;
 void sameDecision;
 
-const instanceReportSchema = z.object({
+export const instanceReportSchema = z.object({
   id: z.number().int(), threads: z.number().int(), batch: z.number().int(), state: z.string().max(HEARTBEAT_LIMITS.stateLength),
   cpus: z.array(cpuId).max(HEARTBEAT_LIMITS.cpusPerDeployment), affinityOk: z.boolean(),
 });

@@ -3,6 +3,7 @@
 // checked against the core's HostTopology at compile time, so the two cannot drift apart.
 import { z } from "zod";
 import type { HostTopology } from "../core/topology/types";
+import { jsonColumn, type StoredJsonValue } from "./json-column";
 
 /** A logical CPU number. */
 export const cpuId = z.number().int().min(0).max(65_535);
@@ -21,7 +22,10 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ?
 const _schemaIsHostTopology: Same<z.infer<typeof hostTopologySchema>, HostTopology> = true;
 void _schemaIsHostTopology;
 
+/** agent.topology: the host's sockets, NUMA nodes, cores and CPUs as the agent reported them at registration. */
+export const agentTopologyColumn = jsonColumn("agent.topology", hostTopologySchema);
+
 /** The topology stored in an agent row (registration validated it; a row that does not hold one throws). */
-export function agentTopology(agent: { topology: unknown }): HostTopology {
-  return hostTopologySchema.parse(agent.topology);
+export function agentTopology(agent: { topology: StoredJsonValue }): HostTopology {
+  return agentTopologyColumn.read(agent.topology);
 }

@@ -1,6 +1,6 @@
 // Open Inference Protocol (KServe v2) request parsing and response encoding, JSON and the binary tensor data
 // extension. Every malformed request becomes an OipError with the status and a message that says what was wrong.
-import { z } from "zod";
+import { oipInferRequestSchema, type OipParameters } from "../../../src/contracts/oip-infer";
 import { DATATYPES, elementCount, isOipDatatype, typedView, type OipDatatype, type WireTensor } from "./tensor-types";
 import type { ModelMetadata } from "./served-model";
 
@@ -8,19 +8,6 @@ export class OipError extends Error {
   constructor(readonly status: number, message: string) { super(message); this.name = "OipError"; }
 }
 
-const parameters = z.record(z.string(), z.unknown()).optional();
-const inferRequestSchema = z.object({
-  id: z.string().optional(),
-  parameters,
-  inputs: z.array(z.object({
-    name: z.string(),
-    shape: z.array(z.number().int().min(0)),
-    datatype: z.string(),
-    parameters,
-    data: z.unknown().optional(),
-  })).min(1, "at least one input is required"),
-  outputs: z.array(z.object({ name: z.string(), parameters })).optional(),
-});
 
 export interface ParsedInferRequest {
   id?: string;
@@ -83,7 +70,7 @@ function fromJsonData(name: string, datatype: OipDatatype, shape: number[], coun
  * header (HTTP), or gRPC's raw_input_contents. `take` gives input `index`'s bytes, undefined when it has none there.
  */
 export interface BinaryInputs {
-  take(input: { name: string; parameters?: Record<string, unknown> }, index: number, bytes: number, described: string): Buffer | undefined;
+  take(input: { name: string; parameters?: OipParameters }, index: number, bytes: number, described: string): Buffer | undefined;
   /** Throws when bytes are left that no input claimed. */
   finish(): void;
   /** How a request says where an input's data is (for the error when it says neither). */
@@ -137,7 +124,7 @@ export function parseInferRequest(body: Buffer, headerLength: string | undefined
  * its tensors; `binary` supplies the bytes of inputs that do not carry `data`.
  */
 export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata: ModelMetadata): ParsedInferRequest {
-  const parsed = inferRequestSchema.safeParse(json);
+  const parsed = oipInferRequestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new OipError(400, `invalid inference request at ${issue.path.join(".") || "body"}: ${issue.message}`);

@@ -1,22 +1,16 @@
-// Open Inference Protocol datatypes (the shared table) ↔ ONNX Runtime tensor types ↔ typed arrays.
-import { OIP_DATATYPES, oipDatatypeOfOnnx, type OipDatatype, type OnnxElementType } from "../../../src/contracts/oip-datatypes";
+// The agent's view of the shared Open Inference Protocol datatypes (src/contracts/oip-datatypes.ts): each with its
+// ONNX Runtime tensor type and typed array, and the dense tensor that travels between HTTP, dispatcher and instances.
+import { isBigIntDatatype, OIP_DATATYPES, OIP_TYPED_ARRAYS, oipDatatypeOfOnnx, type OipDatatype, type OnnxElementType, type TypedArray, type TypedArrayConstructor } from "../../../src/contracts/oip-datatypes";
 
-export { isOipDatatype, type OipDatatype } from "../../../src/contracts/oip-datatypes";
+export { isOipDatatype, type OipDatatype, type TypedArray } from "../../../src/contracts/oip-datatypes";
 export type OrtType = OnnxElementType;
-export type TypedArray = Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Float32Array | Float64Array;
 
-interface TypeInfo { ort: OrtType; bytes: number; array: new (buffer: ArrayBuffer, offset?: number, length?: number) => TypedArray; bigint: boolean }
-
-/** The typed array that holds each datatype's elements (FP16 as raw 16-bit words). */
-const ARRAYS: Record<OipDatatype, TypeInfo["array"]> = {
-  BOOL: Uint8Array, UINT8: Uint8Array, UINT16: Uint16Array, UINT32: Uint32Array, UINT64: BigUint64Array,
-  INT8: Int8Array, INT16: Int16Array, INT32: Int32Array, INT64: BigInt64Array, FP16: Uint16Array, FP32: Float32Array, FP64: Float64Array,
-};
+interface TypeInfo { ort: OrtType; bytes: number; array: TypedArrayConstructor; bigint: boolean }
 
 export const DATATYPES = Object.fromEntries(
   (Object.keys(OIP_DATATYPES) as OipDatatype[]).map((name) => {
     const { onnx, bytes } = OIP_DATATYPES[name];
-    return [name, { ort: onnx, bytes, array: ARRAYS[name], bigint: name === "UINT64" || name === "INT64" }];
+    return [name, { ort: onnx, bytes, array: OIP_TYPED_ARRAYS[name], bigint: isBigIntDatatype(name) }];
   }),
 ) as Record<OipDatatype, TypeInfo>;
 

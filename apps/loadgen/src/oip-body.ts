@@ -1,7 +1,8 @@
 // Open Inference Protocol request bodies (JSON tensors, or the binary tensor data extension) and a light check of
 // response bodies: a 200 whose body is not an inference response counts as a bad response, never as a success.
 import { LoadgenInputError } from "./errors";
-import { OIP_DATATYPES, readElement } from "./oip-datatypes";
+import { OIP_DATATYPES, readElement } from "../../../src/contracts/oip-datatypes";
+import type { OipInferRequest, OipParameters } from "../../../src/contracts/oip-infer";
 import type { InputTensor } from "./oip-inputs";
 
 export interface EncodedRequest {
@@ -14,7 +15,7 @@ export interface EncodeOptions {
   /** Binary tensor data extension for inputs, and binary outputs asked for. */
   binary: boolean;
   id?: string;
-  parameters?: Record<string, unknown>;
+  parameters?: OipParameters;
 }
 
 export function encodeInferRequest(inputs: readonly InputTensor[], options: EncodeOptions): EncodedRequest {
@@ -24,7 +25,7 @@ export function encodeInferRequest(inputs: readonly InputTensor[], options: Enco
       ...id,
       parameters: { ...options.parameters, binary_data_output: true },
       inputs: inputs.map((t) => ({ name: t.name, shape: t.shape, datatype: t.datatype, parameters: { binary_data_size: t.bytes.length } })),
-    }));
+    } satisfies OipInferRequest));
     return { body: Buffer.concat([header, ...inputs.map((t) => t.bytes)]), headers: { "inference-header-content-length": String(header.length) } };
   }
   const described = inputs.map((t) => {
@@ -35,7 +36,7 @@ export function encodeInferRequest(inputs: readonly InputTensor[], options: Enco
     for (let i = 0; i < count; i++) data[i] = t.datatype === "BOOL" ? readElement(view, "BOOL", i) !== 0 : readElement(view, t.datatype, i);
     return { name: t.name, shape: t.shape, datatype: t.datatype, data };
   });
-  const body = JSON.stringify({ ...id, ...(options.parameters ? { parameters: options.parameters } : {}), inputs: described });
+  const body = JSON.stringify({ ...id, ...(options.parameters ? { parameters: options.parameters } : {}), inputs: described } satisfies OipInferRequest);
   return { body: Buffer.from(body), headers: { "content-type": "application/json" } };
 }
 

@@ -88,7 +88,7 @@ export function EstimatorPanel({ deploymentId, canDecide }: { deploymentId: stri
   if (view.isPending) return <p className="muted">Loading…</p>;
   if (view.error) return <div className="error-box">{view.error.message}</div>;
   const v = view.data;
-  const decisions = v.timeline as TimelineDecision[];
+  const decisions: readonly TimelineDecision[] = v.timeline;
   const params = v.state?.params;
   const pending = v.proposals.find((p) => p.state === "pending");
   const evidenceOf = shown ? v.proposals.find((p) => p.id === shown) : pending;
@@ -157,7 +157,7 @@ export function EstimatorPanel({ deploymentId, canDecide }: { deploymentId: stri
       {evidenceOf && evidenceOf.timeline.length > 0 && (
         <div className="panel estimator-chart" data-testid="proposal-evidence-timeline">
           <div className="estimator-chart-title">Evidence: the decisions up to “{evidenceOf.reason}”</div>
-          <EstimatorTimelineChart points={timelinePoints(evidenceOf.timeline as TimelineDecision[])} height={240} />
+          <EstimatorTimelineChart points={timelinePoints(evidenceOf.timeline)} height={240} />
         </div>
       )}
     </div>

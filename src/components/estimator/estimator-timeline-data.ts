@@ -1,19 +1,10 @@
 // The estimator timeline chart's series, from the agent's decisions: time in seconds before the newest decision,
 // the sampled mean depth Q̂, its EWMA Q̃, the estimate B̂, the stable B̃, the running B, and the decisions at which a
 // trigger held or a new B was proposed.
-export interface TimelineDecision {
-  tMs: number;
-  samples: number;
-  qHat: number | null;
-  qTilde: number | null;
-  estimate: number | null;
-  stable: number | null;
-  current: number;
-  triggers: { holds: boolean; batchTimeouts: boolean; queueDelay: boolean; timeoutShare: number; meanQueueDelayMs: number | null };
-  dwellRemainingMs: number;
-  proposed: number | null;
-  outcome: string;
-}
+import type { EstimatorDecisionReport } from "@/contracts/agent-protocol";
+
+/** One decision of the agent's estimator, as heartbeats carry it (the one definition is in the contracts). */
+export type TimelineDecision = EstimatorDecisionReport;
 
 export interface TimelinePoint {
   /** Seconds relative to the newest decision (≤ 0). */

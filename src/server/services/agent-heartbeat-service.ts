@@ -1,8 +1,10 @@
 // Heartbeats: an agent's liveness and each deployment's observed generation, state and metrics. Counters and
 // per-stage histograms are folded into per-deployment, per-minute rollups; the raw heartbeat is kept ~1 h.
 import type { PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
-import { ESTIMATOR_TIMELINE_MAX, type EstimatorDecisionReport, type HeartbeatRequest } from "@/contracts/agent-protocol";
+import { writeJsonColumn } from "@/server/db/json-column";
+import { agentLastHostColumn, heartbeatBodyColumn } from "@/contracts/agent-columns";
+import { ESTIMATOR_TIMELINE_MAX, type HeartbeatRequest } from "@/contracts/agent-protocol";
+import { deploymentLastReportColumn, generationReportColumn, rollupHistogramsColumn } from "@/contracts/deployment-columns";
 import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
 import { mergeTimeline } from "@/core/estimator/timeline-window";
 import { LatencyHistogram } from "@/core/stats/histogram";
@@ -44,27 +46,27 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       where: { id: agentId },
       data: {
         lastHeartbeatAt: now, appliedRevision: body.revision, bootId: body.bootId,
-        lastHost: toJsonColumn({ ...body.host, servingProcessRestarts: body.servingProcessRestarts, at: now }),
+        lastHost: writeJsonColumn(agentLastHostColumn, { ...body.host, servingProcessRestarts: body.servingProcessRestarts, at: now.toISOString() }),
       },
     });
-    await tx.agentHeartbeat.create({ data: { agentId, receivedAt: now, body: toJsonColumn(body) } });
+    await tx.agentHeartbeat.create({ data: { agentId, receivedAt: now, body: writeJsonColumn(heartbeatBodyColumn, body) } });
     const deployments = await tx.deployment.findMany({ where: { agentId, removedAt: null } });
     for (const report of body.deployments) {
       const deployment = deployments.find((d) => d.id === report.deploymentId);
       if (!deployment) continue; // removed meanwhile, or not ours: ignore
       const requests = report.requests.completed + report.requests.rejected;
       // The estimator's recent decisions: each heartbeat brings the new ones; the deployment keeps the newest.
-      const previousTimeline = (deployment.lastReport as { estimatorTimeline?: EstimatorDecisionReport[] } | null)?.estimatorTimeline ?? [];
+      const previousTimeline = deploymentLastReportColumn.read(deployment.lastReport)?.estimatorTimeline ?? [];
       const estimatorTimeline = mergeTimeline(previousTimeline, report.estimatorTimeline ?? [], ESTIMATOR_TIMELINE_MAX);
       await tx.deployment.update({
         where: { id: deployment.id },
         data: {
           observedGeneration: report.observedGeneration, state: report.state, failureReason: report.failureReason ?? null,
-          lastReport: toJsonColumn({
-            at: now, intervalMs: report.intervalMs, arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
+          lastReport: writeJsonColumn(deploymentLastReportColumn, {
+            at: now.toISOString(), intervalMs: report.intervalMs, arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
             requests: report.requests, rows: report.rows, queueDepthRows: report.queueDepthRows, instances: report.instances,
             affinityOk: report.affinityOk, estimator: report.estimator, estimatorTimeline, lastReconfiguration: report.lastReconfiguration,
-            estimatorProposal: report.estimatorProposal ? { batchSize: report.estimatorProposal.batchSize, decision: report.estimatorProposal.decision, at: now } : undefined,
+            estimatorProposal: report.estimatorProposal ? { batchSize: report.estimatorProposal.batchSize, decision: report.estimatorProposal.decision, at: now.toISOString() } : undefined,
           }),
         },
       });
@@ -72,7 +74,7 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       if (report.state === "serving") {
         await tx.deploymentGeneration.updateMany({
           where: { deploymentId: deployment.id, generation: report.observedGeneration, outcome: null },
-          data: { outcome: "applied", outcomeAt: now, report: toJsonColumn(report.lastReconfiguration) },
+          data: { outcome: "applied", outcomeAt: now, report: writeJsonColumn(generationReportColumn, report.lastReconfiguration ?? null) },
         });
       }
       const failedGeneration = /^generation (\d+): /.exec(report.failureReason ?? "");
@@ -93,7 +95,7 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
           requestsCompleted: { increment: report.requests.completed }, requestsRejected: { increment: report.requests.rejected },
           requestsWithinSlo: { increment: report.requests.withinSlo }, rowsCompleted: { increment: report.rows.completed },
           rowsRejected: { increment: report.rows.rejected }, queueDepthMax: Math.max(rollup?.queueDepthMax ?? 0, report.queueDepthRows),
-          histograms: mergeHistograms(rollup?.histograms ?? {}, report.histograms),
+          histograms: mergeHistograms(rollupHistogramsColumn.read(rollup?.histograms ?? {}), report.histograms),
         },
       });
     }

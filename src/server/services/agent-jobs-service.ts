@@ -2,16 +2,16 @@
 // running jobs are released first), and what it reports about a job (cells, finish) goes to the service of the job's
 // kind, looked up here so the routes do no queries.
 import type { z } from "zod";
-import type { AgentJobKind, finishJobSchema, postCellsSchema } from "@/contracts/agent-jobs";
+import { LOAD_TEST_JOB_KIND, PLAN_TRIAL_JOB_KIND, PROFILE_JOB_KIND, PROFILE_PROBE_JOB_KIND, type AgentJobKind, type finishJobSchema, type postCellsSchema } from "@/contracts/agent-jobs";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { invalidInput } from "@/server/errors/domain-errors";
 import { notifyHub } from "@/server/realtime/notify-hub";
 import { releaseAgentJobs } from "./agent-restart-hooks";
-import { claimedLoadTest, finishLoadTestJob, LOAD_TEST_JOB_KIND } from "./load-tests-service";
-import { claimedPlanTrial, finishTrialJob, PLAN_TRIAL_JOB_KIND } from "./plan-trial-service";
-import { claimedProbe, expireStaleProbes, finishProbeJob, PROFILE_PROBE_JOB_KIND, recordProbeCells } from "./profile-probe-service";
+import { claimedLoadTest, finishLoadTestJob } from "./load-tests-service";
+import { claimedPlanTrial, finishTrialJob } from "./plan-trial-service";
+import { claimedProbe, expireStaleProbes, finishProbeJob, recordProbeCells } from "./profile-probe-service";
 import { claimedProfile, finishProfileJob, recordProfileCells } from "./profile-runs-service";
 
 /** Marks running jobs of agents silent for longer than AGENT_LOST_TIMEOUT_MS: requeued once, failed the second time. */
@@ -46,7 +46,7 @@ async function claim(agentId: string, prisma: PrismaClient, kinds: readonly Agen
 }
 
 /** Long-poll for the agent's next job; null when none arrives within `holdMs`. */
-export async function claimNextJob(agentId: string, holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db(), kinds: readonly AgentJobKind[] = ["profile"]) {
+export async function claimNextJob(agentId: string, holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db(), kinds: readonly AgentJobKind[] = [PROFILE_JOB_KIND]) {
   const deadline = Date.now() + holdMs;
   if (kinds.includes(PROFILE_PROBE_JOB_KIND)) await expireStaleProbes(prisma);
   for (;;) {

@@ -3,7 +3,7 @@
 // refused while an agent of the same host name is online, taking over an offline one of that name.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
 import { AGENT_PROTOCOL_VERSION, type RegisterRequest, type RegisterResponse } from "@/contracts/agent-protocol";
 import { recordAudit } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -12,11 +12,12 @@ import { conflict, DomainError } from "@/server/errors/domain-errors";
 import { generateAgentToken, type AgentIdentity } from "./agent-tokens-service";
 import { consumeEnrollmentToken } from "./enrollment-tokens-service";
 import { onAgentRestarted } from "./agent-restart-hooks";
+import { agentTopologyColumn } from "@/contracts/host-topology";
 
 function agentData(body: RegisterRequest) {
   return {
     hostName: body.hostName, agentVersion: body.agentVersion, protocolVersion: body.protocolVersion, bootId: body.bootId,
-    topology: toJsonColumn(body.topology), allowedCpus: body.allowedCpus, cpuModel: body.cpuModel,
+    topology: writeJsonColumn(agentTopologyColumn, body.topology), allowedCpus: body.allowedCpus, cpuModel: body.cpuModel,
     memoryBytes: BigInt(body.memoryBytes), ortVersion: body.ortVersion, inferenceUrl: body.inferenceUrl ?? null,
     lastHeartbeatAt: new Date(), decommissionedAt: null,
   };

@@ -9,6 +9,8 @@ import { env } from "@/server/env";
 import { notFound } from "@/server/errors/domain-errors";
 import { hostTopologySchema } from "@/contracts/host-topology";
 import { agentContentionModel } from "./plan-trial-service";
+import { agentLastHostColumn } from "@/contracts/agent-columns";
+import { deploymentLastReportColumn, rollupHistogramsColumn } from "@/contracts/deployment-columns";
 
 /** The registered topology, or an empty one if the stored JSON is not a topology (never crash a page on it). */
 function topologyOf(json: unknown): HostTopology {
@@ -16,11 +18,6 @@ function topologyOf(json: unknown): HostTopology {
   return parsed.success ? parsed.data : { sockets: [] };
 }
 
-interface LastReport {
-  at?: string; arrivalRatePerS?: number; queueDepthRows?: number; affinityOk?: boolean;
-  instances?: Array<{ id: number; threads: number; batch: number; state: string; cpus: number[]; affinityOk: boolean }>;
-  lastReconfiguration?: unknown; estimator?: unknown;
-}
 
 export interface LiveFigures { ratePerS: number; p50Ms: number | null; p99Ms: number | null; requests: number; rejected: number; withinSloShare: number | null }
 
@@ -33,7 +30,7 @@ export async function liveFigures(deploymentIds: string[], minutes = 5, prisma: 
     const rows = rollups.filter((r) => r.deploymentId === id);
     const total = LatencyHistogram.create();
     for (const row of rows) {
-      const encoded = (row.histograms as Record<string, string>).total;
+      const encoded = rollupHistogramsColumn.read(row.histograms).total;
       if (encoded) total.add(LatencyHistogram.decode(encoded));
     }
     const intervalMs = rows.reduce((s, r) => s + r.intervalMs, 0);
@@ -62,7 +59,7 @@ export async function listAgents(prisma: PrismaClient = db()) {
   const contention = new Map(await Promise.all(agents.map(async (a) => [a.id, await agentContentionModel(a.id, prisma)] as const)));
   return agents.map((agent) => {
     const topology = topologyOf(agent.topology);
-    const host = agent.lastHost as { cpuBusyFraction?: number; memoryUsedBytes?: number; servingProcessRestarts?: number } | null;
+    const host = agentLastHostColumn.read(agent.lastHost);
     const heartbeatAgeMs = agent.lastHeartbeatAt ? Date.now() - agent.lastHeartbeatAt.getTime() : null;
     return {
       id: agent.id, hostName: agent.hostName, agentVersion: agent.agentVersion, ortVersion: agent.ortVersion, cpuModel: agent.cpuModel,
@@ -73,7 +70,7 @@ export async function listAgents(prisma: PrismaClient = db()) {
       cpuBusyFraction: host?.cpuBusyFraction ?? null, servingProcessRestarts: host?.servingProcessRestarts ?? 0,
       contention: contention.get(agent.id)!,
       deployments: agent.deployments.map((d) => {
-        const report = (d.lastReport ?? {}) as LastReport;
+        const report = deploymentLastReportColumn.read(d.lastReport) ?? {};
         return {
           id: d.id, modelId: d.modelVersion.modelId, modelName: d.modelVersion.model.name, version: d.modelVersion.number,
           syntheticWeights: d.modelVersion.syntheticWeights, cpus: d.cpus,
@@ -98,7 +95,7 @@ export async function getDeployment(id: string, prisma: PrismaClient = db()) {
   // Without an SLO nothing is counted "within" it: say so rather than show 0 %.
   const live = { ...figures, withinSloShare: d.modelVersion.model.sloDeadlineMs ? figures.withinSloShare : null };
   const slo = d.modelVersion.model.sloDeadlineMs ? { deadlineMs: d.modelVersion.model.sloDeadlineMs, quantile: d.modelVersion.model.sloQuantile } : null;
-  const report = (d.lastReport ?? {}) as LastReport;
+  const report = deploymentLastReportColumn.read(d.lastReport) ?? {};
   return {
     id: d.id, removed: d.removedAt !== null, cpus: d.cpus,
     agent: { id: d.agent.id, hostName: d.agent.hostName, inferenceUrl: d.agent.inferenceUrl, topology: topologyOf(d.agent.topology), allowedCpus: d.agent.allowedCpus },
@@ -119,7 +116,7 @@ export async function getDeployment(id: string, prisma: PrismaClient = db()) {
 export async function deploymentTimeline(id: string, minutes = 60, prisma: PrismaClient = db()) {
   const rows = await prisma.metricsRollup.findMany({ where: { deploymentId: id, minute: { gte: new Date(Date.now() - minutes * 60_000) } }, orderBy: { minute: "asc" } });
   return rows.map((r) => {
-    const encoded = (r.histograms as Record<string, string>).total;
+    const encoded = rollupHistogramsColumn.read(r.histograms).total;
     const h = encoded ? LatencyHistogram.decode(encoded) : undefined;
     return {
       minute: r.minute, ratePerS: r.intervalMs > 0 ? ((r.requestsCompleted + r.requestsRejected) * 1000) / r.intervalMs : 0,

@@ -11,6 +11,7 @@ import { invalidInput } from "@/server/errors/domain-errors";
 import { OutboundRefusedError, OutboundRequestError } from "@/server/net/outbound-guard";
 import { outboundGuard } from "@/server/net/outbound";
 import type { ServiceCaller } from "./users-service";
+import { deliveryLogColumn } from "@/contracts/alert-columns";
 
 type Tx = Prisma.TransactionClient;
 const WEBHOOK_ID = "default";
@@ -90,7 +91,7 @@ export async function listAlertDeliveries(input: { limit?: number }, prisma: Pri
   const alerts = await prisma.alert.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.alertId))] } }, select: { id: true, rule: true, objectLabel: true, severity: true } });
   return rows.map((r) => ({
     id: r.id, alertId: r.alertId, alert: alerts.find((a) => a.id === r.alertId) ?? null, event: r.event, origin: new URL(r.url).origin,
-    status: r.status, attempts: r.attempts, log: r.log as Array<{ at: string; ms: number; httpStatus?: number; error?: string }>,
+    status: r.status, attempts: r.attempts, log: deliveryLogColumn.read(r.log),
     nextAttemptAt: r.status === "pending" ? r.nextAttemptAt : null, createdAt: r.createdAt, deliveredAt: r.deliveredAt,
   }));
 }
@@ -135,7 +136,7 @@ export async function deliverDueAlerts(prisma: PrismaClient = db(), options: Del
     const { refused, ...result } = await post(d.url, d.payload, { "x-packrat-delivery": d.id, "x-packrat-attempt": String(attempt) }, options.timeoutMs);
     // A refused target is final (retrying cannot change the answer) and its log line carries no timing.
     const entry = refused ? { at: now().toISOString(), ms: 0, ...result } : { at: now().toISOString(), ms: Math.round(performance.now() - started), ...result };
-    const log = [...((d.log as unknown[]) ?? []), entry];
+    const log = [...deliveryLogColumn.read(d.log ?? []), entry];
     const ok = result.error === undefined;
     await prisma.alertDelivery.update({
       where: { id: d.id },

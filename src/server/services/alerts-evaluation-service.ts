@@ -3,7 +3,7 @@
 // refresh and auto-resolve alerts. One replica evaluates at a time: a PostgreSQL advisory lock held for the
 // transaction; a replica that does not get it skips the round.
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { evaluateAlertRules, type AgentSnapshot, type AlertCondition, type AlertThresholds, type DeploymentSnapshot } from "@/core/alerts/alert-rules";
 import { LatencyHistogram } from "@/core/stats/histogram";
@@ -12,6 +12,8 @@ import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { enqueueAlertDelivery } from "./alert-webhook-service";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
+import { alertDetailsColumn } from "@/contracts/alert-columns";
+import { deploymentLastReportColumn, rollupHistogramsColumn } from "@/contracts/deployment-columns";
 
 type Tx = Prisma.TransactionClient;
 /** pg_try_advisory_xact_lock key of the evaluator ("alerts" as ASCII). */
@@ -71,11 +73,11 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     const current = generations.find((g) => g.deploymentId === d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
     const mine = rollups.filter((r) => r.deploymentId === d.id);
-    const compute = mine.map((r) => (r.histograms as Record<string, string>).compute).filter((x): x is string => !!x).map((x) => LatencyHistogram.decode(x));
+    const compute = mine.map((r) => rollupHistogramsColumn.read(r.histograms).compute).filter((x): x is string => !!x).map((x) => LatencyHistogram.decode(x));
     const merged = compute.length ? LatencyHistogram.merge(compute) : null;
     const revert = current ? /^auto-revert: generation (\d+) failed/.exec(current.label) : null;
     const running = applied.find((p) => p.deploymentId === d.id && p.appliedGeneration === d.generation);
-    const report = d.lastReport as { instances?: Array<{ state?: string }> } | null;
+    const report = deploymentLastReportColumn.read(d.lastReport);
     return {
       id: d.id, label: deploymentLabel(d), agentId: d.agentId, state: d.state, failureReason: d.failureReason,
       crashedInstances: (report?.instances ?? []).filter((i) => i.state === "crashed").length,
@@ -115,13 +117,13 @@ async function reconcile(tx: Tx, conditions: AlertCondition[], unjudged: Readonl
   for (const c of conditions) {
     const existing = unresolved.find((a) => a.key === c.key);
     if (existing) {
-      await tx.alert.update({ where: { id: existing.id }, data: { lastSeenAt: now, message: c.message, details: toJsonColumn(c.details), severity: c.severity, objectLabel: c.object.label } });
+      await tx.alert.update({ where: { id: existing.id }, data: { lastSeenAt: now, message: c.message, details: writeJsonColumn(alertDetailsColumn, c.details), severity: c.severity, objectLabel: c.object.label } });
       continue;
     }
     const alert = await tx.alert.create({
       data: {
         key: c.key, rule: c.rule, severity: c.severity, objectType: c.object.type, objectId: c.object.id, objectLabel: c.object.label,
-        message: c.message, details: toJsonColumn(c.details), firstSeenAt: now, lastSeenAt: now,
+        message: c.message, details: writeJsonColumn(alertDetailsColumn, c.details), firstSeenAt: now, lastSeenAt: now,
       },
     });
     await recordAudit(tx, { actor: SYSTEM, action: "alert.open", target: { type: "alert", id: alert.id, label: `${c.rule}: ${c.object.label}` }, after: { rule: c.rule, severity: c.severity, object: c.object, message: c.message } });

@@ -6,6 +6,7 @@ import { db } from "@/server/db/client";
 import { conflict, notFound } from "@/server/errors/domain-errors";
 import { enqueueAlertDelivery } from "./alert-webhook-service";
 import type { ServiceCaller } from "./users-service";
+import { alertDetailsColumn } from "@/contracts/alert-columns";
 
 export type AlertFilter = "active" | "resolved" | "all";
 
@@ -34,7 +35,7 @@ export async function listAlerts(input: { filter?: AlertFilter; limit?: number }
     .map((a) => ({
       id: a.id, rule: a.rule, severity: a.severity as "critical" | "warning", state: a.state as "open" | "acknowledged" | "resolved",
       object: { type: a.objectType, id: a.objectId, label: a.objectLabel, href: objectHref(a.objectType, a.objectId) },
-      message: a.message, details: a.details as Record<string, unknown>,
+      message: a.message, details: alertDetailsColumn.read(a.details),
       firstSeenAt: a.firstSeenAt, lastSeenAt: a.lastSeenAt,
       acknowledgedAt: a.acknowledgedAt, acknowledgedBy: email(a.acknowledgedById),
       resolvedAt: a.resolvedAt, resolvedBy: a.resolvedAt ? (email(a.resolvedById) ?? "automatically (condition cleared)") : null,

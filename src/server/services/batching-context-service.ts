@@ -6,6 +6,7 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { db } from "@/server/db/client";
 import { listSweeps } from "./batching-sweeps-service";
+import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 
 export async function batchingContext(input: { deploymentId?: string }, prisma: PrismaClient = db()) {
   const deployments = await prisma.deployment.findMany({
@@ -20,7 +21,7 @@ export async function batchingContext(input: { deploymentId?: string }, prisma: 
     return {
       id: d.id, model: d.modelVersion.model.name, version: d.modelVersion.number, host: d.agent.hostName, state: d.state, generation: d.generation,
       running: plan?.success ? { batchSize: planBatchSize(plan.data), batchTimeoutMs: plan.data.batchTimeoutMs } : null,
-      sloDeadlineMs: d.modelVersion.model.sloDeadlineMs, arrivalRatePerS: (d.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? null,
+      sloDeadlineMs: d.modelVersion.model.sloDeadlineMs, arrivalRatePerS: deploymentLastReportColumn.read(d.lastReport)?.arrivalRatePerS ?? null,
     };
   });
   const chosen = input.deploymentId ? list.find((d) => d.id === input.deploymentId) ?? null : null;

@@ -1,14 +1,10 @@
 // A batching sweep's temporary configuration for one (window, max batch) candidate: the running plan's instances
 // and cores unchanged, the dispatcher's B set to the cap and its timeout to the window, and each instance's b the
 // cap shared out (rounded up) so one dispatch of B rows runs in a single wave, as the batching model assumes.
-import { z } from "zod";
+import { sweepCandidateSchema, type SweepCandidate } from "@/contracts/batching-sweep-columns";
 import type { ServingPlan } from "@/contracts/serving-plan";
 
-export const sweepCandidateSchema = z.object({
-  windowMs: z.number().min(0, "the window must be ≥ 0 ms").max(60_000, "the window must be at most 60,000 ms"),
-  maxBatch: z.number().int("the max batch must be a whole number").min(1, "the max batch must be ≥ 1").max(65_536, "the max batch must be at most 65,536"),
-});
-export type SweepCandidate = z.infer<typeof sweepCandidateSchema>;
+export { sweepCandidateSchema, type SweepCandidate };
 
 export const SWEEP_LIMITS = { maxCandidates: 8, minDurationS: 2, maxDurationS: 120, maxRatePerS: 100_000 } as const;
 

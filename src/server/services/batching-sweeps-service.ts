@@ -6,9 +6,12 @@
 // own transitions lock its row, so two replicas' heartbeats never advance it twice. One sweep per deployment.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
+import { generationPlanColumn } from "@/contracts/deployment-columns";
+import { proposalEvidenceColumn, proposalItemsColumn, proposalPlanColumn } from "@/contracts/proposal-columns";
+import { sweepCandidatesColumn, sweepPointsColumn, type SweepPoint } from "@/contracts/batching-sweep-columns";
 import { loadgenReportSchema, type LoadTestSpec } from "@/contracts/agent-jobs";
-import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
+import { planBatchSize } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
@@ -31,18 +34,7 @@ const LOAD_GRACE_MS = 5 * 60_000;
 export const ACTIVE_SWEEP_STATES = ["pending", "running", "restoring"] as const;
 const RUNNING_STATES = ["running", "restoring"];
 
-export interface SweepPoint extends SweepCandidate {
-  generation: number;
-  loadTestId: string | null;
-  status: "done" | "failed";
-  offeredPerS: number | null;
-  okPerS: number | null;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  meanMs: number | null;
-  requests: number | null;
-  error: string | null;
-}
+export type { SweepPoint };
 
 export interface ProposeSweepInput {
   deploymentId: string;
@@ -88,20 +80,20 @@ export async function proposeSweep(caller: ServiceCaller, raw: ProposeSweepInput
     const other = await activeSweep(deployment.id, tx);
     if (other) throw conflict(`one sweep per deployment at a time: sweep ${other.id} is ${other.state}`);
     const running = await tx.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId: deployment.id, generation: deployment.generation } } });
-    const plan = servingPlanSchema.parse(running.plan);
+    const plan = generationPlanColumn.read(running.plan);
     const proposalId = randomUUID();
     const sweepId = randomUUID();
     const sweep = { candidates: input.candidates, durationS: input.durationS, ratePerS: input.ratePerS, sweepId };
     // The proposal's configuration is the one restored at the end: the running plan.
     await tx.proposal.create({
       data: {
-        id: proposalId, deploymentId: deployment.id, items: toJsonColumn(plan.instances.map(({ count, threads, batch }) => ({ count, threads, batch }))), plan: toJsonColumn(plan),
-        batchSize: planBatchSize(plan), batchTimeoutMs: plan.batchTimeoutMs, baseGeneration: deployment.generation, evidence: toJsonColumn({ sweep }),
+        id: proposalId, deploymentId: deployment.id, items: writeJsonColumn(proposalItemsColumn, plan.instances.map(({ count, threads, batch }) => ({ count, threads, batch }))), plan: writeJsonColumn(proposalPlanColumn, plan),
+        batchSize: planBatchSize(plan), batchTimeoutMs: plan.batchTimeoutMs, baseGeneration: deployment.generation, evidence: writeJsonColumn(proposalEvidenceColumn, { sweep }),
         reason: input.reason, source: "sweep", proposedById: caller.user.id, expiresAt: new Date(Date.now() + PROPOSAL_TTL_MS),
       },
     });
     await tx.batchingSweep.create({
-      data: { id: sweepId, proposalId, deploymentId: deployment.id, candidates: toJsonColumn(input.candidates), durationS: input.durationS, ratePerS: input.ratePerS, baseGeneration: deployment.generation },
+      data: { id: sweepId, proposalId, deploymentId: deployment.id, candidates: writeJsonColumn(sweepCandidatesColumn, input.candidates), durationS: input.durationS, ratePerS: input.ratePerS, baseGeneration: deployment.generation },
     });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "proposal.create", target: { type: "proposal", id: proposalId, label: `batching sweep of ${deployment.modelVersion.model.name} on ${deployment.agent.hostName}` },
@@ -116,14 +108,14 @@ async function expirePending(tx: Tx, deploymentId: string, except: string): Prom
   return r.count;
 }
 
-const candidatesOf = (sweep: SweepRow) => sweep.candidates as unknown as SweepCandidate[];
-const pointsOf = (sweep: SweepRow) => sweep.points as unknown as SweepPoint[];
+const candidatesOf = (sweep: SweepRow) => sweepCandidatesColumn.read(sweep.candidates);
+const pointsOf = (sweep: SweepRow) => sweepPointsColumn.read(sweep.points);
 
 async function writePointGeneration(tx: Tx, sweep: SweepRow, index: number): Promise<number> {
   const deployment = await tx.deployment.findUniqueOrThrow({ where: { id: sweep.deploymentId } });
   const base = await tx.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId: sweep.deploymentId, generation: sweep.baseGeneration } } });
   const candidate = candidatesOf(sweep)[index]!;
-  const plan = sweepPointPlan(servingPlanSchema.parse(base.plan), candidate);
+  const plan = sweepPointPlan(generationPlanColumn.read(base.plan), candidate);
   return writeGeneration(tx, deployment, {
     modelVersionId: base.modelVersionId, plan, createdById: null,
     label: `batching sweep ${index + 1}/${candidatesOf(sweep).length} (temporary): ${describeCandidate(candidate)}`,
@@ -177,7 +169,7 @@ async function beginRestore(tx: Tx, sweep: SweepRow, failure: string | null): Pr
   }
   const base = await tx.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId: sweep.deploymentId, generation: sweep.baseGeneration } } });
   const generation = await writeGeneration(tx, deployment, {
-    modelVersionId: base.modelVersionId, plan: servingPlanSchema.parse(base.plan), createdById: null,
+    modelVersionId: base.modelVersionId, plan: generationPlanColumn.read(base.plan), createdById: null,
     label: `batching sweep: restore generation ${sweep.baseGeneration}${failure ? " after a failure" : ""}`,
   });
   await tx.batchingSweep.update({ where: { id: sweep.id }, data: { state: "restoring", phase: null, restoreGeneration: generation, phaseStartedAt: new Date(), failureReason: failure } });
@@ -282,8 +274,8 @@ export async function advanceSweep(sweepId: string, prisma: PrismaClient = db())
     }
     const point = measuredPoint(sweep, row, job?.error ?? null);
     const points = [...pointsOf(sweep), point];
-    await tx.batchingSweep.update({ where: { id: sweep.id }, data: { points: toJsonColumn(points) } });
-    const updated = { ...sweep, points: toJsonColumn(points) as Prisma.JsonValue };
+    await tx.batchingSweep.update({ where: { id: sweep.id }, data: { points: writeJsonColumn(sweepPointsColumn, points) } });
+    const updated: SweepRow = { ...sweep, points };
     if (point.status === "failed") {
       await beginRestore(tx, updated, `${label}: its load test failed (${point.error})`);
       return true;

@@ -3,10 +3,11 @@
 // replicas and month a peak needs, and what Packrat's running configuration saves over ⟨1, T, B⟩ (profiles).
 import { COST_PERIODS, type CostPeriod } from "@/contracts/cost-report";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { loadgenReportSchema } from "@/contracts/agent-jobs";
+import { loadTestReportColumn, loadTestSpecColumn } from "@/contracts/load-test-columns";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { allThreadsShape, evaluateBaseline, profileLatencyLookup } from "@/core/optimizer/baselines";
 import { agentTopology } from "@/contracts/host-topology";
+import type { StoredJsonValue } from "@/contracts/json-column";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { invalidInput, notFound } from "@/server/errors/domain-errors";
@@ -22,7 +23,7 @@ import type { ServiceCaller } from "./users-service";
 
 /** The profiles' hardware class; an agent whose topology cannot be read is still listed (by CPU model) rather than
  * failing the whole report. */
-function hardwareClassOf(agent: { cpuModel: string; topology: unknown }): string {
+function hardwareClassOf(agent: { cpuModel: string; topology: StoredJsonValue }): string {
   try {
     return profilingHardwareClassOf(agent);
   } catch {
@@ -204,11 +205,12 @@ export async function getCostReport(params: CostReportParams, prisma: PrismaClie
   ]);
   const storedTests: Array<StoredLoadTest & { deploymentId: string }> = [];
   for (const t of tests) {
-    const report = loadgenReportSchema.safeParse(t.report);
-    if (!report.success) continue;
+    // A report the page cannot read leaves out that test, never the whole report.
+    const report = loadTestReportColumn.schema.safeParse(t.report);
+    if (!report.success || report.data === null) continue;
     storedTests.push({
       id: t.id, deploymentId: t.deploymentId, modelVersionId: t.modelVersionId, generationAtStart: t.generationAtStart, generationAtEnd: t.generationAtEnd,
-      spec: t.spec as StoredLoadTest["spec"], report: report.data, finishedAt: t.finishedAt,
+      spec: loadTestSpecColumn.read(t.spec), report: report.data, finishedAt: t.finishedAt,
     });
   }
   const options: CostOptions = { peakPerS: params.peakPerS ?? {}, headroomMultiplier: params.headroomMultiplier, redundancyK: params.redundancyK };

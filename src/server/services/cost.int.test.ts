@@ -59,7 +59,7 @@ beforeAll(async () => {
   deploymentId = tested.deployment.id;
   untestedDeploymentId = (await deployed("untested", 1)).deployment.id;
   const loadTest = (generation: number, body: ReturnType<typeof report>) => prisma.loadTest.create({
-    data: { jobId: randomUUID(), deploymentId, agentId, modelVersionId: tested.version.id, modelName: tested.model.name, spec: { mode: "open" }, status: "done", generationAtStart: generation, generationAtEnd: generation, report: body, finishedAt: now },
+    data: { jobId: randomUUID(), deploymentId, agentId, modelVersionId: tested.version.id, modelName: tested.model.name, spec: { mode: "open", pattern: "constant", ratePerS: 10, durationS: 60, binary: true, batch: 1 }, status: "done", generationAtStart: generation, generationAtEnd: generation, report: body, finishedAt: now },
   });
   await loadTest(2, report(tested.model.name, 10, 400, 400, 40)); // meets p99 ≤ 50 ms at 40/s: the capacity
   await loadTest(2, report(tested.model.name, 80, 600, 600, 60)); // faster but misses the SLO

@@ -1,8 +1,10 @@
 // Deployments: a model version on an agent with a core budget. Every change is a new generation of the agent's
 // desired state (generations only increase), written, audited and NOTIFYed in one transaction.
 import { randomUUID } from "node:crypto";
+import { servingDimsColumn } from "@/contracts/model-columns";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
+import { generationPlanColumn } from "@/contracts/deployment-columns";
 import { agentTopology } from "@/contracts/host-topology";
 import type { ServingPlan } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
@@ -45,7 +47,7 @@ export async function writeGeneration(
     data: { generation: { increment: 1 }, modelVersionId: next.modelVersionId, state: "applying", failureReason: null },
   });
   await tx.deploymentGeneration.create({
-    data: { id: randomUUID(), deploymentId: deployment.id, generation: updated.generation, modelVersionId: next.modelVersionId, plan: toJsonColumn(plan), label: next.label, createdById: next.createdById },
+    data: { id: randomUUID(), deploymentId: deployment.id, generation: updated.generation, modelVersionId: next.modelVersionId, plan: writeJsonColumn(generationPlanColumn, plan), label: next.label, createdById: next.createdById },
   });
   await bumpAgentRevision(tx, deployment.agentId);
   return updated.generation;
@@ -84,12 +86,12 @@ export async function deployModelAs(by: Acting, input: DeployInput, prisma: Pris
       if (shared.length) throw conflict(`CPUs ${shared.join(", ")} already belong to another deployment on ${agent.hostName}; core budgets never overlap`);
       if (other.modelVersion.modelId === version.modelId) throw conflict(`${version.model.name} is already deployed on ${agent.hostName}; change its version instead`);
     }
-    const plan = planForVersion(version.analysis, defaultPlan(agentTopology(agent), cpus, version.servingDims as Record<string, number>), "modelVersionId");
+    const plan = planForVersion(version.analysis, defaultPlan(agentTopology(agent), cpus, servingDimsColumn.read(version.servingDims)), "modelVersionId");
     const deployment = await tx.deployment.create({
       data: { id: randomUUID(), agentId: agent.id, modelVersionId: version.id, cpus, generation: 1, state: "applying", createdById: by.userId },
     });
     await tx.deploymentGeneration.create({
-      data: { id: randomUUID(), deploymentId: deployment.id, generation: 1, modelVersionId: version.id, plan: toJsonColumn(plan), label: DEFAULT_PLAN_LABEL, createdById: by.userId },
+      data: { id: randomUUID(), deploymentId: deployment.id, generation: 1, modelVersionId: version.id, plan: writeJsonColumn(generationPlanColumn, plan), label: DEFAULT_PLAN_LABEL, createdById: by.userId },
     });
     await bumpAgentRevision(tx, agent.id);
     await recordAudit(tx, {
@@ -125,7 +127,7 @@ export async function changeDeploymentVersion(caller: ServiceCaller, input: { de
     if (!version) throw notFound("model version", input.modelVersionId);
     if (version.modelId !== deployment.modelVersion.modelId) throw invalidInput("the new version must be a version of the same model", { field: "modelVersionId" });
     if (version.id === deployment.modelVersionId) throw conflict(`version ${version.number} is already deployed here`);
-    const plan = planForVersion(version.analysis, defaultPlan(agentTopology(deployment.agent), deployment.cpus, version.servingDims as Record<string, number>), "modelVersionId");
+    const plan = planForVersion(version.analysis, defaultPlan(agentTopology(deployment.agent), deployment.cpus, servingDimsColumn.read(version.servingDims)), "modelVersionId");
     const generation = await writeGeneration(tx, deployment, { modelVersionId: version.id, plan, label: `version ${version.number}, ${DEFAULT_PLAN_LABEL}`, createdById: caller.user.id });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "deployment.change_version",

@@ -4,8 +4,9 @@
 // time, and each re-proposal updates that one (never a flurry). Then the deployment's approval policy may approve it.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { toJsonColumn, writeJsonColumn } from "@/server/db/json-column";
 import type { EstimatorDecisionReport } from "@/contracts/agent-protocol";
+import { proposalEvidenceColumn, proposalItemsColumn, proposalPlanColumn, type EstimatorDecisionEvidence } from "@/contracts/proposal-columns";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { changeKind, type ChangeKind } from "@/core/estimator/approval-policy";
 import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
@@ -23,23 +24,18 @@ const PROPOSAL_TTL_MS = 24 * 3_600_000;
 /** Re-proposals remembered in the evidence (the newest). */
 const HISTORY_LENGTH = 20;
 
-export interface EstimatorProposalReport { batchSize: number; decision: unknown; timeline?: EstimatorDecisionReport[] }
+export interface EstimatorProposalReport { batchSize: number; decision: EstimatorDecisionReport; timeline?: EstimatorDecisionReport[] }
 
-/** The evidence of an estimator proposal (the proposal row's `evidence` JSON). */
+/** The evidence of an estimator proposal as it is written (the proposal row's `evidence` JSON; read back by
+ *  proposal-columns.ts proposalEvidenceColumn). */
 export interface EstimatorEvidence {
-  estimator: {
-    agent: string;
-    decision: unknown;
-    timeline: EstimatorDecisionReport[];
-    /** How often the agent proposed while this proposal was pending (1 = once). */
-    reports: number;
-    history: Array<{ at: string; batchSize: number }>;
-  };
+  estimator: EstimatorDecisionEvidence;
   profile: { id: string; createdAt: string } | null;
   change: ChangeKind | null;
   /** Why the proposal was offered without a plan trial (the policy's hourly rate spent), when it was. */
   trialNote?: string | null;
-  baselines?: unknown; why?: string | null; perturbed?: boolean; idleCores?: number; cores?: number;
+  /** The optimizer's figures, stored as JSON makes them. */
+  baselines?: object; why?: string | null; perturbed?: boolean; idleCores?: number; cores?: number;
 }
 
 /** The newest complete profile of the deployment's model version whose conditions match the deployment. */
@@ -100,8 +96,8 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
   const timeline = report.timeline ?? [];
   const planned = outcome.kind === "plan" ? outcome.optimized : null;
   const fields = {
-    items: toJsonColumn(planned?.instances ?? []),
-    plan: toJsonColumn(planned?.plan ?? {}),
+    items: writeJsonColumn(proposalItemsColumn, planned?.instances ?? []),
+    plan: writeJsonColumn(proposalPlanColumn, planned?.plan ?? {}),
     batchSize: B,
     batchTimeoutMs: planned?.batchTimeoutMs ?? currentPlan.batchTimeoutMs,
     profileId: outcome.profile?.id ?? null,
@@ -133,7 +129,7 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`estimator-proposal:${deploymentId}`}))`;
     const pending = await tx.proposal.findFirst({ where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] } }, orderBy: { createdAt: "desc" } });
     if (pending && pending.baseGeneration === deployment.generation) {
-      const previous = (pending.evidence ?? {}) as Partial<EstimatorEvidence>;
+      const previous = proposalEvidenceColumn.read(pending.evidence);
       const evidence = evidenceOf((previous.estimator?.reports ?? 1) + 1, previous.estimator?.history ?? []);
       const same = pending.batchSize === B && pending.blockedReason === fields.blockedReason;
       // The same proposal again keeps its trial (or its note); a changed one is measured afresh.

@@ -25,7 +25,10 @@ import { freePort } from "../../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until } from "../../../test/control-plane-harness";
 import { createAgentToken } from "./agent-tokens-service";
 import { deployModel } from "./deployments-service";
-import { recordEstimatorProposal, type EstimatorEvidence } from "./estimator-proposals-service";
+import { heartbeatBodyColumn } from "@/contracts/agent-columns";
+import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
+import { proposalEvidenceColumn } from "@/contracts/proposal-columns";
+import { recordEstimatorProposal } from "./estimator-proposals-service";
 import { hardwareClassOf, runtimeSignatureOf } from "./profiling-service";
 
 const DECISION_MS = 200;
@@ -161,7 +164,7 @@ describe("estimator proposals", () => {
     // Without traffic the agent settles (B̃ back to the running B = 1): the load no longer asks for the change, so
     // the proposal is withdrawn (not left for an SRE to approve), with the reason and the agent as the actor.
     await until(async () => {
-      const timeline = ((await deployment()).lastReport as { estimatorTimeline?: EstimatorDecisionReport[] } | null)?.estimatorTimeline ?? [];
+      const timeline = deploymentLastReportColumn.read((await deployment()).lastReport)?.estimatorTimeline ?? [];
       return timeline.at(-1)?.stable === 1;
     }, "the estimator to settle");
     await until(async () => (await estimatorProposals()).every((x) => x.state === "withdrawn"), "the proposal to be withdrawn");
@@ -182,16 +185,17 @@ describe("estimator proposals", () => {
     expect(p.predictedLatencyMs).toBeCloseTo(1 + (4 * p.batchSize) / T, 9);
     // Every time the agent proposed went into this one proposal (the raw heartbeats say how often it proposed).
     const heartbeats = await db().agentHeartbeat.findMany({ where: { agentId } });
-    const proposedTimes = heartbeats.filter((h) => (h.body as { deployments: Array<{ estimatorProposal?: unknown }> }).deployments.some((d) => d.estimatorProposal)).length;
-    const evidence = p.evidence as unknown as EstimatorEvidence;
+    const proposedTimes = heartbeats.filter((h) => heartbeatBodyColumn.read(h.body).deployments.some((d) => d.estimatorProposal)).length;
+    const stored = proposalEvidenceColumn.read(p.evidence);
+    const evidence = stored.estimator!;
     expect(proposedTimes).toBeGreaterThanOrEqual(1);
-    expect(evidence.estimator.reports).toBe(proposedTimes);
+    expect(evidence.reports).toBe(proposedTimes);
     // The timeline: the low phase (B̃ = B = 1) before the step, and the decision that proposed this B last.
-    const timeline = evidence.estimator.timeline;
+    const timeline = evidence.timeline;
     expect(timeline.length).toBeGreaterThan(10);
     expect(timeline.some((d) => d.outcome === "stable-equals-current")).toBe(true);
     expect(timeline.at(-1)).toMatchObject({ outcome: "proposed", proposed: p.batchSize, current: 1 });
-    expect(evidence.change).toBe("batch-only");
+    expect(stored.change).toBe("batch-only");
     // The deployment page reads the rolling timeline and this proposal.
     const view = await as(ml).estimator.view({ deploymentId });
     expect(view.timeline.length).toBeGreaterThan(0);
@@ -281,6 +285,6 @@ describe("estimator proposals", () => {
     expect(second).toMatchObject({ kind: "updated", proposalId: queued.id });
     const updated = await db().proposal.findUniqueOrThrow({ where: { id: queued.id } });
     expect(updated).toMatchObject({ state: "pending", batchSize: 16, trialJobId: null, trial: null });
-    expect((updated.evidence as unknown as EstimatorEvidence).trialNote).toBe("no plan trial: 1 in the last hour already (the approval policy's rate is 1 an hour)");
+    expect(proposalEvidenceColumn.read(updated.evidence).trialNote).toBe("no plan trial: 1 in the last hour already (the approval policy's rate is 1 an hour)");
   });
 });

@@ -5,16 +5,20 @@
 // requeued once, then failed, like profiling).
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
-import { loadgenReportSchema, loadTestJobParamsSchema, loadTestSpecSchema, type LoadTestJobParams, type LoadTestSpec } from "@/contracts/agent-jobs";
+import { writeJsonColumn } from "@/server/db/json-column";
+import { LOAD_TEST_JOB_KIND, loadgenReportSchema, loadTestJobParamsSchema, loadTestSpecSchema, type LoadTestJobParams, type LoadTestSpec } from "@/contracts/agent-jobs";
+import { generationPlanColumn } from "@/contracts/deployment-columns";
+import { loadTestJobColumn } from "@/contracts/job-columns";
+import { loadTestPlanAtStartColumn, loadTestReportColumn, loadTestSpecColumn } from "@/contracts/load-test-columns";
+import { servingDimsColumn } from "@/contracts/model-columns";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";
 import { summarizeLoadgenReport } from "./load-test-report";
 import type { ServiceCaller } from "./users-service";
 
-
-export const LOAD_TEST_JOB_KIND = "load_test";
+// Callers outside the contracts still name the kind from here.
+export { LOAD_TEST_JOB_KIND };
 
 export interface StartLoadTestInput {
   deploymentId: string;
@@ -49,14 +53,14 @@ export async function queueLoadTest(
   const loadTest = await tx.loadTest.create({
     data: {
       id: randomUUID(), jobId, deploymentId: deployment.id, agentId: deployment.agentId, modelVersionId: deployment.modelVersionId, modelName: model.name,
-      spec: toJsonColumn(spec), confirmedServing: true, createdById: by.userId,
+      spec: writeJsonColumn(loadTestSpecColumn, spec), confirmedServing: true, createdById: by.userId,
     },
   });
   const params: LoadTestJobParams = {
     loadTestId: loadTest.id, deploymentId: deployment.id, modelName: model.name, spec,
-    dimensions: (deployment.modelVersion.servingDims ?? {}) as Record<string, number>,
+    dimensions: servingDimsColumn.read(deployment.modelVersion.servingDims ?? {}),
   };
-  await tx.job.create({ data: { id: jobId, kind: LOAD_TEST_JOB_KIND, params: toJsonColumn({ ...params, agentId: deployment.agentId }), createdById: by.userId, progressMessage: "waiting for the agent" } });
+  await tx.job.create({ data: { id: jobId, kind: LOAD_TEST_JOB_KIND, params: writeJsonColumn(loadTestJobColumn, { ...params, agentId: deployment.agentId }), createdById: by.userId, progressMessage: "waiting for the agent" } });
   await recordAudit(tx, {
     actor: by.actor, action: "load_test.start",
     target: { type: "deployment", id: deployment.id, label: `${model.name} v${deployment.modelVersion.number} on ${deployment.agent.hostName}` },
@@ -74,10 +78,10 @@ export async function claimedLoadTest(job: { id: string; params: unknown }, pris
   const plan = generation ? await prisma.deploymentGeneration.findUnique({ where: { deploymentId_generation: { deploymentId: params.deploymentId, generation } } }) : null;
   await prisma.loadTest.update({
     where: { id: params.loadTestId },
-    data: { status: "running", startedAt: new Date(), generationAtStart: generation, planAtStart: plan ? toJsonColumn({ label: plan.label, plan: plan.plan }) : Prisma.DbNull },
+    data: { status: "running", startedAt: new Date(), generationAtStart: generation, planAtStart: plan ? writeJsonColumn(loadTestPlanAtStartColumn, { label: plan.label, plan: generationPlanColumn.read(plan.plan) }) : Prisma.DbNull },
   });
   await prisma.job.update({ where: { id: job.id }, data: { progressMessage: `running against generation ${generation ?? "?"}` } });
-  return { id: job.id, kind: "load_test" as const, params };
+  return { id: job.id, kind: LOAD_TEST_JOB_KIND, params };
 }
 
 async function ownedRunningLoadTest(agentId: string, jobId: string, prisma: PrismaClient) {
@@ -96,7 +100,7 @@ export async function recordLoadTestResult(agentId: string, jobId: string, body:
   summarizeLoadgenReport(report); // a report the page cannot read (a corrupt histogram) is refused now, not shown broken later
   const now = new Date();
   await prisma.$transaction([
-    prisma.loadTest.update({ where: { id: params.loadTestId }, data: { status: "done", report: toJsonColumn(body.report), generationAtEnd: body.generationAtEnd ?? null, finishedAt: now } }),
+    prisma.loadTest.update({ where: { id: params.loadTestId }, data: { status: "done", report: writeJsonColumn(loadTestReportColumn, report), generationAtEnd: body.generationAtEnd ?? null, finishedAt: now } }),
     prisma.job.update({ where: { id: job.id }, data: { state: "done", progress: 1, progressMessage: "report stored", finishedAt: now } }),
   ]);
   return { ok: true as const };
@@ -133,16 +137,16 @@ export async function getLoadTest(id: string, prisma: PrismaClient = db()) {
     row.createdById ? prisma.user.findUnique({ where: { id: row.createdById }, select: { email: true } }) : null,
   ]);
   const { status, error } = statusOf(row, job);
-  const parsed = row.report ? loadgenReportSchema.safeParse(row.report) : null;
+  const report = loadTestReportColumn.read(row.report);
   return {
     id: row.id, deploymentId: row.deploymentId, agentId: row.agentId, hostName: deployment?.agent.hostName ?? "(decommissioned)",
     model: { id: version?.model.id ?? null, name: row.modelName, version: version?.number ?? null, sloDeadlineMs: version?.model.sloDeadlineMs ?? null, sloQuantile: version?.model.sloQuantile ?? null },
-    spec: loadTestSpecSchema.parse(row.spec), status, error, jobMessage: job?.progressMessage ?? null, attempts: job?.attempts ?? 0,
+    spec: loadTestSpecColumn.read(row.spec), status, error, jobMessage: job?.progressMessage ?? null, attempts: job?.attempts ?? 0,
     generationAtStart: row.generationAtStart, generationAtEnd: row.generationAtEnd,
-    planAtStart: row.planAtStart as { label: string; plan: unknown } | null,
+    planAtStart: loadTestPlanAtStartColumn.read(row.planAtStart),
     confirmedServing: row.confirmedServing, createdBy: creator?.email ?? null,
     createdAt: row.createdAt, startedAt: row.startedAt, finishedAt: row.finishedAt,
-    summary: parsed?.success ? summarizeLoadgenReport(parsed.data) : null,
+    summary: report ? summarizeLoadgenReport(report) : null,
     /** The raw report, for download. */
     report: row.report,
   };
@@ -153,10 +157,10 @@ export async function listLoadTestsForDeployment(deploymentId: string, prisma: P
   const jobs = await prisma.job.findMany({ where: { id: { in: rows.map((r) => r.jobId) } }, select: { id: true, state: true, error: true } });
   return rows.map((row) => {
     const { status, error } = statusOf(row, jobs.find((j) => j.id === row.jobId) ?? null);
-    const parsed = row.report ? loadgenReportSchema.safeParse(row.report) : null;
-    const summary = parsed?.success ? summarizeLoadgenReport(parsed.data) : null;
+    const report = loadTestReportColumn.read(row.report);
+    const summary = report ? summarizeLoadgenReport(report) : null;
     return {
-      id: row.id, status, error, spec: loadTestSpecSchema.parse(row.spec), generationAtStart: row.generationAtStart, createdAt: row.createdAt, finishedAt: row.finishedAt,
+      id: row.id, status, error, spec: loadTestSpecColumn.read(row.spec), generationAtStart: row.generationAtStart, createdAt: row.createdAt, finishedAt: row.finishedAt,
       okPerS: summary?.open?.okPerS ?? null, p99Ms: summary?.open?.latency.p99Ms ?? null, maxRatePerS: summary?.search?.maxRatePerS ?? null,
     };
   });

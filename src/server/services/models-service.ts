@@ -9,6 +9,7 @@ import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors"
 import { bumpAgentRevision, lockAgent } from "./deployments-service";
 import { readStoredAnalysis, type StoredAnalysis } from "./models-analysis";
 import type { ServiceCaller } from "./users-service";
+import { servingDimsColumn } from "@/contracts/model-columns";
 
 export interface ModelSlo {
   /** The latency a request must meet… */
@@ -117,7 +118,7 @@ export async function listVersions(modelId: string, prisma: PrismaClient = db())
     id: v.id, number: v.number, source: v.source,
     zoo: v.zooName && v.zooBuilderVersion !== null && v.zooSeed !== null ? { name: v.zooName, builderVersion: v.zooBuilderVersion, seed: v.zooSeed } : null,
     syntheticWeights: v.syntheticWeights, sha256: v.artifactSha256, bytes: Number(v.artifact.bytes),
-    format: artifactFormatOf(v.artifact.format), analysis: readStoredAnalysis(v.analysis), servingDims: (v.servingDims ?? {}) as Record<string, number>,
+    format: artifactFormatOf(v.artifact.format), analysis: readStoredAnalysis(v.analysis), servingDims: servingDimsColumn.read(v.servingDims ?? {}),
     createdAt: v.createdAt, createdBy: v.createdById ? (creators.get(v.createdById) ?? null) : null,
     inUse: v._count.deployments > 0,
   }));

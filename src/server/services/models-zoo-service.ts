@@ -19,6 +19,7 @@ import { servingDimsOf, toStoredAnalysis } from "./models-analysis";
 import { registerModelVersion } from "./models-register-version";
 import { buildZooModelInto } from "./models-zoo-build";
 import type { ServiceCaller } from "./users-service";
+import { zooRegistrationJobColumn } from "@/contracts/job-columns";
 
 export const ZOO_REGISTRATION_KIND = "model.register_zoo";
 
@@ -78,8 +79,11 @@ export async function zooCatalog(prisma: PrismaClient = db()): Promise<ZooCatalo
     const registered = versions
       .filter((r) => r.zooName === e.name && r.zooBuilderVersion === builderVersion && r.zooSeed !== null)
       .map((r) => ({ seed: r.zooSeed!, modelId: r.modelId, versionNumber: r.number }));
-    const latest = jobs.find((j) => (j.params as Partial<ZooRegistrationParams>).zooName === e.name && (j.params as Partial<ZooRegistrationParams>).builderVersion === builderVersion);
-    const seed = Number((latest?.params as Partial<ZooRegistrationParams> | undefined)?.seed);
+    const latest = jobs.find((j) => {
+      const params = zooRegistrationJobColumn.read(j.params);
+      return params.zooName === e.name && params.builderVersion === builderVersion;
+    });
+    const seed = Number(latest ? zooRegistrationJobColumn.read(latest.params).seed : undefined);
     // A finished job whose version exists is shown as that version, not as a job.
     const job = latest && !(latest.state === "done" && registered.some((r) => r.seed === seed))
       ? { id: latest.id, seed, state: latest.state, progress: latest.progress, progressMessage: latest.progressMessage, error: latest.error }

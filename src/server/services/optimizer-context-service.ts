@@ -8,6 +8,7 @@ import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { db } from "@/server/db/client";
 import { budgetCores } from "./deployment-plans";
 import { compatibility } from "./profiles-query-service";
+import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 
 export async function optimizerContext(input: { deploymentId?: string }, prisma: PrismaClient = db()) {
   const deployments = await prisma.deployment.findMany({
@@ -37,7 +38,7 @@ export async function optimizerContext(input: { deploymentId?: string }, prisma:
       model: { id: d.modelVersion.modelId, name: d.modelVersion.model.name, version: d.modelVersion.number, sloDeadlineMs: d.modelVersion.model.sloDeadlineMs, sloQuantile: d.modelVersion.model.sloQuantile },
       generation: d.generation,
       running: plan ? { plan, batchSize: planBatchSize(plan), batchTimeoutMs: plan.batchTimeoutMs } : null,
-      arrivalRatePerS: (d.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? null,
+      arrivalRatePerS: deploymentLastReportColumn.read(d.lastReport)?.arrivalRatePerS ?? null,
       profiles: profiles.map((p, i) => ({
         id: p.id, version: p.modelVersion.number, status: p.status, perturbed: p.perturbed, perturbedRatePerS: p.perturbedRatePerS,
         cores: p.cores, threads: p.threads, batches: p.batches, cellsDone: p._count.cells, cellsTotal: p.threads.length * p.batches.length,

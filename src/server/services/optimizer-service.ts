@@ -8,8 +8,9 @@ import { optimumTable } from "@/core/optimizer/optimum-table";
 import { whyThisPlan } from "@/core/optimizer/why-this-plan";
 import { flaggedCellsOfPlan, profileQuality } from "@/core/profiling/profile-quality";
 import type { ProfileCell } from "@/core/profile/profile";
+import { generationPlanColumn } from "@/contracts/deployment-columns";
 import { agentTopology } from "@/contracts/host-topology";
-import type { ServingPlan } from "@/contracts/serving-plan";
+import { profileDimensionsColumn } from "@/contracts/model-columns";
 import { db } from "@/server/db/client";
 import { DomainError, notFound } from "@/server/errors/domain-errors";
 import { allocatePlan, budgetCores } from "./deployment-plans";
@@ -33,7 +34,7 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
   const maxB = Math.max(input.batchSize, Math.max(...profile.batches) * T);
   const table = optimumTable(cells, { cores: T, maxBatch: Math.min(maxB, 1024) });
   const current = await prisma.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId: deployment.id, generation: deployment.generation } } });
-  const currentPlan = current.plan as ServingPlan;
+  const currentPlan = generationPlanColumn.read(current.plan);
   const batchTimeoutMs = input.batchTimeoutMs ?? currentPlan.batchTimeoutMs;
   if (result.kind === "infeasible") {
     return { kind: "infeasible" as const, reason: result.reason, cores: T, table: table.rows, perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS };
@@ -50,7 +51,7 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
     allThreadsMs: base.allThreads.available ? correctedFor(model, base.allThreads.instances, base.allThreads.latencyMs, T) : null,
     oneThreadMs: base.oneThread.available ? correctedFor(model, base.oneThread.instances, base.oneThread.latencyMs, T) : null,
   };
-  const allocated = allocatePlan(topology, deployment.cpus, { items, batchSize: input.batchSize, batchTimeoutMs, dimensions: profile.dimensions as Record<string, number> });
+  const allocated = allocatePlan(topology, deployment.cpus, { items, batchSize: input.batchSize, batchTimeoutMs, dimensions: profileDimensionsColumn.read(profile.dimensions) });
   const overrides = versionServingAxes(deployment.modelVersion.analysis)?.batchAxes ?? {};
   const plan = Object.keys(overrides).length ? { ...allocated, batchAxes: overrides } : allocated;
   return {

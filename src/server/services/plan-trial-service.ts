@@ -6,13 +6,16 @@
 import { artifactFormatOf, type ArtifactFormat } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
-import { planTrialParamsSchema, type PlanTrialParams, type PlanTrialResult } from "@/contracts/agent-jobs";
-import { proposalTrialSchema, type ProposalTrial, type TrialCandidateView } from "@/contracts/plan-trial";
+import { writeJsonColumn } from "@/server/db/json-column";
+import { PLAN_TRIAL_JOB_KIND, planTrialParamsSchema, type PlanTrialResult } from "@/contracts/agent-jobs";
+import { planTrialJobColumn, planTrialResultColumn, type StoredTrialParams } from "@/contracts/job-columns";
+import { profileDimensionsColumn } from "@/contracts/model-columns";
+import { proposalItemsColumn, proposalPlanColumn, proposalTrialColumn } from "@/contracts/proposal-columns";
+import type { ProposalTrial, TrialCandidateView } from "@/contracts/plan-trial";
 import { planBatchSize, servingPlanSchema, type ServingPlan } from "@/contracts/serving-plan";
 import type { ProfileCell } from "@/core/profile/profile";
 import { agentTopology } from "@/contracts/host-topology";
-import { trialCandidates, type CandidatePlan } from "@/core/trial/candidate-plans";
+import { trialCandidates } from "@/core/trial/candidate-plans";
 import { correctedPrediction, fitContentionModel, planFeatures, type ContentionModel, type PlanGroupLatency, type TrialObservation } from "@/core/trial/contention-model";
 import { estimateTrialMs } from "@/core/trial/trial-estimate";
 import { trialVerdict, type TrialVerdict } from "@/core/trial/trial-verdict";
@@ -27,7 +30,8 @@ import { applyApprovalPolicy } from "./approval-policy-service";
 import { allocatePlan } from "./deployment-plans";
 import type { ServiceCaller } from "./users-service";
 
-export const PLAN_TRIAL_JOB_KIND = "plan_trial";
+// Callers outside the contracts still name the kind from here.
+export { PLAN_TRIAL_JOB_KIND };
 export const TRIAL_SETTINGS = { k: 3, rounds: 4, roundMs: 1500, settleMs: 150, minBatchesPerTurn: 3, warmupIterations: 3 } as const;
 /** The job's limit: this many times the estimate (a loaded host), never under a minute. */
 const LIMIT_FACTOR = 3;
@@ -36,16 +40,8 @@ const MIN_LIMIT_MS = 60_000;
 const MODEL_TRIALS = 50;
 
 
-/** What the control plane keeps in the job's params beside what the agent is sent. */
-export interface StoredTrialParams extends PlanTrialParams {
-  agentId: string;
-  proposalId: string;
-  deploymentId: string;
-  cores: number;
-  estimateMs: number;
-  candidates: Array<CandidatePlan & { groupLatencies: PlanGroupLatency[]; correctedMs: number | null }>;
-  model: ContentionModel;
-}
+/** What the control plane keeps in the job's params beside what the agent is sent (the job.params column). */
+export type { StoredTrialParams };
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
@@ -55,7 +51,7 @@ export async function agentTrialObservations(agentId: string, prisma: PrismaClie
     where: { kind: PLAN_TRIAL_JOB_KIND, state: "done", params: { path: ["agentId"], equals: agentId } },
     orderBy: { finishedAt: "desc" }, take: MODEL_TRIALS,
   });
-  return jobs.flatMap((job) => observationsOf(job.params as unknown as StoredTrialParams, job.result as PlanTrialResult | null));
+  return jobs.flatMap((job) => observationsOf(planTrialJobColumn.read(job.params), planTrialResultColumn.read(job.result)));
 }
 
 function observationsOf(params: StoredTrialParams, result: PlanTrialResult | null): TrialObservation[] {
@@ -107,10 +103,11 @@ export async function queuePlanTrial(tx: Prisma.TransactionClient, ctx: TrialCon
     plans: candidates.map((c) => ({ key: c.key, groups: c.groups.map((g) => ({ ...g })) })),
     rounds: TRIAL_SETTINGS.rounds, roundMs: TRIAL_SETTINGS.roundMs, settleMs: TRIAL_SETTINGS.settleMs, minBatchesPerTurn: TRIAL_SETTINGS.minBatchesPerTurn,
     warmupIterations: TRIAL_SETTINGS.warmupIterations, maxDurationMs: Math.min(3_600_000, Math.max(MIN_LIMIT_MS, LIMIT_FACTOR * estimateMs)),
-    agentId: ctx.agentId, proposalId: ctx.proposalId, deploymentId: ctx.deploymentId, cores: ctx.cores, estimateMs, candidates, model,
+    agentId: ctx.agentId, proposalId: ctx.proposalId, deploymentId: ctx.deploymentId, cores: ctx.cores, estimateMs, model,
+    candidates: candidates.map((c) => ({ ...c, groups: c.groups.map((g) => ({ ...g })), roles: [...c.roles] })),
   };
   const jobId = randomUUID();
-  await tx.job.create({ data: { id: jobId, kind: PLAN_TRIAL_JOB_KIND, params: toJsonColumn(params), createdById, progressMessage: `waiting for the agent (about ${Math.ceil(estimateMs / 1000)} s once it starts)` } });
+  await tx.job.create({ data: { id: jobId, kind: PLAN_TRIAL_JOB_KIND, params: writeJsonColumn(planTrialJobColumn, params), createdById, progressMessage: `waiting for the agent (about ${Math.ceil(estimateMs / 1000)} s once it starts)` } });
   await tx.$executeRaw`SELECT pg_notify('packrat_jobs', ${ctx.agentId})`;
   return { jobId, estimateMs };
 }
@@ -131,15 +128,15 @@ export async function queueProposalTrial(tx: Prisma.TransactionClient, input: Pr
   const version = deployment.modelVersion;
   const trial = await queuePlanTrial(tx, {
     agentId: deployment.agentId, deploymentId: deployment.id, proposalId: input.proposalId, cores: input.optimized.cores, batch: input.optimized.batchSize, budgetCpus: deployment.cpus,
-    cells: profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })), dimensions: profile.dimensions as Record<string, number>,
+    cells: profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })), dimensions: profileDimensionsColumn.read(profile.dimensions),
     ...(input.optimized.plan.batchAxes ? { batchAxes: input.optimized.plan.batchAxes } : {}),
     running: input.optimized.current.plan, version: {
       modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
       artifactFormat: artifactFormatOf(version.artifact.format),
     },
   }, input.createdById);
-  const params = (await tx.job.findUniqueOrThrow({ where: { id: trial.jobId } })).params as unknown as StoredTrialParams;
-  await tx.proposal.update({ where: { id: input.proposalId }, data: { state: "trialing", trialJobId: trial.jobId, trial: toJsonColumn(initialTrialView(trial.jobId, params)) } });
+  const params = planTrialJobColumn.read((await tx.job.findUniqueOrThrow({ where: { id: trial.jobId } })).params);
+  await tx.proposal.update({ where: { id: input.proposalId }, data: { state: "trialing", trialJobId: trial.jobId, trial: writeJsonColumn(proposalTrialColumn, initialTrialView(trial.jobId, params)) } });
   return trial;
 }
 
@@ -152,7 +149,7 @@ export function initialTrialView(jobId: string, params: Pick<StoredTrialParams, 
 }
 
 export function claimedPlanTrial(job: { id: string; params: unknown }) {
-  return { id: job.id, kind: "plan_trial" as const, params: planTrialParamsSchema.parse(job.params) };
+  return { id: job.id, kind: PLAN_TRIAL_JOB_KIND, params: planTrialParamsSchema.parse(job.params) };
 }
 
 async function ownedRunningTrial(agentId: string, jobId: string, tx: Prisma.TransactionClient) {
@@ -161,14 +158,16 @@ async function ownedRunningTrial(agentId: string, jobId: string, tx: Prisma.Tran
   if (!job || job.agentId !== agentId || job.kind !== PLAN_TRIAL_JOB_KIND) throw notFound("job", jobId);
   if (job.state === "cancelled") throw conflict("the trial was cancelled");
   if (job.state !== "running") throw conflict(`the trial is ${job.state}`);
-  return { job, params: job.params as unknown as StoredTrialParams };
+  return { job, params: planTrialJobColumn.read(job.params) };
 }
 
 async function setProposalTrial(tx: PrismaClient | Prisma.TransactionClient, proposalId: string, update: (trial: ProposalTrial) => ProposalTrial, done: boolean) {
   const proposal = await tx.proposal.findUnique({ where: { id: proposalId } });
-  if (!proposal?.trial) return;
-  const trial = update(proposalTrialSchema.parse(proposal.trial));
-  await tx.proposal.update({ where: { id: proposalId }, data: { trial: toJsonColumn(trial), ...(done && proposal.state === "trialing" ? { state: "pending" } : {}) } });
+  if (!proposal) return;
+  const stored = proposalTrialColumn.read(proposal.trial);
+  if (!stored) return;
+  const trial = update(stored);
+  await tx.proposal.update({ where: { id: proposalId }, data: { trial: writeJsonColumn(proposalTrialColumn, trial), ...(done && proposal.state === "trialing" ? { state: "pending" } : {}) } });
 }
 
 /** A round finished: progress, and the trial shows as running. 409 once cancelled: the agent stops. */
@@ -211,7 +210,7 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
     const { candidates, verdict } = summarizeTrial(params, result);
     const failed = verdict === null;
     const error = failed ? `no plan could be measured: ${candidates.map((c) => `${c.key}: ${c.error}`).join("; ")}`.slice(0, 2000) : null;
-    await tx.job.update({ where: { id: job.id }, data: { state: failed ? "failed" : "done", result: toJsonColumn(result), error, progress: 1, progressMessage: failed ? "failed" : "measured", finishedAt: new Date() } });
+    await tx.job.update({ where: { id: job.id }, data: { state: failed ? "failed" : "done", result: writeJsonColumn(planTrialResultColumn, result), error, progress: 1, progressMessage: failed ? "failed" : "measured", finishedAt: new Date() } });
     const proposal = await tx.proposal.findUnique({ where: { id: params.proposalId } });
     if (!proposal) return null;
     let replaced: ProposalTrial["replaced"] = null;
@@ -223,17 +222,19 @@ export async function recordTrialResult(agentId: string, jobId: string, result: 
       const items = best.groups.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch }));
       const allocated = allocatePlan(agentTopology(deployment.agent), deployment.cpus, { items, batchSize: params.batch, batchTimeoutMs: current.batchTimeoutMs, dimensions: current.dimensions });
       const plan = current.batchAxes ? { ...allocated, batchAxes: current.batchAxes } : allocated;
-      replaced = { key: verdict.predictedKey, items: (proposal.items as Array<{ count: number; threads: number; batch: number }>).map((g) => ({ count: g.count, threads: g.threads, batch: g.batch })) };
+      replaced = { key: verdict.predictedKey, items: proposalItemsColumn.read(proposal.items).map((g) => ({ count: g.count, threads: g.threads, batch: g.batch })) };
       Object.assign(data, {
-        items: toJsonColumn(best.groupLatencies.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch, latencyMs: g.latencyMs ?? null }))),
-        plan: toJsonColumn(plan), predictedLatencyMs: best.predictedMs, predictedThroughputPerS: best.predictedMs ? (params.batch * 1000) / best.predictedMs : null,
+        items: writeJsonColumn(proposalItemsColumn, best.groupLatencies.map((g) => ({ count: g.count, threads: g.threads, batch: g.batch, latencyMs: g.latencyMs ?? null }))),
+        plan: writeJsonColumn(proposalPlanColumn, plan), predictedLatencyMs: best.predictedMs, predictedThroughputPerS: best.predictedMs ? (params.batch * 1000) / best.predictedMs : null,
         reason: `${proposal.reason} — changed by the plan trial: ${verdict.why}`.slice(0, 2000),
       });
       await recordAudit(tx, { actor: { type: "system", label: "plan trial" }, action: "proposal.trial_replaced", target: { type: "proposal", id: proposal.id }, before: { plan: verdict.predictedKey }, after: { plan: verdict.proposedKey, why: verdict.why } });
     }
     const costS = result.durationMs / 1000;
-    const trial: ProposalTrial = { ...proposalTrialSchema.parse(proposal.trial), state: failed ? "failed" : "done", candidates, verdict, replaced, costS, error, stoppedEarly: result.stoppedEarly };
-    await tx.proposal.update({ where: { id: proposal.id }, data: { ...data, trial: toJsonColumn(trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
+    const before = proposalTrialColumn.read(proposal.trial);
+    if (!before) throw new Error(`proposal ${proposal.id} has no trial to record the result in`);
+    const trial: ProposalTrial = { ...before, state: failed ? "failed" : "done", candidates, verdict, replaced, costS, error, stoppedEarly: result.stoppedEarly };
+    await tx.proposal.update({ where: { id: proposal.id }, data: { ...data, trial: writeJsonColumn(proposalTrialColumn, trial), ...(proposal.state === "trialing" ? { state: "pending" } : {}) } });
     return proposal.id;
   });
   if (outcome) await offerSettled(outcome, prisma);
@@ -296,7 +297,7 @@ export async function expireUnclaimedTrials(prisma: PrismaClient | Prisma.Transa
     const reason = `the agent did not start the trial within ${TRIAL_CLAIM_TIMEOUT_MS / 60_000} minutes (offline or busy)`;
     const { count } = await prisma.job.updateMany({ where: { id: job.id, state: "queued" }, data: { state: "failed", error: reason, finishedAt: new Date(now) } });
     if (count === 0) continue; // claimed meanwhile
-    const params = job.params as unknown as StoredTrialParams;
+    const params = planTrialJobColumn.read(job.params);
     await setProposalTrial(prisma, params.proposalId, (t) => ({ ...t, state: "failed", error: reason }), true);
   }
   return stale.length;
@@ -309,8 +310,8 @@ export async function trialEndedWithProposal(prisma: PrismaClient | Prisma.Trans
 }
 
 /** A trial lost with its agent twice: the proposal is offered on its predictions, saying so. */
-export async function trialLost(tx: Prisma.TransactionClient, job: { id: string; params: unknown }, reason: string): Promise<void> {
-  const params = job.params as StoredTrialParams;
+export async function trialLost(tx: Prisma.TransactionClient, job: { id: string; params: Prisma.JsonValue }, reason: string): Promise<void> {
+  const params = planTrialJobColumn.read(job.params);
   await setProposalTrial(tx, params.proposalId, (t) => ({ ...t, state: "failed", error: reason }), true);
 }
 

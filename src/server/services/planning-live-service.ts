@@ -6,6 +6,8 @@ import type { StageKind } from "@/core/planning/latency-budget";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
+import { rollupHistogramsColumn } from "@/contracts/deployment-columns";
+import type { StoredJsonValue } from "@/contracts/json-column";
 
 /** The agent's histogram for each budget stage it measures. Its "queue" (formation + busy) would count formation twice. */
 export const MEASURED_STAGE_HISTOGRAMS: ReadonlyArray<{ stage: StageKind; histogram: string }> = [
@@ -95,10 +97,10 @@ async function loadWindow(deploymentId: string, minutes: number, prisma: PrismaC
   return { deployment, rollups: withData, window };
 }
 
-function mergedHistogram(rollups: ReadonlyArray<{ histograms: unknown }>, key: string): LatencyHistogram | null {
+function mergedHistogram(rollups: ReadonlyArray<{ histograms: StoredJsonValue }>, key: string): LatencyHistogram | null {
   const parts: LatencyHistogram[] = [];
   for (const r of rollups) {
-    const encoded = (r.histograms as Record<string, string> | null)?.[key];
+    const encoded = rollupHistogramsColumn.read(r.histograms)[key];
     if (encoded) parts.push(LatencyHistogram.decode(encoded));
   }
   if (parts.length === 0) return null;

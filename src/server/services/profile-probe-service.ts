@@ -5,13 +5,16 @@
 import { artifactFormatOf } from "@/core/model-bundle/bundle";
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
-import { profileProbeParamsSchema, type ProfileCellReport, type ProfileProbeParams } from "@/contracts/agent-jobs";
+import { writeJsonColumn } from "@/server/db/json-column";
+import { PROFILE_PROBE_JOB_KIND, profileProbeParamsSchema, type ProfileCellReport } from "@/contracts/agent-jobs";
+import { profileProbeJobColumn, profileProbeResultColumn, type StoredProbeParams } from "@/contracts/job-columns";
+import { servingDimsColumn } from "@/contracts/model-columns";
 import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import type { ServiceCaller } from "./users-service";
 
-export const PROFILE_PROBE_JOB_KIND = "profile_probe";
+// Callers outside the contracts still name the kind from here.
+export { PROFILE_PROBE_JOB_KIND };
 /** t = 1, b = 1: one warm-up (session and allocator set-up), then three measured iterations. */
 export const PROBE_CELL = { threads: 1, batch: 1, warmup: 1, iterations: 3 } as const;
 /** A probe result this recent is reused for the same version, shape, host and budget. */
@@ -33,16 +36,10 @@ export interface ProbeView {
   finishedAt: Date | null;
 }
 
-interface ProbeJobParams extends ProfileProbeParams {
-  agentId: string;
-  modelVersionId: string;
-  deploymentId: string;
-}
-
 type JobRow = Awaited<ReturnType<PrismaClient["job"]["findFirstOrThrow"]>>;
 
 function view(job: JobRow): ProbeView {
-  const result = job.result as { meanMs?: number; p50Ms?: number; iterations?: number } | null;
+  const result = profileProbeResultColumn.read(job.result);
   return {
     probeId: job.id, state: job.state, meanMs: result?.meanMs ?? null, p50Ms: result?.p50Ms ?? null, iterations: result?.iterations ?? null,
     error: job.error, createdAt: job.createdAt, finishedAt: job.finishedAt,
@@ -56,8 +53,8 @@ export async function requestProfileProbe(caller: ServiceCaller, input: { deploy
   const version = await prisma.modelVersion.findUnique({ where: { id: input.modelVersionId ?? deployment.modelVersionId }, include: { artifact: true, model: true } });
   if (!version) throw notFound("model version", input.modelVersionId ?? deployment.modelVersionId);
   if (version.modelId !== deployment.modelVersion.modelId) throw invalidInput("the version must be a version of the deployed model", { field: "modelVersionId" });
-  const dimensions = { ...(version.servingDims as Record<string, number>), ...(input.dimensions ?? {}) };
-  const params: ProbeJobParams = {
+  const dimensions = { ...servingDimsColumn.read(version.servingDims), ...(input.dimensions ?? {}) };
+  const params: StoredProbeParams = {
     agentId: deployment.agentId, modelVersionId: version.id, deploymentId: deployment.id,
     modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
     artifactFormat: artifactFormatOf(version.artifact.format), dimensions, budgetCpus: deployment.cpus, ...PROBE_CELL,
@@ -69,13 +66,13 @@ export async function requestProfileProbe(caller: ServiceCaller, input: { deploy
       where: { kind: PROFILE_PROBE_JOB_KIND, createdAt: { gte: new Date(Date.now() - PROBE_REUSE_MS) }, state: { in: ["queued", "running", "done"] }, params: { path: ["modelVersionId"], equals: version.id } },
       orderBy: { createdAt: "desc" },
     })).filter((j) => {
-      const p = j.params as unknown as ProbeJobParams;
+      const p = profileProbeJobColumn.read(j.params);
       return p.agentId === params.agentId && JSON.stringify(p.dimensions) === JSON.stringify(params.dimensions) && JSON.stringify(p.budgetCpus) === JSON.stringify(params.budgetCpus);
     });
     const reusable = same.find((j) => j.state !== "queued" || j.createdAt.getTime() > Date.now() - PROBE_CLAIM_TIMEOUT_MS);
     if (reusable) return view(reusable);
     const job = await tx.job.create({
-      data: { id: randomUUID(), kind: PROFILE_PROBE_JOB_KIND, params: toJsonColumn(params), createdById: caller.user.id, progressMessage: "waiting for the agent" },
+      data: { id: randomUUID(), kind: PROFILE_PROBE_JOB_KIND, params: writeJsonColumn(profileProbeJobColumn, params), createdById: caller.user.id, progressMessage: "waiting for the agent" },
     });
     await tx.$executeRaw`SELECT pg_notify('packrat_jobs', ${deployment.agentId})`;
     return view(job);
@@ -102,7 +99,7 @@ export async function expireStaleProbes(prisma: PrismaClient = db()): Promise<nu
 }
 
 export function claimedProbe(job: { id: string; params: unknown }) {
-  return { id: job.id, kind: "profile_probe" as const, params: profileProbeParamsSchema.parse(job.params) };
+  return { id: job.id, kind: PROFILE_PROBE_JOB_KIND, params: profileProbeParamsSchema.parse(job.params) };
 }
 
 async function ownedRunningProbe(agentId: string, jobId: string, tx: Prisma.TransactionClient) {
@@ -117,12 +114,12 @@ async function ownedRunningProbe(agentId: string, jobId: string, tx: Prisma.Tran
 export async function recordProbeCells(agentId: string, jobId: string, cells: ProfileCellReport[], prisma: PrismaClient = db()) {
   return prisma.$transaction(async (tx) => {
     const job = await ownedRunningProbe(agentId, jobId, tx);
-    const params = job.params as unknown as ProbeJobParams;
+    const params = profileProbeJobColumn.read(job.params);
     const cell = cells.find((c) => c.threads === params.threads && c.batch === params.batch);
     if (!cell || cells.length !== 1) throw invalidInput(`a probe reports exactly its one cell t=${params.threads}, b=${params.batch}`);
     await tx.job.update({
       where: { id: job.id },
-      data: { result: toJsonColumn({ meanMs: cell.meanMs, p50Ms: cell.p50Ms, iterations: cell.iterations, threads: cell.threads, batch: cell.batch }), progress: 1, progressMessage: "measured" },
+      data: { result: writeJsonColumn(profileProbeResultColumn, { meanMs: cell.meanMs, p50Ms: cell.p50Ms, iterations: cell.iterations, threads: cell.threads, batch: cell.batch }), progress: 1, progressMessage: "measured" },
     });
     return { measured: 1, total: 1 };
   });

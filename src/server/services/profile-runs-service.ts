@@ -3,7 +3,8 @@
 // follows. Lifecycle: queued → running → done | failed | cancelled.
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
 import { CUT_SHORT_STOP_REASON } from "@/core/profiling/stopping-rule";
-import { profileJobParamsSchema, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
+import { PROFILE_JOB_KIND, profileJobParamsSchema, type ProfileCellReport, type ProfileJobParams } from "@/contracts/agent-jobs";
+import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import { notifyProfileOutcome } from "./profile-notifications";
@@ -16,9 +17,9 @@ export async function claimedProfile(job: { id: string; params: unknown }, prism
   const profile = await prisma.profile.findUniqueOrThrow({ where: { id: params.profileId } });
   const deployment = profile.deploymentId ? await prisma.deployment.findUnique({ where: { id: profile.deploymentId } }) : null;
   // On free CPUs the deployment's own traffic does not share the measured cores (other load there is counted per cell).
-  const rate = profile.cpuPlacement === "free" ? 0 : (deployment?.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? 0;
+  const rate = profile.cpuPlacement === "free" ? 0 : (deployment ? deploymentLastReportColumn.read(deployment.lastReport)?.arrivalRatePerS : undefined) ?? 0;
   await prisma.profile.update({ where: { id: profile.id }, data: { status: "running", ...(rate > 0 ? { perturbed: true, perturbedRatePerS: rate } : {}) } });
-  return { id: job.id, kind: "profile" as const, params: { ...params, done } };
+  return { id: job.id, kind: PROFILE_JOB_KIND, params: { ...params, done } };
 }
 
 // Reads the job under a row lock, inside the caller's transaction: a cancel that lands while the agent reports
@@ -26,7 +27,7 @@ export async function claimedProfile(job: { id: string; params: unknown }, prism
 async function ownedRunningJob(agentId: string, jobId: string, tx: Prisma.TransactionClient) {
   await tx.$queryRaw`SELECT id FROM job WHERE id = ${jobId} FOR UPDATE`;
   const job = await tx.job.findUnique({ where: { id: jobId } });
-  if (!job || job.agentId !== agentId || job.kind !== "profile") throw notFound("job", jobId);
+  if (!job || job.agentId !== agentId || job.kind !== PROFILE_JOB_KIND) throw notFound("job", jobId);
   if (job.state === "cancelled") throw conflict("the job was cancelled");
   if (job.state !== "running") throw conflict(`the job is ${job.state}`);
   return { job, params: profileJobParamsSchema.parse(job.params) };
@@ -74,7 +75,7 @@ export async function recordProfileCells(agentId: string, jobId: string, cells: 
 async function keepCutShortCells(agentId: string, jobId: string, cells: ProfileCellReport[], tx: Prisma.TransactionClient) {
   await tx.$queryRaw`SELECT id FROM job WHERE id = ${jobId} FOR UPDATE`;
   const job = await tx.job.findUnique({ where: { id: jobId } });
-  if (!job || job.agentId !== agentId || job.kind !== "profile" || job.state !== "cancelled") return null;
+  if (!job || job.agentId !== agentId || job.kind !== PROFILE_JOB_KIND || job.state !== "cancelled") return null;
   if (!job.finishedAt || Date.now() - job.finishedAt.getTime() > CUT_SHORT_GRACE_MS) throw conflict("the job was cancelled too long ago to hand in cut-short cells");
   const params = profileJobParamsSchema.parse(job.params);
   assertCellsInGrid(params, cells);

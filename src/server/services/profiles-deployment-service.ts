@@ -6,6 +6,7 @@ import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
 import { budgetCores } from "./deployment-plans";
 import { profilingCpusFor } from "./profiling-service";
+import { profileStoppingRuleColumn } from "@/contracts/model-columns";
 
 export async function profilesForDeployment(deploymentId: string, prisma: PrismaClient = db()) {
   const deployment = await prisma.deployment.findUnique({ where: { id: deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
@@ -31,7 +32,7 @@ export async function profilesForDeployment(deploymentId: string, prisma: Prisma
     versions: versions.map((v) => ({ id: v.id, number: v.number, servingDims: (v.servingDims ?? {}) as Record<string, number> })),
     profiles: profiles.map((p) => ({
       id: p.id, version: p.modelVersion.number, status: p.status, perturbed: p.perturbed, perturbedRatePerS: p.perturbedRatePerS,
-      threads: p.threads, batches: p.batches, rule: (p.stoppingRule as { kind?: string }).kind ?? "adaptive",
+      threads: p.threads, batches: p.batches, rule: profileStoppingRuleColumn.read(p.stoppingRule).kind,
       cellsDone: p._count.cells, cellsTotal: p.threads.length * p.batches.length,
       error: jobs.find((j) => j.id === p.jobId)?.error ?? null, createdAt: p.createdAt, finishedAt: p.finishedAt,
     })),

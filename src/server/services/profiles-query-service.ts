@@ -8,6 +8,7 @@ import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
 import { budgetCores } from "./deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "./profiling-service";
+import { profileDimensionsColumn, profileStoppingRuleColumn } from "@/contracts/model-columns";
 
 export async function getProfile(id: string, prisma: PrismaClient = db()) {
   const profile = await prisma.profile.findUnique({
@@ -26,8 +27,8 @@ export async function getProfile(id: string, prisma: PrismaClient = db()) {
     id: profile.id, status: profile.status, perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS,
     model: { id: profile.modelVersion.modelId, name: profile.modelVersion.model.name, version: profile.modelVersion.number, versionId: profile.modelVersionId, syntheticWeights: profile.modelVersion.syntheticWeights },
     agent: { id: profile.agentId, hostName: agent?.hostName ?? "(decommissioned)" }, deploymentId: profile.deploymentId,
-    dimensions: profile.dimensions as Record<string, number>, hardwareClass: profile.hardwareClass, runtimeSignature: profile.runtimeSignature,
-    cores: profile.cores, threads: profile.threads, batches: profile.batches, stoppingRule: profile.stoppingRule as StoppingRule,
+    dimensions: profileDimensionsColumn.read(profile.dimensions), hardwareClass: profile.hardwareClass, runtimeSignature: profile.runtimeSignature,
+    cores: profile.cores, threads: profile.threads, batches: profile.batches, stoppingRule: profileStoppingRuleColumn.read(profile.stoppingRule),
     createdAt: profile.createdAt, finishedAt: profile.finishedAt, createdById: profile.createdById,
     job: job ? { id: job.id, state: job.state, progress: job.progress, message: job.progressMessage, error: job.error, attempts: job.attempts } : null,
     cellsDone: profile.cells.length, cellsTotal: total,

@@ -7,12 +7,15 @@ import { randomUUID } from "node:crypto";
 import { checkDimensionValues } from "@/core/model-analysis/serving-axes";
 import { versionServingAxes } from "./model-serving-axes";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
 import { ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
 import { summarizeTopology } from "@/core/topology/topology-queries";
 import { agentTopology } from "@/contracts/host-topology";
-import type { ProfileJobParams } from "@/contracts/agent-jobs";
+import type { StoredJsonValue } from "@/contracts/json-column";
+import { profileDimensionsColumn, profileStoppingRuleColumn, servingDimsColumn } from "@/contracts/model-columns";
+import { profileJobColumn } from "@/contracts/job-columns";
+import { PROFILE_JOB_KIND, type ProfileJobParams } from "@/contracts/agent-jobs";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";
@@ -20,7 +23,7 @@ import { budgetCores } from "./deployment-plans";
 import { notifyProfileOutcome } from "./profile-notifications";
 import type { ServiceCaller } from "./users-service";
 
-export function hardwareClassOf(agent: { cpuModel: string; topology: unknown }): string {
+export function hardwareClassOf(agent: { cpuModel: string; topology: StoredJsonValue }): string {
   const s = summarizeTopology(agentTopology(agent));
   return `${agent.cpuModel.trim()} · ${s.sockets}S × ${s.physicalCores}C × ${s.maxThreadsPerCore}T`;
 }
@@ -46,7 +49,7 @@ export interface CreateProfileInput {
 }
 
 /** Where a deployment's profile would be measured (the profile form shows it; a plan trial reuses it). */
-export async function profilingCpusFor(deployment: { id: string; agentId: string; cpus: number[]; agent: { topology: unknown; allowedCpus: number[] } }, coresNeeded: number, prisma: PrismaClient | Prisma.TransactionClient = db()) {
+export async function profilingCpusFor(deployment: { id: string; agentId: string; cpus: number[]; agent: { topology: StoredJsonValue; allowedCpus: number[] } }, coresNeeded: number, prisma: PrismaClient | Prisma.TransactionClient = db()) {
   const others = await prisma.deployment.findMany({ where: { agentId: deployment.agentId, removedAt: null }, select: { cpus: true } });
   return selectProfilingCpus({
     topology: agentTopology(deployment.agent), allowedCpus: deployment.agent.allowedCpus, budgetCpus: deployment.cpus,
@@ -78,23 +81,23 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
   if (input.cpus === "free" && selection.kind !== "free") throw invalidInput(`no free CPUs to profile on: ${selection.reason}`, { field: "cpus" });
   const placement = input.cpus === "serving" ? "serving" : selection.kind;
   const measuredCpus = placement === "free" ? selection.cpus : deployment.cpus;
-  const dimensions = { ...(version.servingDims as Record<string, number>), ...(input.dimensions ?? {}) };
+  const dimensions = { ...servingDimsColumn.read(version.servingDims), ...(input.dimensions ?? {}) };
   if (found) checkDimensionValues(found.axes, dimensions);
   const batchAxes = found && Object.keys(found.batchAxes).length ? { batchAxes: found.batchAxes } : {};
   return prisma.$transaction(async (tx) => {
     const jobId = randomUUID();
     const profile = await tx.profile.create({
       data: {
-        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: toJsonColumn(dimensions),
+        id: randomUUID(), modelVersionId: version.id, jobId, agentId: deployment.agentId, deploymentId: deployment.id, dimensions: writeJsonColumn(profileDimensionsColumn, dimensions),
         hardwareClass: hardwareClassOf(deployment.agent), runtimeSignature: runtimeSignatureOf(deployment.agent), cores: T,
-        threads, batches, stoppingRule: toJsonColumn(rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
+        threads, batches, stoppingRule: writeJsonColumn(profileStoppingRuleColumn, rule), status: "queued", createdById: caller.user.id, cpuPlacement: placement, measuredCpus,
       },
     });
     const params: ProfileJobParams = {
       profileId: profile.id, modelName: version.model.name, artifactSha256: version.artifactSha256, artifactBytes: Number(version.artifact.bytes),
       artifactFormat: artifactFormatOf(version.artifact.format), threads, batches, dimensions, ...batchAxes, rule, budgetCpus: measuredCpus, done: [],
     };
-    await tx.job.create({ data: { id: jobId, kind: "profile", params: toJsonColumn({ ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
+    await tx.job.create({ data: { id: jobId, kind: PROFILE_JOB_KIND, params: writeJsonColumn(profileJobColumn, { ...params, agentId: deployment.agentId }), createdById: caller.user.id, progressMessage: `0 / ${threads.length * batches.length} cells` } });
     await recordAudit(tx, {
       actor: userActor(caller.user), action: "profile.create", target: { type: "profile", id: profile.id, label: `${version.model.name} v${version.number} on ${deployment.agent.hostName}` },
       after: { threads, batches, rule: rule.kind, dimensions, cpus: placement, measuredCpus }, requestId: caller.requestId,

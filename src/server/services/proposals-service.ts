@@ -3,7 +3,7 @@
 // Every transition is an audit event in the same transaction. Rollback copies any earlier applied generation.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { toJsonColumn, writeJsonColumn } from "@/server/db/json-column";
 import { servingPlanSchema, planBatchSize } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -15,6 +15,8 @@ import { optimizeForDeployment } from "./optimizer-service";
 import { expireUnclaimedTrials, queueProposalTrial, trialEndedWithProposal } from "./plan-trial-service";
 import { proposalTrialSchema } from "@/contracts/plan-trial";
 import type { ServiceCaller } from "./users-service";
+import { deploymentLastReportColumn, generationReportColumn } from "@/contracts/deployment-columns";
+import { autoApprovedPolicyColumn, proposalItemsColumn, proposalPlanColumn, type AutoApprovedPolicy } from "@/contracts/proposal-columns";
 
 const PROPOSAL_TTL_MS = 24 * 3_600_000;
 /** Measured batch latency worse than predicted by more than this is flagged (the contention gap, §5.2.2). */
@@ -43,7 +45,7 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
     const id = randomUUID();
     await tx.proposal.create({
       data: {
-        id, deploymentId: deployment.id, items: toJsonColumn(optimized.instances), plan: toJsonColumn(optimized.plan), batchSize: optimized.batchSize,
+        id, deploymentId: deployment.id, items: writeJsonColumn(proposalItemsColumn, optimized.instances), plan: writeJsonColumn(proposalPlanColumn, optimized.plan), batchSize: optimized.batchSize,
         batchTimeoutMs: optimized.batchTimeoutMs, baseGeneration: deployment.generation, profileId: input.profileId,
         predictedLatencyMs: optimized.latencyMs, predictedThroughputPerS: optimized.throughputPerS,
         evidence: toJsonColumn({ baselines: optimized.baselines, why: optimized.why, perturbed: optimized.perturbed, idleCores: optimized.idleCores, cores: optimized.cores, validation: input.validation ?? null }),
@@ -87,7 +89,7 @@ export interface Approver {
   isAdmin: boolean;
   requestId?: string;
   /** The policy that allowed an auto-approval, kept with the proposal and in its audit event. */
-  policy?: unknown;
+  policy?: AutoApprovedPolicy;
 }
 
 export async function approveProposal(caller: ServiceCaller, input: { proposalId: string; comment?: string }, prisma: PrismaClient = db()) {
@@ -122,7 +124,7 @@ export async function approveProposalAs(by: Approver, input: { proposalId: strin
     const generation = await writeGeneration(tx, deployment, { modelVersionId: deployment.modelVersionId, plan, label: `proposal: ${proposal.reason}`.slice(0, 200), createdById: by.userId });
     await tx.proposal.update({
       where: { id: proposal.id },
-      data: { state: "applying", decidedById: by.userId, decidedAt: new Date(), decisionComment: input.comment ?? null, appliedGeneration: generation, ...(by.policy ? { autoApprovedPolicy: toJsonColumn(by.policy), policyNote: null } : {}) },
+      data: { state: "applying", decidedById: by.userId, decidedAt: new Date(), decisionComment: input.comment ?? null, appliedGeneration: generation, ...(by.policy ? { autoApprovedPolicy: writeJsonColumn(autoApprovedPolicyColumn, by.policy), policyNote: null } : {}) },
     });
     await recordAudit(tx, {
       actor: by.actor, action: by.policy ? "proposal.auto_approve" : "proposal.approve", target: { type: "proposal", id: proposal.id },
@@ -190,11 +192,11 @@ export async function reconcileGenerationOutcomes(deploymentId: string, prisma: 
     if (p.state === "applying" && generation?.outcome === "applied") {
       await prisma.$transaction(async (tx) => {
         await tx.proposal.update({ where: { id: p.id }, data: { state: "applied", outcomeAt: generation.outcomeAt } });
-        await recordAudit(tx, { actor: SYSTEM, action: "proposal.applied", target: { type: "proposal", id: p.id }, after: { generation: p.appliedGeneration, phases: (generation.report as { phasesMs?: unknown } | null)?.phasesMs ?? null } });
+        await recordAudit(tx, { actor: SYSTEM, action: "proposal.applied", target: { type: "proposal", id: p.id }, after: { generation: p.appliedGeneration, phases: generationReportColumn.read(generation.report)?.phasesMs ?? null } });
       });
     }
     // The served batch latency measured after the switch (first full batches), beside the prediction.
-    const report = (deployment.lastReport as { lastReconfiguration?: { generation?: number; servedBatchLatencyMs?: number } } | null)?.lastReconfiguration;
+    const report = deploymentLastReportColumn.read(deployment.lastReport)?.lastReconfiguration;
     if (report?.generation === p.appliedGeneration && report.servedBatchLatencyMs !== undefined && report.servedBatchLatencyMs !== p.measuredBatchLatencyMs) {
       await prisma.proposal.update({ where: { id: p.id }, data: { measuredBatchLatencyMs: report.servedBatchLatencyMs } });
     }
@@ -216,15 +218,15 @@ export async function listProposals(input: { state?: string; deploymentId?: stri
   return proposals.map((p) => {
     const d = deployments.find((x) => x.id === p.deploymentId);
     const running = generations.find((g) => g.deploymentId === p.deploymentId && g.generation === d?.generation);
-    const arrival = (d?.lastReport as { arrivalRatePerS?: number } | null)?.arrivalRatePerS ?? 0;
+    const arrival = (d ? deploymentLastReportColumn.read(d.lastReport)?.arrivalRatePerS : undefined) ?? 0;
     const gap = p.measuredBatchLatencyMs !== null && p.predictedLatencyMs ? p.measuredBatchLatencyMs / p.predictedLatencyMs - 1 : null;
     return {
       id: p.id, state: p.state, reason: p.reason, source: p.source, createdAt: p.createdAt, expiresAt: p.expiresAt,
       proposedBy: email(p.proposedById), decidedBy: email(p.decidedById), decisionComment: p.decisionComment, decidedAt: p.decidedAt,
       deployment: d ? { id: d.id, model: d.modelVersion.model.name, version: d.modelVersion.number, host: d.agent.hostName, generation: d.generation } : null,
       baseGeneration: p.baseGeneration, appliedGeneration: p.appliedGeneration, failureReason: p.failureReason, profileId: p.profileId,
-      blockedReason: p.blockedReason, policyNote: p.policyNote, autoApprovedPolicy: p.autoApprovedPolicy, lastProposedAt: p.lastProposedAt,
-      applyReport: (appliedGenerations.find((g) => g.deploymentId === p.deploymentId && g.generation === p.appliedGeneration)?.report ?? null) as { kind?: string; phasesMs?: Record<string, number>; started?: number; stopped?: number; kept?: number } | null,
+      blockedReason: p.blockedReason, policyNote: p.policyNote, autoApprovedPolicy: autoApprovedPolicyColumn.read(p.autoApprovedPolicy), lastProposedAt: p.lastProposedAt,
+      applyReport: generationReportColumn.read(appliedGenerations.find((g) => g.deploymentId === p.deploymentId && g.generation === p.appliedGeneration)?.report ?? null),
       proposed: { items: p.items, plan: p.plan, batchSize: p.batchSize, batchTimeoutMs: p.batchTimeoutMs },
       running: running ? { plan: running.plan, batchSize: planBatchSize(servingPlanSchema.parse(running.plan)), batchTimeoutMs: servingPlanSchema.parse(running.plan).batchTimeoutMs } : null,
       predictedLatencyMs: p.predictedLatencyMs, predictedThroughputPerS: p.predictedThroughputPerS,

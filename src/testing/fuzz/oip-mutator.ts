@@ -1,6 +1,7 @@
 // Malformed Open Inference Protocol (KServe v2) requests, one seed each: a valid request for the model is built,
 // then broken in exactly one way of the class asked for. Every variant is invalid by construction (the comment on
 // each says why), so a server that answers one of them 2xx has a bug, and so does one that answers 5xx.
+import { OIP_DATATYPES, type OipDatatype } from "@/contracts/oip-datatypes";
 import { FuzzInputError, FuzzRandom } from "./fuzz-random";
 import type { RawHttpRequest } from "./raw-http";
 
@@ -10,8 +11,8 @@ export const OIP_FUZZ_CLASSES = [
 ] as const;
 export type OipFuzzClass = (typeof OIP_FUZZ_CLASSES)[number];
 
-const DATATYPES = ["BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "FP32", "FP64"] as const;
-const BYTES: Record<string, number> = { BOOL: 1, UINT8: 1, INT8: 1, UINT16: 2, INT16: 2, FP16: 2, UINT32: 4, INT32: 4, FP32: 4, UINT64: 8, INT64: 8, FP64: 8 };
+const DATATYPES = Object.keys(OIP_DATATYPES) as OipDatatype[];
+const BYTES: Readonly<Record<string, number>> = Object.fromEntries(DATATYPES.map((d) => [d, OIP_DATATYPES[d].bytes]));
 
 /** What the fuzzer needs to know of the served model (as GET /v2/models/NAME reports it; -1 = dynamic). */
 export interface OipModelSpec {

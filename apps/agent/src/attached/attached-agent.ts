@@ -1,8 +1,9 @@
 // An agent attached to a control plane: registers, heartbeats, long-polls its desired state, fetches artifacts and
 // hands generations to the serving process. It persists what it applied, so after its own restart it serves that
-// before the control plane answers, and it keeps serving while the control plane is away.
+// before the control plane answers, and it keeps serving while the control plane is away. The jobs it claims run
+// in its job loop (agent-job-loop.ts).
 import { randomUUID } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { cpus as osCpus, freemem, hostname, totalmem } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
@@ -13,14 +14,11 @@ import { ServingSupervisor } from "../serving-supervisor";
 import { readHostTopology } from "../topology-reader";
 import { agentVersion } from "../version";
 import { ArtifactCache } from "./artifact-cache";
+import { AgentJobLoop } from "./agent-job-loop";
 import { ControlPlaneClient, ControlPlaneError } from "./control-plane-client";
+import { HostCpuSampler } from "./host-cpu-sampler";
+import { reconnectBackoffMs, sleep } from "./reconnect-backoff";
 import { AgentStateStore } from "./state-store";
-import { cellReport, ProfileCancelledError, ProfileRunner } from "../profiler/profile-runner";
-import type { LoadTestJobParams, PlanTrialParams, ProfileCellReport, ProfileJobParams, ProfileProbeParams } from "../../../../src/contracts/agent-jobs";
-import { PlanTrialRunner, TrialCancelledError } from "../trial/plan-trial-runner";
-import type { HostTopology } from "../../../../src/core/topology/types";
-import { runLoadTest } from "./load-test-job";
-import { loadAgentEnv } from "../env";
 
 export interface AttachedAgentOptions {
   controlPlaneUrl: string;
@@ -39,14 +37,6 @@ export interface AttachedAgentOptions {
   log: (level: string, msg: string, extra?: Record<string, unknown>) => void;
 }
 
-function readCpuTimes(): { total: number; idle: number } {
-  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
-  return { total: fields.reduce((a, b) => a + b, 0), idle };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export class AttachedAgent {
   private readonly store: AgentStateStore;
   private readonly cache: ArtifactCache;
@@ -61,17 +51,25 @@ export class AttachedAgent {
   private applying = new Set<string>();
   private heartbeatMs = 5000;
   private stopped = false;
-  private cpuSample = readCpuTimes();
+  private readonly hostCpu = new HostCpuSampler();
+  private readonly jobs: AgentJobLoop;
 
   constructor(private readonly options: AttachedAgentOptions) {
     this.store = new AgentStateStore(options.stateDir);
     this.cache = new ArtifactCache(join(options.stateDir, "artifacts"), options.cacheMaxBytes);
     this.client = new ControlPlaneClient(options.controlPlaneUrl, this.store.readToken() ?? options.token);
+    this.jobs = new AgentJobLoop({
+      client: this.client, cache: this.cache, stateDir: this.options.stateDir, env: this.options.env, log: this.options.log,
+      backoff: (attempt) => this.backoff(attempt),
+      stopped: () => this.stopped,
+      artifactsInUse: () => new Set(this.desired.deployments.map((d) => d.artifactSha256)),
+      servingPort: () => this.supervisor?.port,
+      appliedGeneration: (deploymentId) => this.lastGood.get(deploymentId)?.generation,
+    });
   }
 
   private backoff(attempt: number): number {
-    const base = Math.min(this.options.reconnectMaxMs, this.options.reconnectMinMs * 2 ** attempt);
-    return base / 2 + Math.random() * (base / 2); // jitter, so many agents do not reconnect in step
+    return reconnectBackoffMs(attempt, this.options.reconnectMinMs, this.options.reconnectMaxMs);
   }
 
   async start(): Promise<void> {
@@ -85,134 +83,7 @@ export class AttachedAgent {
     await this.register();
     void this.heartbeatLoop();
     void this.desiredLoop();
-    void this.jobLoop();
-  }
-
-  /** Claims jobs (profiling, load tests) one at a time and runs them. */
-  private async jobLoop(): Promise<void> {
-    const { topology } = readHostTopology();
-    for (let attempt = 0; !this.stopped;) {
-      let job;
-      try {
-        job = await this.client.nextJob();
-        attempt = 0;
-      } catch (error) {
-        if (error instanceof ControlPlaneError && error.fatal) this.options.log("error", "job poll refused", { error: error.message });
-        await sleep(this.backoff(attempt++));
-        continue;
-      }
-      if (!job) continue;
-      if (job.kind === "load_test") await this.runLoadTestJob(job.id, job.params);
-      else if (job.kind === "profile_probe") await this.runProbeJob(job.id, job.params, topology);
-      else if (job.kind === "plan_trial") await this.runTrialJob(job.id, job.params, topology);
-      else await this.runProfileJob(job.id, job.params, topology);
-    }
-  }
-
-  /** Profiling: cells stream back as they are measured; a 409 on a cell means the job was cancelled. */
-  private async runProfileJob(jobId: string, params: ProfileJobParams, topology: HostTopology): Promise<void> {
-    this.options.log("info", "profiling job claimed", { jobId, model: params.modelName, cells: params.threads.length * params.batches.length, alreadyDone: params.done.length });
-    const runner = new ProfileRunner(topology);
-    try {
-      const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
-      const modelPath = await this.cache.ensure(params, () => this.client.artifact(params.artifactSha256), inUse);
-      // A 409 on a cell or a round's progress: the job was cancelled.
-      const post = async (cells: ProfileCellReport[], progress?: { round: number; measuring: number }) => {
-        try {
-          await this.client.postCells(jobId, cells, progress);
-        } catch (error) {
-          if (error instanceof ControlPlaneError && error.status === 409) { runner.cancel(); throw new ProfileCancelledError(error.message); }
-          throw error;
-        }
-      };
-      // Progress at most once a second (rounds of small cells take milliseconds).
-      let lastProgress = 0;
-      const progress = async (round: number, measuring: number) => {
-        if (Date.now() - lastProgress < 1000) return;
-        lastProgress = Date.now();
-        await post([], { round, measuring });
-      };
-      await runner.run({ ...params, modelPath }, (cell) => post([cellReport(cell)]), progress);
-      await this.client.finishJob(jobId, "done");
-      this.options.log("info", "profiling job done", { jobId });
-    } catch (error) {
-      if (error instanceof ProfileCancelledError) {
-        this.options.log("info", "profiling job cancelled", { jobId });
-        // Most cells finish only in the last rounds: what the rounds so far measured goes back as cut-short cells.
-        const cut = runner.cutShortCells();
-        if (cut.length) {
-          await this.client.postCells(jobId, cut.map(cellReport)).then(
-            () => this.options.log("info", "cut-short cells kept", { jobId, cells: cut.length }),
-            (e: Error) => this.options.log("warn", "cut-short cells not kept", { jobId, error: e.message }),
-          );
-        }
-        return;
-      }
-      this.options.log("error", "profiling job failed", { jobId, error: (error as Error).message });
-      await this.client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
-    }
-  }
-
-  /** A plan trial: rounds report progress (a 409 means it was cancelled), then every plan's measurements. */
-  private async runTrialJob(jobId: string, params: PlanTrialParams, topology: HostTopology): Promise<void> {
-    this.options.log("info", "plan trial claimed", { jobId, model: params.modelName, plans: params.plans.length, batch: params.batch });
-    const runner = new PlanTrialRunner(topology);
-    try {
-      const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
-      const modelPath = await this.cache.ensure(params, () => this.client.artifact(params.artifactSha256), inUse);
-      await this.client.postTrialProgress(jobId, 0, params.rounds);
-      const outcome = await runner.run({ ...params, modelPath, allowSpinning: loadAgentEnv(this.options.env).AGENT_ORT_ALLOW_SPINNING }, async (round, rounds) => {
-        try {
-          await this.client.postTrialProgress(jobId, round, rounds);
-        } catch (error) {
-          if (error instanceof ControlPlaneError && error.status === 409) { runner.cancel(); throw new TrialCancelledError(error.message); }
-          throw error;
-        }
-      });
-      if (outcome.plans.every((p) => p.error)) throw new Error(outcome.plans.map((p) => `${p.key} ${p.error}`).join("; "));
-      await this.client.postTrialResult(jobId, { plans: outcome.plans, stoppedEarly: outcome.stoppedEarly, durationMs: outcome.durationMs });
-      this.options.log("info", "plan trial done", { jobId, seconds: Math.round(outcome.durationMs / 1000) });
-    } catch (error) {
-      if (error instanceof TrialCancelledError || (error instanceof ControlPlaneError && error.status === 409)) { this.options.log("info", "plan trial cancelled", { jobId }); return; }
-      this.options.log("error", "plan trial failed", { jobId, error: (error as Error).message });
-      await this.client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
-    }
-  }
-
-  /** The profile form's duration probe: one cell, a few iterations, by the same profiler as a profiling job. */
-  private async runProbeJob(jobId: string, params: ProfileProbeParams, topology: HostTopology): Promise<void> {
-    this.options.log("info", "duration probe claimed", { jobId, model: params.modelName });
-    const runner = new ProfileRunner(topology);
-    try {
-      const inUse = new Set(this.desired.deployments.map((d) => d.artifactSha256));
-      const modelPath = await this.cache.ensure(params, () => this.client.artifact(params.artifactSha256), inUse);
-      await runner.run(
-        { modelPath, threads: [params.threads], batches: [params.batch], dimensions: params.dimensions, budgetCpus: params.budgetCpus, maxRemeasures: 0, rule: { kind: "fixed", warmup: params.warmup, iterations: params.iterations } },
-        async (cell) => {
-          await this.client.postCells(jobId, [cellReport(cell)]);
-        },
-      );
-      await this.client.finishJob(jobId, "done");
-    } catch (error) {
-      this.options.log("error", "duration probe failed", { jobId, error: (error as Error).message });
-      await this.client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
-    }
-  }
-
-  /** A load test: the load generator against this agent's own port; its JSON report goes back as it was written. */
-  private async runLoadTestJob(jobId: string, params: LoadTestJobParams): Promise<void> {
-    this.options.log("info", "load test claimed", { jobId, model: params.modelName, mode: params.spec.mode });
-    const env = this.options.env;
-    const bind = env.AGENT_HOST ?? "127.0.0.1";
-    const host = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind.includes(":") ? `[${bind}]` : bind;
-    try {
-      const report = await runLoadTest(params, { agentUrl: `http://${host}:${this.supervisor?.port ?? env.AGENT_PORT ?? "8000"}`, inferToken: env.AGENT_INFER_TOKEN, stateDir: this.options.stateDir });
-      await this.client.postLoadTestResult(jobId, report, this.lastGood.get(params.deploymentId)?.generation);
-      this.options.log("info", "load test done", { jobId });
-    } catch (error) {
-      this.options.log("error", "load test failed", { jobId, error: (error as Error).message });
-      await this.client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
-    }
+    void this.jobs.run();
   }
 
   private removeEnrollmentTokenFile(path: string): void {
@@ -328,15 +199,6 @@ export class AttachedAgent {
     });
   }
 
-  /** Host CPU busy fraction since the previous heartbeat, from /proc/stat. */
-  private hostCpuBusy(): number {
-    const now = readCpuTimes();
-    const total = now.total - this.cpuSample.total;
-    const idle = now.idle - this.cpuSample.idle;
-    this.cpuSample = now;
-    return total > 0 ? Math.min(1, Math.max(0, 1 - idle / total)) : 0;
-  }
-
   private toReport(model: ModelReport): DeploymentReport | undefined {
     if (!model.deploymentId) return undefined;
     const failure = this.failed.get(model.deploymentId);
@@ -371,7 +233,7 @@ export class AttachedAgent {
       try {
         await this.client.heartbeat({
           bootId: this.bootId, revision: this.applied?.revision ?? 0,
-          host: { cpuBusyFraction: this.hostCpuBusy(), memoryUsedBytes: totalmem() - freemem() },
+          host: { cpuBusyFraction: this.hostCpu.busyFraction(), memoryUsedBytes: totalmem() - freemem() },
           servingProcessRestarts: report?.restarts ?? 0, deployments,
         });
       } catch (error) {

@@ -1,6 +1,6 @@
 // HTTP to the control plane's agent API with the agent's bearer token; every response validated by the contracts.
 import type { z } from "zod";
-import { AGENT_JOB_KINDS, claimedJobSchema, type PlanTrialResult, type ProfileCellReport } from "../../../../src/contracts/agent-jobs";
+import { AGENT_JOB_KINDS, claimedJobSchema, type LoadgenReportJson, type PlanTrialResult, type ProfileCellReport } from "../../../../src/contracts/agent-jobs";
 import {
   AGENT_API_PREFIX, AGENT_ERROR_CODES, agentErrorSchema, desiredStateSchema, heartbeatResponseSchema, registerResponseSchema,
   type AgentErrorBody, type DesiredState, type HeartbeatRequest, type RegisterRequest, type RegisterResponse,
@@ -76,7 +76,7 @@ export class ControlPlaneClient {
   }
 
   /** A load test's report (the job is then done); 409 when the job was cancelled meanwhile. */
-  async postLoadTestResult(jobId: string, report: unknown, generationAtEnd: number | undefined): Promise<void> {
+  async postLoadTestResult(jobId: string, report: LoadgenReportJson, generationAtEnd: number | undefined): Promise<void> {
     await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/result`, undefined, { report, ...(generationAtEnd !== undefined ? { generationAtEnd } : {}) });
   }
 

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { LoadTestJobParams } from "../../../../src/contracts/agent-jobs";
+import { loadgenReportSchema, type LoadgenReportJson, type LoadTestJobParams } from "../../../../src/contracts/agent-jobs";
 import { tsExecArgv } from "../ts-exec-argv";
 import { expectedDurationS, loadgenArgs } from "./load-test-args";
 
@@ -38,7 +38,7 @@ function pruneReports(dir: string): void {
   for (const { f } of files.slice(KEEP_REPORTS)) rmSync(join(dir, f), { force: true });
 }
 
-export async function runLoadTest(params: LoadTestJobParams, options: LoadTestRunOptions): Promise<unknown> {
+export async function runLoadTest(params: LoadTestJobParams, options: LoadTestRunOptions): Promise<LoadgenReportJson> {
   const inputs = await modelInputs(options.agentUrl, params.modelName, options.inferToken);
   const out = loadTestReportPath(options.stateDir, params.loadTestId);
   mkdirSync(join(options.stateDir, "load-tests"), { recursive: true });
@@ -70,5 +70,8 @@ export async function runLoadTest(params: LoadTestJobParams, options: LoadTestRu
     throw new Error(`the load generator wrote no readable report (${(error as Error).message}); its output: ${output.trim().split("\n").slice(-3).join(" | ")}`);
   }
   pruneReports(join(options.stateDir, "load-tests"));
-  return report;
+  // The upload's contract, checked here: a report the control plane would refuse fails the job with the reason.
+  const parsed = loadgenReportSchema.safeParse(report);
+  if (!parsed.success) throw new Error(`the load generator's report does not match packrat-loadgen/1: ${parsed.error.issues[0]!.path.join(".") || "report"}: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
 }
