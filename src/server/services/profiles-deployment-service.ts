@@ -6,7 +6,7 @@ import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
 import { budgetCores } from "./deployment-plans";
 import { profilingCpusFor } from "./profiling-service";
-import { profileStoppingRuleColumn } from "@/contracts/model-columns";
+import { profileStoppingRuleColumn, servingDimsColumn } from "@/contracts/model-columns";
 
 export async function profilesForDeployment(deploymentId: string, prisma: PrismaClient = db()) {
   const deployment = await prisma.deployment.findUnique({ where: { id: deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
@@ -29,7 +29,7 @@ export async function profilesForDeployment(deploymentId: string, prisma: Prisma
     modelName: deployment.modelVersion.model.name,
     deployedVersionId: deployment.modelVersionId,
     removed: deployment.removedAt !== null,
-    versions: versions.map((v) => ({ id: v.id, number: v.number, servingDims: (v.servingDims ?? {}) as Record<string, number> })),
+    versions: versions.map((v) => ({ id: v.id, number: v.number, servingDims: servingDimsColumn.read(v.servingDims ?? {}) })),
     profiles: profiles.map((p) => ({
       id: p.id, version: p.modelVersion.number, status: p.status, perturbed: p.perturbed, perturbedRatePerS: p.perturbedRatePerS,
       threads: p.threads, batches: p.batches, rule: profileStoppingRuleColumn.read(p.stoppingRule).kind,
