@@ -17,8 +17,6 @@ import { conflict, DomainError, invalidInput, notFound } from "@/server/errors/d
 import { summarizeLoadgenReport } from "./load-test-report";
 import type { ServiceCaller } from "./users-service";
 
-// Callers outside the contracts still name the kind from here.
-export { LOAD_TEST_JOB_KIND };
 
 export interface StartLoadTestInput {
   deploymentId: string;

@@ -30,8 +30,6 @@ import { applyApprovalPolicy } from "./approval-policy-service";
 import { allocatePlan } from "./deployment-plans";
 import type { ServiceCaller } from "./users-service";
 
-// Callers outside the contracts still name the kind from here.
-export { PLAN_TRIAL_JOB_KIND };
 export const TRIAL_SETTINGS = { k: 3, rounds: 4, roundMs: 1500, settleMs: 150, minBatchesPerTurn: 3, warmupIterations: 3 } as const;
 /** The job's limit: this many times the estimate (a loaded host), never under a minute. */
 const LIMIT_FACTOR = 3;

@@ -15,10 +15,11 @@ import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
 import { deployModel } from "./deployments-service";
-import { agentContentionModel, cancelPlanTrial, expireUnclaimedTrials, PLAN_TRIAL_JOB_KIND, TRIAL_CLAIM_TIMEOUT_MS, type ProposalTrial } from "./plan-trial-service";
+import { agentContentionModel, cancelPlanTrial, expireUnclaimedTrials, TRIAL_CLAIM_TIMEOUT_MS, type ProposalTrial } from "./plan-trial-service";
 import { createProfileJob } from "./profiling-service";
 import { proposeFromOptimizer } from "./proposals-service";
 import type { ServiceCaller } from "./users-service";
+import { PLAN_TRIAL_JOB_KIND } from "@/contracts/agent-jobs";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-trials-"));
 chmodSync(dataDir, 0o755);

@@ -13,8 +13,6 @@ import { db } from "@/server/db/client";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import type { ServiceCaller } from "./users-service";
 
-// Callers outside the contracts still name the kind from here.
-export { PROFILE_PROBE_JOB_KIND };
 /** t = 1, b = 1: one warm-up (session and allocator set-up), then three measured iterations. */
 export const PROBE_CELL = { threads: 1, batch: 1, warmup: 1, iterations: 3 } as const;
 /** A probe result this recent is reused for the same version, shape, host and budget. */

@@ -15,9 +15,10 @@ import { insertTestUser } from "@/server/auth/test-support";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { agentApiRoutes, insertModelVersion, startRouteServer, stopProcess, serveOnNewAgent, until } from "../../../test/control-plane-harness";
 import { listNotifications, markNotificationsRead } from "./notifications-service";
-import { expireStaleProbes, getProfileProbe, PROBE_CLAIM_TIMEOUT_MS, PROBE_CELL, PROFILE_PROBE_JOB_KIND, requestProfileProbe } from "./profile-probe-service";
+import { expireStaleProbes, getProfileProbe, PROBE_CLAIM_TIMEOUT_MS, PROBE_CELL, requestProfileProbe } from "./profile-probe-service";
 import { cancelProfileJob, createProfileJob } from "./profiling-service";
 import type { ServiceCaller } from "./users-service";
+import { PROFILE_PROBE_JOB_KIND } from "@/contracts/agent-jobs";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-probe-"));
 chmodSync(dataDir, 0o755);
