@@ -12,8 +12,8 @@ import { cpus, getPriority, loadavg, setPriority, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";
 import pg from "pg";
-import type { HeartbeatRequest, RegisterRequest } from "../src/contracts/agent-protocol";
-import { LatencyHistogram } from "../src/core/stats/histogram";
+import type { HeartbeatRequest, RegisterRequest } from "@packrat/contracts/agent-protocol";
+import { LatencyHistogram } from "@packrat/core/stats/histogram";
 import { startEmbeddedPostgres, removeCluster } from "../src/server/db/embedded-postgres";
 import { migrate } from "../src/server/db/migrator";
 import { summarize } from "./sample-stats";
@@ -264,7 +264,7 @@ const bench: Benchmark = {
     const { createEnrollmentToken } = await import("../src/server/services/enrollment-tokens-service");
     const { deployModel } = await import("../src/server/services/deployments-service");
     const { insertModelVersion } = await import("../test/control-plane-harness");
-    const { buildTinyCnn } = await import("../src/modelzoo/tiny-models");
+    const { buildTinyCnn } = await import("@packrat/modelzoo/tiny-models");
 
     const agents: SimulatedAgent[] = [];
     let controlPlane: ChildProcess | undefined;

@@ -11,21 +11,21 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProfileRunner, type ProfiledCell } from "../apps/agent/src/profiler/profile-runner";
 import { PlanTrialRunner, type TrialOutcome } from "../apps/agent/src/trial/plan-trial-runner";
-import { trialCandidates, type CandidatePlan } from "../src/core/trial/candidate-plans";
-import { correctedPrediction, fitContentionModel, planFeatures, type ContentionModel, type TrialObservation } from "../src/core/trial/contention-model";
-import { trialVerdict, type TrialVerdict } from "../src/core/trial/trial-verdict";
+import { trialCandidates, type CandidatePlan } from "@packrat/core/trial/candidate-plans";
+import { correctedPrediction, fitContentionModel, planFeatures, type ContentionModel, type TrialObservation } from "@packrat/core/trial/contention-model";
+import { trialVerdict, type TrialVerdict } from "@packrat/core/trial/trial-verdict";
 import { startAgent, waitFor, type RunningAgent } from "../apps/agent/src/test-agent-process";
 import { readHostTopology } from "../apps/agent/src/topology-reader";
 import { encodeInferRequest, type EncodedRequest } from "../apps/loadgen/src/oip-body";
 import { OipClient } from "../apps/loadgen/src/oip-client";
 import { generateInputs, type ModelMetadata } from "../apps/loadgen/src/oip-inputs";
 import { parseProfileCsv } from "../src/cli/profile-csv";
-import { allThreadsShape, oneThreadShape } from "../src/core/optimizer/baselines";
-import { optimize } from "../src/core/optimizer/optimize";
-import type { OptimizedPlan } from "../src/core/optimizer/types";
-import { PRECISION_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
-import { listCores, restrictTopology } from "../src/core/topology/topology-queries";
-import { zooEntry } from "../src/modelzoo/registry";
+import { allThreadsShape, oneThreadShape } from "@packrat/core/optimizer/baselines";
+import { optimize } from "@packrat/core/optimizer/optimize";
+import type { OptimizedPlan } from "@packrat/core/optimizer/types";
+import { PRECISION_STOPPING_RULE, type StoppingRule } from "@packrat/core/profiling/stopping-rule";
+import { listCores, restrictTopology } from "@packrat/core/topology/topology-queries";
+import { zooEntry } from "@packrat/modelzoo/registry";
 import {
   formatShape, pairedSpeedups, relativeError, repetitionStats, requestsPerBlock, sameShape, spreadOf, verdictOf,
   type Shape, type Spread, type Verdict,

@@ -11,7 +11,7 @@ import { Readable } from "node:stream";
 import fc from "fast-check";
 import * as ort from "onnxruntime-node";
 import { startAgent } from "../apps/agent/src/test-agent-process";
-import { buildTinyCnn } from "../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { FileArtifactStore } from "../src/server/artifacts/artifact-store";
 import { contextFor, insertTestUser } from "../src/server/auth/test-support";
 import { db } from "../src/server/db/client";

@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { lookup as realLookup } from "node:dns";
 import { startAgent } from "../apps/agent/src/test-agent-process";
-import { buildTinyCnn } from "../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { POST as register } from "../src/app/api/agent/v1/register/route";
 import { handleTrpcRequest } from "../src/server/api/http-handler";
 import { handleAuthRequest } from "../src/server/auth/auth-handler";

@@ -4,7 +4,7 @@
 // each format cannot express. Screenshots: e2e/.artifacts/screens/automation-*.png.
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import type { HostTopology } from "../src/core/topology/types";
+import type { HostTopology } from "@packrat/core/topology/types";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { recordSecret } from "../test/secrets-list";

@@ -7,7 +7,7 @@
 // page writes generation 3, a copy of generation 1. Screenshots: e2e/.artifacts/screens/optimizer-*.png.
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type Page, type TestInfo } from "@playwright/test";
-import type { HostTopology } from "../src/core/topology/types";
+import type { HostTopology } from "@packrat/core/topology/types";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { expectReadable, VIEWPORT } from "./planning-helpers";

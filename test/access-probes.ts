@@ -5,7 +5,7 @@
 // it should have; an unauthorized success is a probe that got through where it should not. Positive controls
 // (an agent reading its own state) are probes too, so a gate that refuses everything fails as well. Only for tests.
 import { randomUUID } from "node:crypto";
-import { AGENT_PROTOCOL_VERSION } from "@/contracts/agent-protocol";
+import { AGENT_PROTOCOL_VERSION } from "@packrat/contracts/agent-protocol";
 import { handleTrpcRequest } from "@/server/api/http-handler";
 import { appRouter } from "@/server/api/root";
 import { handleAuthRequest } from "@/server/auth/auth-handler";

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "@/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { FileArtifactStore, type ArtifactStore } from "@/server/artifacts/artifact-store";
 import { useArtifactStoreForTests } from "@/server/artifacts/default-store";
 import { handleModelUpload } from "@/server/api/model-upload-handler";

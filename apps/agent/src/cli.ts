@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { basename, join, resolve } from "node:path";
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
-import { servingPlanSchema } from "../../../src/contracts/serving-plan";
+import { servingPlanSchema } from "@packrat/contracts/serving-plan";
 import { AgentEnvError, loadAgentEnv, readTokenFile } from "./env";
 import { ServingSupervisor } from "./serving-supervisor";
 import { AttachedAgent } from "./attached/attached-agent";

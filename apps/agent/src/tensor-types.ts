@@ -1,7 +1,7 @@
 // Open Inference Protocol datatypes (the shared table) ↔ ONNX Runtime tensor types ↔ typed arrays.
-import { OIP_DATATYPES, oipDatatypeOfOnnx, type OipDatatype, type OnnxElementType } from "../../../src/contracts/oip-datatypes";
+import { OIP_DATATYPES, oipDatatypeOfOnnx, type OipDatatype, type OnnxElementType } from "@packrat/contracts/oip-datatypes";
 
-export { isOipDatatype, type OipDatatype } from "../../../src/contracts/oip-datatypes";
+export { isOipDatatype, type OipDatatype } from "@packrat/contracts/oip-datatypes";
 export type OrtType = OnnxElementType;
 export type TypedArray = Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Float32Array | Float64Array;
 

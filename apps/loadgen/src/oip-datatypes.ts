@@ -1,7 +1,7 @@
 // Open Inference Protocol tensor datatypes as the load generator writes them: the shared table, and element codecs.
-import { OIP_DATATYPES, type OipDatatype } from "../../../src/contracts/oip-datatypes";
+import { OIP_DATATYPES, type OipDatatype } from "@packrat/contracts/oip-datatypes";
 
-export { isOipDatatype, OIP_DATATYPES, type OipDatatype } from "../../../src/contracts/oip-datatypes";
+export { isOipDatatype, OIP_DATATYPES, type OipDatatype } from "@packrat/contracts/oip-datatypes";
 
 /** Writes element i of a little-endian tensor. */
 export function writeElement(view: DataView, datatype: OipDatatype, i: number, value: number): void {
