@@ -15,8 +15,9 @@ import { expectReadable, VIEWPORT } from "./planning-helpers";
 import { sel } from "./selectors";
 import { newSignedInPage } from "./sign-in";
 import { until } from "./until";
+import { testEnv } from "../test/test-env";
 
-const BASE = `http://localhost:${Number(process.env.E2E_PORT ?? 3100)}`;
+const BASE = `http://localhost:${Number(testEnv.E2E_PORT ?? 3100)}`;
 
 test.use({ viewport: VIEWPORT });
 test.describe.configure({ mode: "serial" });
@@ -92,7 +93,7 @@ test.beforeAll(async ({ browser }) => {
   stateDir = mkdtempSync(join(tmpdir(), "packrat-e2e-agent-"));
   const publicUrl = `http://127.0.0.1:${port}`;
   agent = spawn(process.execPath, ["--import", "tsx", "apps/agent/src/cli.ts", "--control-plane", BASE, "--port", String(port), "--host", "127.0.0.1"], {
-    env: { ...process.env, AGENT_TOKEN: token, AGENT_STATE_DIR: stateDir, AGENT_PUBLIC_URL: publicUrl, RECONNECT_BACKOFF_MIN_MS: "100", RECONNECT_BACKOFF_MAX_MS: "500" },
+    env: { ...testEnv, AGENT_TOKEN: token, AGENT_STATE_DIR: stateDir, AGENT_PUBLIC_URL: publicUrl, RECONNECT_BACKOFF_MIN_MS: "100", RECONNECT_BACKOFF_MAX_MS: "500" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   agent.stdout!.on("data", (d) => { agentLog += d; });

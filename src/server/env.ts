@@ -190,6 +190,12 @@ export function provideDatabaseUrl(url: string): void {
   cached = undefined;
 }
 
+/** A copy of this process's environment with `extra` laid over it: what a child process inherits, or the source
+ *  handed to a parser that validates it. The one way to the raw environment outside this module. */
+export function processEnvironment(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { ...process.env, ...extra };
+}
+
 /** Tests change process.env between cases; production never calls this. */
 export function resetEnvForTests(): void {
   cached = undefined;

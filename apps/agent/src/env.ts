@@ -79,6 +79,12 @@ export type AgentEnv = z.infer<typeof agentEnvSchema>;
 
 export class AgentEnvError extends Error {}
 
+/** A copy of this process's environment with `extra` laid over it: what a child process inherits, or the source
+ *  handed to a parser that validates it. The one way to the raw environment outside this module. */
+export function processEnvironment(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { ...process.env, ...extra };
+}
+
 export function loadAgentEnv(source: Record<string, string | undefined> = process.env): AgentEnv {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = agentEnvSchema.safeParse(cleaned);

@@ -18,6 +18,7 @@ import { listNotifications, markNotificationsRead } from "./notifications-servic
 import { expireStaleProbes, getProfileProbe, PROBE_CLAIM_TIMEOUT_MS, PROBE_CELL, PROFILE_PROBE_JOB_KIND, requestProfileProbe } from "./profile-probe-service";
 import { cancelProfileJob, createProfileJob } from "./profiling-service";
 import type { ServiceCaller } from "./users-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-probe-"));
 chmodSync(dataDir, 0o755);
@@ -31,7 +32,7 @@ let v1Bytes: Uint8Array;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   ml = { user: await insertTestUser(prisma, "ml_engineer"), requestId: "probe-test" };
