@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { BatchingWorkspace } from "@/components/batching-sweeps/batching-workspace";
-import { batchingSpec } from "@/components/planning/batching-data";
+import { batchingSpec } from "@/components/planning/batching-form";
 import { PlanningTabs } from "@/components/planning/planning-tabs";
 import { parseUrlState, serializeUrlState } from "@/lib/planning/url-state";
 import { requireUser } from "@/server/auth/page-guard";
