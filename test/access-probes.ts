@@ -19,7 +19,7 @@ import type { ServiceCaller } from "@/server/services/users-service";
 import { insertModelVersion } from "./control-plane-harness";
 import { recordSecret, recordSessionCookie } from "./secrets-list";
 import { createApiToken } from "@/server/services/api-tokens-service";
-import { roles, type Role } from "@/server/auth/roles";
+import { roles, type Role } from "@packrat/core/security/roles";
 
 export interface ProbeResult { group: string; check: string; status: number; allowed: boolean; shouldBeAllowed: boolean }
 

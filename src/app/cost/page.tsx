@@ -7,7 +7,7 @@ import { CostToolbar } from "@/components/cost/cost-toolbar";
 import { CostTrendChart } from "@/components/cost/cost-trend-chart";
 import { PriceTable } from "@/components/cost/price-table";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { getCostReport, listPriceHistory, listPrices } from "@/server/services/cost-service";
 import "@/components/cost/cost.css";
 
