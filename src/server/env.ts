@@ -187,7 +187,7 @@ export function provideDatabaseUrl(url: string): void {
 
 /** A copy of this process's environment with `extra` laid over it: what a child process inherits, or the source
  *  handed to a parser that validates it. The one way to the raw environment outside this module. */
-export function processEnvironment(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+export function processEnvironment(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   return { ...process.env, ...extra };
 }
 
