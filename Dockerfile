@@ -9,6 +9,10 @@ WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip CHECKPOINT_DISABLE=1 NEXT_TELEMETRY_DISABLED=1
 COPY package.json package-lock.json ./
 COPY apps ./apps
+# The workspace packages inside src/ (their manifests only: npm ci links them; the sources come with the rest).
+COPY src/core/package.json ./src/core/
+COPY src/contracts/package.json ./src/contracts/
+COPY src/modelzoo/package.json ./src/modelzoo/
 COPY scripts/prisma-generate.mjs ./scripts/
 COPY prisma ./prisma
 COPY prisma.config.ts ./
@@ -25,6 +29,9 @@ WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
 COPY apps ./apps
+COPY src/core/package.json ./src/core/
+COPY src/contracts/package.json ./src/contracts/
+COPY src/modelzoo/package.json ./src/modelzoo/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime

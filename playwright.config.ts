@@ -6,19 +6,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realBrowserSearch, realProbe } from "./scripts/lib/browser-search";
 import { findBrowser } from "./scripts/lib/find-browser";
+import { testEnv } from "./test/test-env";
 
-const port = Number(process.env.E2E_PORT ?? 3100);
+const port = Number(testEnv.E2E_PORT ?? 3100);
 function newDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "packrat-e2e-"));
   chmodSync(dir, 0o755); // the embedded database runs as user postgres and must traverse it
   return dir;
 }
-const dataDir = process.env.E2E_DATA_DIR ?? newDataDir();
-process.env.E2E_DATA_DIR = dataDir; // workers re-evaluate this file: keep one data dir per run
+const dataDir = testEnv.E2E_DATA_DIR ?? newDataDir();
+testEnv.E2E_DATA_DIR = dataDir; // workers re-evaluate this file: keep one data dir per run
 
 // `npm test` found (or installed) the browser and says which; run directly, look for one the same way
 // (the system's Chromium, else Playwright's cached build), installing nothing.
-const chromium = process.env.PACKRAT_E2E_CHROMIUM || findBrowser(realBrowserSearch(process.env), realProbe(process.env))?.executable;
+const chromium = testEnv.PACKRAT_E2E_CHROMIUM || findBrowser(realBrowserSearch(testEnv), realProbe(testEnv))?.executable;
 
 export default defineConfig({
   testDir: "e2e",
@@ -29,7 +30,7 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 60_000,
-  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [["list"], ["json"]] : [["list"]],
+  reporter: testEnv.PLAYWRIGHT_JSON_OUTPUT_NAME ? [["list"], ["json"]] : [["list"]],
   use: {
     baseURL: `http://localhost:${port}`,
     trace: "retain-on-failure",
@@ -52,8 +53,8 @@ export default defineConfig({
       PORT: String(port),
       DATABASE_URL: "",
       PACKRAT_DATA_DIR: join(dataDir, "data"),
-      PACKRAT_EMBEDDED_PG_PORT: String(Number(process.env.E2E_PG_PORT ?? 54339)),
-      PACKRAT_LOCAL_AGENT_PORT: String(Number(process.env.E2E_AGENT_PORT ?? 8100)),
+      PACKRAT_EMBEDDED_PG_PORT: String(Number(testEnv.E2E_PG_PORT ?? 54339)),
+      PACKRAT_LOCAL_AGENT_PORT: String(Number(testEnv.E2E_AGENT_PORT ?? 8100)),
       PACKRAT_PUBLIC_URL: `http://localhost:${port}`,
     },
   },

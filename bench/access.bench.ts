@@ -12,6 +12,7 @@ import { migrate } from "../src/server/db/migrator";
 import { createDatabase, findTestPostgres } from "../test/find-postgres";
 import type { ProbeResult } from "../test/access-probes";
 import type { Benchmark, BenchTable } from "./types";
+import { testEnv } from "../test/test-env";
 
 type Caller = "anonymous" | "ml_engineer" | "sre" | "manager" | "admin";
 
@@ -19,16 +20,16 @@ const bench: Benchmark = {
   name: "access",
   description: "Access matrix and agent-API boundaries: checks made and unauthorized successes (goal 0)",
   async run() {
-    const server = await findTestPostgres(process.env);
+    const server = await findTestPostgres(testEnv);
     const database = await createDatabase(server.adminUrl, "packrat_bench_access");
     const dataDir = mkdtempSync(join(tmpdir(), "packrat-bench-access-"));
-    const saved = { ...process.env };
+    const saved = { ...testEnv };
     const holder = globalThis as unknown as { packratPrisma?: PrismaClient };
     let routeServer: { close: () => Promise<void> } | undefined;
     try {
       await migrate(database.url, resolve("prisma/migrations"));
       // The server modules read these through env(); a fresh Prisma client for this database.
-      Object.assign(process.env, {
+      Object.assign(testEnv, {
         DATABASE_URL: database.url, PACKRAT_DATA_DIR: dataDir, PACKRAT_PUBLIC_URL: "http://localhost:3999",
         BETTER_AUTH_SECRET: "bench-access-secret-0123456789abcdef0123", LONG_POLL_HOLD_MS: "300", LOG_LEVEL: "error",
       });
@@ -38,7 +39,7 @@ const bench: Benchmark = {
       const { resetAuthForTests } = await import("../src/server/auth/auth");
       const { usePasswordHasherForTests: plugHasher } = await import("../src/server/auth/password");
       const { cheapHasher, contextFor, insertTestUser } = await import("../src/server/auth/test-support");
-      const { roles } = await import("../src/server/auth/roles");
+      const { roles } = await import("@packrat/core/security/roles");
       const { appRouter, createCaller } = await import("../src/server/api/root");
       const { accessMatrix } = await import("../src/server/api/access-matrix");
       const { db } = await import("../src/server/db/client");
@@ -124,8 +125,8 @@ const bench: Benchmark = {
       await database.drop();
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
-      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-      Object.assign(process.env, saved);
+      for (const key of Object.keys(testEnv)) if (!(key in saved)) delete testEnv[key];
+      Object.assign(testEnv, saved);
     }
   },
 };

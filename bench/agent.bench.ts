@@ -17,8 +17,8 @@ import { OipClient } from "../apps/loadgen/src/oip-client";
 import { OipGrpcClient } from "../apps/loadgen/src/oip-grpc-client";
 import type { SendOutcome } from "../apps/loadgen/src/outcome";
 import { generateInputs } from "../apps/loadgen/src/oip-inputs";
-import { Prng } from "../src/core/stats/prng";
-import { zooEntry } from "../src/modelzoo/registry";
+import { Prng } from "@packrat/core/stats/prng";
+import { zooEntry } from "@packrat/modelzoo/registry";
 import type { Benchmark, BenchFigure, BenchTable } from "./types";
 
 type Format = "binary" | "json";

@@ -8,12 +8,13 @@ import { migrate } from "../src/server/db/migrator";
 import { createDatabase, findTestPostgres } from "../test/find-postgres";
 import { summarize } from "./sample-stats";
 import type { Benchmark } from "./types";
+import { testEnv } from "../test/test-env";
 
 const bench: Benchmark = {
   name: "database",
   description: "Indexed lookup round trip: Prisma 7 (adapter-pg) vs raw pg, same pool size, interleaved",
   async run({ quick }) {
-    const server = await findTestPostgres(process.env);
+    const server = await findTestPostgres(testEnv);
     const database = await createDatabase(server.adminUrl, "packrat_bench");
     const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 1 }) });
     const pool = new pg.Pool({ connectionString: database.url, max: 1 });

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchFigure, BenchTable } from "./types";
+import { testEnv } from "../test/test-env";
 
 type Figures = Record<string, number | string | number[] | Record<string, number> | undefined>;
 
@@ -17,7 +18,7 @@ export async function faultToleranceSection(): Promise<{ figures: BenchFigure[];
   const file = join(dir, "figures.json");
   const started = performance.now();
   try {
-    const run = spawnSync("npx", ["vitest", "run", "--project", "integration", "test/fault"], { stdio: "inherit", env: { ...process.env, FAULT_FIGURES_FILE: file } });
+    const run = spawnSync("npx", ["vitest", "run", "--project", "integration", "test/fault"], { stdio: "inherit", env: { ...testEnv, FAULT_FIGURES_FILE: file } });
     if (run.status !== 0) throw new Error(`the fault-tolerance suite failed (exit ${run.status}); see its output above`);
     const suiteSeconds = Math.round((performance.now() - started) / 100) / 10;
     const f = JSON.parse(readFileSync(file, "utf8")) as Record<string, Figures>;

@@ -12,13 +12,14 @@ import { cpus, getPriority, loadavg, setPriority, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";
 import pg from "pg";
-import type { HeartbeatRequest, RegisterRequest } from "../src/contracts/agent-protocol";
-import { LatencyHistogram } from "../src/core/stats/histogram";
+import type { HeartbeatRequest, RegisterRequest } from "@packrat/contracts/agent-protocol";
+import { LatencyHistogram } from "@packrat/core/stats/histogram";
 import { startEmbeddedPostgres, removeCluster } from "../src/server/db/embedded-postgres";
 import { migrate } from "../src/server/db/migrator";
 import { summarize } from "./sample-stats";
 import { brokenBy, extrapolateCapacity, saturated, type HeartbeatStep } from "./heartbeats-verdict";
 import type { Benchmark, BenchFigure } from "./types";
+import { testEnv } from "../test/test-env";
 
 const INTERVAL_MS = 5000;
 const CLOCK_TICKS_PER_S = 100; // Linux USER_HZ
@@ -227,9 +228,9 @@ const bench: Benchmark = {
   async run({ quick }) {
     // HEARTBEATS_BENCH_NICE=-5 (root only) lets this run, and the PostgreSQL and control plane it starts (children
     // inherit it), go before other work on a shared machine; the notes say when it was used.
-    const nice = process.env.HEARTBEATS_BENCH_NICE ? Number(process.env.HEARTBEATS_BENCH_NICE) : undefined;
+    const nice = testEnv.HEARTBEATS_BENCH_NICE ? Number(testEnv.HEARTBEATS_BENCH_NICE) : undefined;
     if (nice !== undefined) {
-      if (!Number.isInteger(nice) || nice < -20 || nice > 19) throw new RangeError(`HEARTBEATS_BENCH_NICE must be an integer in [-20, 19], got ${process.env.HEARTBEATS_BENCH_NICE}`);
+      if (!Number.isInteger(nice) || nice < -20 || nice > 19) throw new RangeError(`HEARTBEATS_BENCH_NICE must be an integer in [-20, 19], got ${testEnv.HEARTBEATS_BENCH_NICE}`);
       setPriority(0, nice);
     }
     const steps = quick ? [10, 50, 200] : [10, 50, 200, 500];
@@ -256,7 +257,7 @@ const bench: Benchmark = {
     await extension.connect();
     await extension.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await extension.end();
-    Object.assign(process.env, { DATABASE_URL: databaseUrl, PACKRAT_DATA_DIR: join(work, "data") });
+    Object.assign(testEnv, { DATABASE_URL: databaseUrl, PACKRAT_DATA_DIR: join(work, "data") });
     const { resetEnvForTests } = await import("../src/server/env");
     resetEnvForTests();
     const { db } = await import("../src/server/db/client");
@@ -264,7 +265,7 @@ const bench: Benchmark = {
     const { createEnrollmentToken } = await import("../src/server/services/enrollment-tokens-service");
     const { deployModel } = await import("../src/server/services/deployments-service");
     const { insertModelVersion } = await import("../test/control-plane-harness");
-    const { buildTinyCnn } = await import("../src/modelzoo/tiny-models");
+    const { buildTinyCnn } = await import("@packrat/modelzoo/tiny-models");
 
     const agents: SimulatedAgent[] = [];
     let controlPlane: ChildProcess | undefined;
@@ -279,7 +280,7 @@ const bench: Benchmark = {
 
       controlPlane = fork(resolve("bench/heartbeats-control-plane.ts"), [], {
         execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "inherit", "ipc"],
-        env: { ...process.env, DATABASE_URL: databaseUrl, HEARTBEAT_INTERVAL_MS: String(INTERVAL_MS), NODE_ENV: "production" },
+        env: { ...testEnv, DATABASE_URL: databaseUrl, HEARTBEAT_INTERVAL_MS: String(INTERVAL_MS), NODE_ENV: "production" },
       });
       // Its JSON log lines: errors are echoed (a benchmark that hides server errors measures nothing).
       let partial = "";

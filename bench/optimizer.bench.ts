@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { parseProfileCsv } from "../src/cli/profile-csv";
-import { buildExactFillTable } from "../src/core/optimizer/exact-fill-table";
-import { naiveExactFillTable, naiveOptimum, naiveSteps } from "../src/core/optimizer/naive-oracle";
-import { optimize } from "../src/core/optimizer/optimize";
-import { optimumTable } from "../src/core/optimizer/optimum-table";
-import { buildItems } from "../src/core/optimizer/profile-items";
-import { validateProfile, type ProfileCell } from "../src/core/profile/profile";
+import { buildExactFillTable } from "@packrat/core/optimizer/exact-fill-table";
+import { naiveExactFillTable, naiveOptimum, naiveSteps } from "@packrat/core/optimizer/naive-oracle";
+import { optimize } from "@packrat/core/optimizer/optimize";
+import { optimumTable } from "@packrat/core/optimizer/optimum-table";
+import { buildItems } from "@packrat/core/optimizer/profile-items";
+import { validateProfile, type ProfileCell } from "@packrat/core/profile/profile";
 import { summarize } from "./sample-stats";
 import type { Benchmark, BenchFigure, BenchTable } from "./types";
 

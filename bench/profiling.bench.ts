@@ -7,11 +7,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { plansByBatch, planLatencyUnder } from "../src/core/profiling/decision-rule";
-import { DECISION_STOPPING_RULE, PAPER_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
-import { buildMobilenetV2 } from "../src/modelzoo/mobilenet-v2";
-import { buildResnet50 } from "../src/modelzoo/resnet50";
-import { buildTinyCnn } from "../src/modelzoo/tiny-models";
+import { plansByBatch, planLatencyUnder } from "@packrat/core/profiling/decision-rule";
+import { DECISION_STOPPING_RULE, PAPER_STOPPING_RULE, type StoppingRule } from "@packrat/core/profiling/stopping-rule";
+import { buildMobilenetV2 } from "@packrat/modelzoo/mobilenet-v2";
+import { buildResnet50 } from "@packrat/modelzoo/resnet50";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { ProfileRunner, type ProfiledCell } from "../apps/agent/src/profiler/profile-runner";
 import { readHostTopology } from "../apps/agent/src/topology-reader";
 import { summarize } from "./sample-stats";

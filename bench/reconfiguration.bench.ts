@@ -3,7 +3,7 @@
 // restart a serving stack without live reconfiguration does (kill the serving process; it comes back with the plan).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildTinyCnn } from "../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { startAgent, waitFor, type RunningAgent } from "../apps/agent/src/test-agent-process";
 import { summarize } from "./sample-stats";
 import type { Benchmark } from "./types";

@@ -11,7 +11,7 @@ import { Readable } from "node:stream";
 import fc from "fast-check";
 import * as ort from "onnxruntime-node";
 import { startAgent } from "../apps/agent/src/test-agent-process";
-import { buildTinyCnn } from "../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { FileArtifactStore } from "../src/server/artifacts/artifact-store";
 import { contextFor, insertTestUser } from "../src/server/auth/test-support";
 import { db } from "../src/server/db/client";
@@ -31,6 +31,7 @@ import { faultToleranceSection } from "./fault-tolerance-section";
 import { securitySection } from "./security-section";
 import { summarize } from "./sample-stats";
 import type { Benchmark, BenchFigure, BenchTable } from "./types";
+import { testEnv } from "../test/test-env";
 
 const MB = 1024 * 1024;
 const BODY_LIMIT = 16 * MB;
@@ -171,7 +172,7 @@ async function onnxSection(quick: boolean, adminUrl: string): Promise<{ figures:
     const global = globalThis as unknown as { packratPrisma?: { $disconnect(): Promise<void> } };
     await global.packratPrisma?.$disconnect();
     global.packratPrisma = undefined;
-    process.env.DATABASE_URL = database.url;
+    testEnv.DATABASE_URL = database.url;
     const { resetEnvForTests } = await import("../src/server/env");
     resetEnvForTests();
     const { uploadModel } = await import("../src/server/services/models-upload-service");
@@ -225,7 +226,7 @@ const bench: Benchmark = {
   name: "reliability",
   description: "Bad input (issue #23): malformed OIP requests against a live agent, generated and junk inputs for every tRPC procedure, hostile ONNX uploads: counts of 4xx, 5xx, crashes and refusals that changed something. Fault tolerance (issue #22): each part killed, stopped or starved under load: requests sent, failed, lost, recovery times",
   async run({ quick }) {
-    const server = await findTestPostgres(process.env);
+    const server = await findTestPostgres(testEnv);
     try {
       const oip = await oipSection(quick);
       const onnx = await onnxSection(quick, server.adminUrl);

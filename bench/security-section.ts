@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { lookup as realLookup } from "node:dns";
 import { startAgent } from "../apps/agent/src/test-agent-process";
-import { buildTinyCnn } from "../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { POST as register } from "../src/app/api/agent/v1/register/route";
 import { handleTrpcRequest } from "../src/server/api/http-handler";
 import { handleAuthRequest } from "../src/server/auth/auth-handler";
@@ -14,6 +14,7 @@ import { createOutboundGuard, OutboundRefusedError } from "../src/server/net/out
 import { healthChecksRun } from "../src/server/services/system-service";
 import { processMemory, servingSnapshot } from "../src/testing/fuzz/agent-probe";
 import type { BenchFigure, BenchTable } from "./types";
+import { testEnv } from "../test/test-env";
 
 const MiB = 1024 ** 2;
 
@@ -155,7 +156,7 @@ async function agentBodies(): Promise<{ figures: BenchFigure[]; notes: string[] 
 }
 
 export async function securitySection(): Promise<{ figures: BenchFigure[]; tables: BenchTable[]; notes: string[] }> {
-  Object.assign(process.env, { PACKRAT_PUBLIC_URL: "http://localhost:3999", BETTER_AUTH_SECRET: "bench-security-section-q8Vw2zLp7Rk3xTtN4b0J", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: "http://localhost:3999", BETTER_AUTH_SECRET: "bench-security-section-q8Vw2zLp7Rk3xTtN4b0J", LOG_LEVEL: "error" });
   resetEnvForTests();
   const webhook = await webhookTargets();
   const health = await batchedHealth();

@@ -3,5 +3,6 @@
 import { register } from "tsx/esm/api";
 
 register();
+// eslint-disable-next-line no-restricted-properties -- plain Node before tsx: it cannot import the CLI's env module
 process.env.PACKRAT_CLI_MAIN = "1";
 await import("../src/cli/packrat.ts");

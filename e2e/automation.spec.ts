@@ -12,8 +12,9 @@ import { VIEWPORT } from "./planning-helpers";
 import { newSignedInPage } from "./sign-in";
 import { until } from "./until";
 import { newE2ePrisma } from "./e2e-database";
+import { testEnv } from "../test/test-env";
 
-const BASE = `http://localhost:${Number(process.env.E2E_PORT ?? 3100)}`;
+const BASE = `http://localhost:${Number(testEnv.E2E_PORT ?? 3100)}`;
 const prisma = newE2ePrisma();
 
 test.use({ viewport: VIEWPORT });

@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { join } from "node:path";
 import { PrismaClient } from "../src/generated/prisma/client";
 import { embeddedPostgresUrl } from "../src/server/db/embedded-postgres";
+import { testEnv } from "../test/test-env";
 
 /**
  * The embedded database's URL, with the superuser password npm start generated into its data dir. Playwright
@@ -11,8 +12,8 @@ import { embeddedPostgresUrl } from "../src/server/db/embedded-postgres";
  * URL has no password, and the workers, which load them again once it runs, get the real one.
  */
 export function e2eDatabaseUrl(): string {
-  const port = Number(process.env.E2E_PG_PORT ?? 54339);
-  return embeddedPostgresUrl(join(process.env.E2E_DATA_DIR ?? "", "data", "pg"), port, "packrat") ?? `postgresql://postgres@127.0.0.1:${port}/packrat`;
+  const port = Number(testEnv.E2E_PG_PORT ?? 54339);
+  return embeddedPostgresUrl(join(testEnv.E2E_DATA_DIR ?? "", "data", "pg"), port, "packrat") ?? `postgresql://postgres@127.0.0.1:${port}/packrat`;
 }
 
 export function newE2ePrisma(): PrismaClient {

@@ -5,8 +5,9 @@ import { expect, test, type Page } from "@playwright/test";
 import { navLinks } from "../src/components/nav-links";
 import { sel } from "./selectors";
 import { signIn } from "./sign-in";
+import { testEnv } from "../test/test-env";
 
-const port = Number(process.env.E2E_PORT ?? 3100);
+const port = Number(testEnv.E2E_PORT ?? 3100);
 
 /** Every console error and uncaught page error from now on, with the page it happened on. */
 function collectErrors(page: Page): string[] {

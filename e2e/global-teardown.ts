@@ -6,10 +6,11 @@ import { join } from "node:path";
 import { recordDatabaseSecrets } from "../test/record-database-secrets";
 import { e2eDatabaseUrl } from "./e2e-database";
 import { recordSecret, SECRETS_LIST_ENV } from "../test/secrets-list";
+import { testEnv } from "../test/test-env";
 
 export default async function globalTeardown(): Promise<void> {
-  if (!process.env[SECRETS_LIST_ENV]) return;
-  const dataDir = join(process.env.E2E_DATA_DIR ?? "", "data");
+  if (!testEnv[SECRETS_LIST_ENV]) return;
+  const dataDir = join(testEnv.E2E_DATA_DIR ?? "", "data");
   for (const [file, kind] of [["local-agent.token", "agent token"], ["auth-secret", "auth secret"]] as const) {
     const path = join(dataDir, file);
     if (existsSync(path)) recordSecret(kind, readFileSync(path, "utf8").trim());

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { servingLoop } from "../src/core/overview/serving-loop";
+import { servingLoop } from "@packrat/core/overview/serving-loop";
 import { DEMO_MODEL, demoDeployment, e2ePrisma, sendTrafficAndWait } from "./live-traffic";
 import { sel } from "./selectors";
 import { screenshot, signIn } from "./sign-in";

@@ -2,7 +2,7 @@
 import { expect, test } from "@playwright/test";
 import { sel } from "./selectors";
 import { signIn } from "./sign-in";
-import { LatencyHistogram } from "../src/core/stats/histogram";
+import { LatencyHistogram } from "@packrat/core/stats/histogram";
 import { demoDeployment, e2ePrisma, sendTrafficAndWait } from "./live-traffic";
 import { PLANNER_USER, VIEWPORT, attachScreenshot, chartSignature, downloadCsv, expectReadable, field, fieldError, openPlanner, setField } from "./planning-helpers";
 

@@ -9,14 +9,15 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type APIRequestContext, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { listCores } from "../src/core/topology/topology-queries";
-import type { HostTopology } from "../src/core/topology/types";
+import { listCores } from "@packrat/core/topology/topology-queries";
+import type { HostTopology } from "@packrat/core/topology/types";
 import { expectReadable, VIEWPORT } from "./planning-helpers";
 import { sel } from "./selectors";
 import { newSignedInPage } from "./sign-in";
 import { until } from "./until";
+import { testEnv } from "../test/test-env";
 
-const BASE = `http://localhost:${Number(process.env.E2E_PORT ?? 3100)}`;
+const BASE = `http://localhost:${Number(testEnv.E2E_PORT ?? 3100)}`;
 
 test.use({ viewport: VIEWPORT });
 test.describe.configure({ mode: "serial" });
@@ -92,7 +93,7 @@ test.beforeAll(async ({ browser }) => {
   stateDir = mkdtempSync(join(tmpdir(), "packrat-e2e-agent-"));
   const publicUrl = `http://127.0.0.1:${port}`;
   agent = spawn(process.execPath, ["--import", "tsx", "apps/agent/src/cli.ts", "--control-plane", BASE, "--port", String(port), "--host", "127.0.0.1"], {
-    env: { ...process.env, AGENT_TOKEN: token, AGENT_STATE_DIR: stateDir, AGENT_PUBLIC_URL: publicUrl, RECONNECT_BACKOFF_MIN_MS: "100", RECONNECT_BACKOFF_MAX_MS: "500" },
+    env: { ...testEnv, AGENT_TOKEN: token, AGENT_STATE_DIR: stateDir, AGENT_PUBLIC_URL: publicUrl, RECONNECT_BACKOFF_MIN_MS: "100", RECONNECT_BACKOFF_MAX_MS: "500" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   agent.stdout!.on("data", (d) => { agentLog += d; });

@@ -23,6 +23,7 @@ writeFileSync(stub, "#!/bin/sh\necho 'schema engine not available offline; packr
 chmodSync(stub, 0o755);
 const result = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "generate"], {
   stdio: "inherit",
+  // eslint-disable-next-line no-restricted-properties -- plain Node at npm install, before tsx: no TypeScript env module
   env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: stub, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
 });
 if (result.status === 0) writeFileSync(stampPath, `${schemaHash}\n`);

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { lineOf, parseSecretList, SecretListError, SecretMatcher, type Secret } from "./lib/secret-scan";
+import { testEnv } from "../test/test-env";
 
 export const SECRETS_LIST_ENV = "PACKRAT_SECRETS_LIST";
 
@@ -65,5 +66,5 @@ export function runCli(argv: string[], env: Record<string, string | undefined>, 
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  process.exit(runCli(process.argv.slice(2), process.env, (line) => console.log(line)));
+  process.exit(runCli(process.argv.slice(2), testEnv, (line) => console.log(line)));
 }

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { isLoopbackHost, loadControlPlaneEnv, EnvError, provideDatabaseUrl, type ControlPlaneEnv } from "../src/server/env";
+import { isLoopbackHost, loadControlPlaneEnv, EnvError, processEnvironment, provideDatabaseUrl, type ControlPlaneEnv } from "../src/server/env";
 import { startEmbeddedPostgres, type RunningPostgres } from "../src/server/db/embedded-postgres";
 import { migrate, MigrationError } from "../src/server/db/migrator";
 import { resolveAuthSecret } from "../src/server/auth/secret";
@@ -88,7 +88,7 @@ function startChild(name: string, args: string[], extraEnv: Record<string, strin
   const child = spawn(process.execPath, [...preload, ...args], {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
-    env: { ...process.env, ...extraEnv, NEXT_TELEMETRY_DISABLED: "1" },
+    env: processEnvironment({ ...extraEnv, NEXT_TELEMETRY_DISABLED: "1" }),
   });
   children.set(name, child);
   recordPid(name, child.pid!);

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { realBrowserSearch, realProbe } from "./lib/browser-search";
 import { ensureBrowser } from "./lib/find-browser";
 import { readPlaywrightReport, readVitestReport, type ReportReading } from "./lib/test-reports";
+import { testEnv } from "../test/test-env";
 
 interface Stage { name: string; command: string[]; report?: "vitest" | "playwright"; env?: Record<string, string> }
 
@@ -21,9 +22,9 @@ chmodSync(reportDir, 0o755); // the embedded database of the e2e server runs as 
 // Every secret a test mints is appended here (test/secrets-list.ts); .ci/run sets its own list and scans the
 // CI log, server logs and client bundles for them afterwards (scripts/scan-secrets.ts). Run alone, the list
 // goes with the reports.
-process.env.PACKRAT_SECRETS_LIST ||= join(reportDir, "secrets.list");
-const retries = Number(process.env.TEST_RETRIES ?? (process.env.CI === "true" ? 1 : 0));
-if (!Number.isInteger(retries) || retries < 0) { console.error(`TEST_RETRIES must be a whole number ≥ 0, got "${process.env.TEST_RETRIES}"`); process.exit(2); }
+testEnv.PACKRAT_SECRETS_LIST ||= join(reportDir, "secrets.list");
+const retries = Number(testEnv.TEST_RETRIES ?? (testEnv.CI === "true" ? 1 : 0));
+if (!Number.isInteger(retries) || retries < 0) { console.error(`TEST_RETRIES must be a whole number ≥ 0, got "${testEnv.TEST_RETRIES}"`); process.exit(2); }
 const stages: Stage[] = [
   { name: "typecheck", command: ["npx", "tsc", "--noEmit", "-p", "tsconfig.json"] },
   { name: "lint", command: ["npx", "eslint", "--max-warnings=0", "."] },
@@ -39,7 +40,7 @@ for (const name of only) if (!stages.some((s) => s.name === name)) { console.err
 
 const e2e = selected.find((s) => s.name === "e2e");
 if (e2e) {
-  const browser = ensureBrowser(realBrowserSearch(process.env), realProbe(process.env), (line) => console.log(`[e2e browser] ${line}`));
+  const browser = ensureBrowser(realBrowserSearch(testEnv), realProbe(testEnv), (line) => console.log(`[e2e browser] ${line}`));
   if (!browser.ok) { rmSync(reportDir, { recursive: true, force: true }); console.error(browser.message); process.exit(1); }
   console.log(`[e2e browser] ${browser.found.executable} (${browser.installedBy ? `installed by ${browser.installedBy}` : browser.found.source === "system" ? "the system's" : "Playwright's cache"})`);
   e2e.env = { ...e2e.env, PACKRAT_E2E_CHROMIUM: browser.found.executable };
@@ -64,7 +65,7 @@ let anyFailed = false;
 for (const stage of selected) {
   console.log(`\n=== ${stage.name} ===`);
   const started = Date.now();
-  const result = spawnSync(stage.command[0]!, stage.command.slice(1), { stdio: "inherit", env: { ...process.env, ...stage.env } });
+  const result = spawnSync(stage.command[0]!, stage.command.slice(1), { stdio: "inherit", env: { ...testEnv, ...stage.env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const counts = readReport(stage);
   const ok = result.status === 0;

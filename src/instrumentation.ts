@@ -1,6 +1,7 @@
 // Next calls register() once when a server process starts. On the nodejs runtime it starts the control plane's job
 // runner (pg-boss + Job rows) and the alert evaluator; the edge runtime has no PostgreSQL connection and starts nothing.
 export async function register(): Promise<void> {
+  // eslint-disable-next-line no-restricted-properties -- NEXT_RUNTIME is a build-time constant Next inlines, not configuration
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // Before the first request: route handlers learn the TCP peer's address from a header only this process sets.
   const { installPeerAddressHeader } = await import("@/server/http/client-address");

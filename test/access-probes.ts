@@ -5,7 +5,7 @@
 // it should have; an unauthorized success is a probe that got through where it should not. Positive controls
 // (an agent reading its own state) are probes too, so a gate that refuses everything fails as well. Only for tests.
 import { randomUUID } from "node:crypto";
-import { AGENT_PROTOCOL_VERSION } from "@/contracts/agent-protocol";
+import { AGENT_PROTOCOL_VERSION } from "@packrat/contracts/agent-protocol";
 import { handleTrpcRequest } from "@/server/api/http-handler";
 import { appRouter } from "@/server/api/root";
 import { handleAuthRequest } from "@/server/auth/auth-handler";
@@ -19,7 +19,7 @@ import type { ServiceCaller } from "@/server/services/users-service";
 import { insertModelVersion } from "./control-plane-harness";
 import { recordSecret, recordSessionCookie } from "./secrets-list";
 import { createApiToken } from "@/server/services/api-tokens-service";
-import { roles, type Role } from "@/server/auth/roles";
+import { roles, type Role } from "@packrat/core/security/roles";
 
 export interface ProbeResult { group: string; check: string; status: number; allowed: boolean; shouldBeAllowed: boolean }
 

@@ -5,13 +5,14 @@ import type { TestProject } from "vitest/node";
 import { findTestPostgres, createDatabase } from "./find-postgres";
 import { migrate } from "../src/server/db/migrator";
 import { recordDatabaseSecrets } from "./record-database-secrets";
+import { testEnv } from "./test-env";
 
 declare module "vitest" {
   export interface ProvidedContext { adminDatabaseUrl: string; databaseUrl: string }
 }
 
 export default async function setup(project: TestProject) {
-  const server = await findTestPostgres(process.env);
+  const server = await findTestPostgres(testEnv);
   const database = await createDatabase(server.adminUrl);
   await migrate(database.url, resolve("prisma/migrations"));
   project.provide("adminDatabaseUrl", server.adminUrl);

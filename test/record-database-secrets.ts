@@ -3,9 +3,10 @@
 // are stored hashed, so the tests record those themselves when they create them. Only for tests.
 import pg from "pg";
 import { recordSecret, SECRETS_LIST_ENV } from "./secrets-list";
+import { testEnv } from "./test-env";
 
 /** Returns how many values were recorded (0 when no list is configured). */
-export async function recordDatabaseSecrets(databaseUrl: string, file = process.env[SECRETS_LIST_ENV]): Promise<number> {
+export async function recordDatabaseSecrets(databaseUrl: string, file = testEnv[SECRETS_LIST_ENV]): Promise<number> {
   if (!file) return 0;
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
   await client.connect();

@@ -1,5 +1,6 @@
 // Runs in every integration worker before its tests: point the server's env module at the test database.
 import { inject } from "vitest";
+import { testEnv } from "./test-env";
 
-process.env.DATABASE_URL = inject("databaseUrl");
-Object.assign(process.env, { NODE_ENV: "test" });
+testEnv.DATABASE_URL = inject("databaseUrl");
+Object.assign(testEnv, { NODE_ENV: "test" });

@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sourceHash } from "./source-hash";
+import { processEnvironment } from "../../src/server/env";
 
 const hashFile = (root: string) => join(root, ".next", "packrat-source-hash");
 
@@ -15,7 +16,7 @@ export function buildNeeded(root: string): string | undefined {
 export function build(root: string): boolean {
   const wanted = sourceHash(root);
   const result = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
-    cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    cwd: root, stdio: "inherit", env: processEnvironment({ NEXT_TELEMETRY_DISABLED: "1" }),
   });
   if (result.status !== 0) return false;
   writeFileSync(hashFile(root), wanted);

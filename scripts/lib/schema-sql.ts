@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { processEnvironment } from "../../src/server/env";
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -37,8 +38,8 @@ export default defineConfig({ experimental: { adapter: true }, engine: "js", sch
       ...(from ? ["--from-schema-datamodel", from] : ["--from-empty"]), "--to-schema-datamodel", to, "--script"];
     const result = spawnSync(process.execPath, args, {
       cwd: dir, encoding: "utf8",
-      env: { ...process.env, CHECKPOINT_DISABLE: "1", PRISMA_ENGINES_CHECKSUM_IGNORE_MISSING: "1",
-        PRISMA_QUERY_ENGINE_LIBRARY: stub, PRISMA_SCHEMA_ENGINE_BINARY: stub, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+      env: processEnvironment({ CHECKPOINT_DISABLE: "1", PRISMA_ENGINES_CHECKSUM_IGNORE_MISSING: "1",
+        PRISMA_QUERY_ENGINE_LIBRARY: stub, PRISMA_SCHEMA_ENGINE_BINARY: stub, PRISMA_HIDE_UPDATE_MESSAGE: "1" }),
     });
     if (result.status !== 0) throw new Error(`prisma migrate diff failed:\n${result.stderr}\n${result.stdout}`);
     return result.stdout.replace(/^-- CreateSchema\nCREATE SCHEMA IF NOT EXISTS "public";\n\n/m, "");

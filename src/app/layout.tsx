@@ -4,7 +4,7 @@ import { AppNav } from "@/components/app-nav";
 import { linksFor } from "@/components/nav-links";
 import { UserMenu } from "@/components/user-menu";
 import { currentUser } from "@/server/auth/page-guard";
-import { roleLabels } from "@/server/auth/roles";
+import { roleLabels } from "@/core/security/roles";
 import { metadata as appMetadata, viewport as appViewport } from "@/lib/app-metadata";
 import "./globals.css";
 

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PRNG_NAME } from "@/modelzoo/weight-stream";
 import { ZOO, zooEntry, type ZooEntry } from "@/modelzoo/registry";
+import { processEnvironment } from "./env";
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -120,7 +121,7 @@ export async function runModelsCli(argv: readonly string[], io: CliIo): Promise<
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   runModelsCli(process.argv.slice(2), {
-    env: process.env, cwd: process.cwd(), log: (l) => console.log(l), error: (l) => console.error(l),
+    env: processEnvironment(), cwd: process.cwd(), log: (l) => console.log(l), error: (l) => console.error(l),
   }).then(
     (code) => {
       process.exitCode = code;

@@ -23,6 +23,7 @@ import { freePort } from "../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, startAgentProcess, startRouteServer, stopProcess, until, type Route } from "../../test/control-plane-harness";
 import { recordSecret } from "../../test/secrets-list";
 import { REMOTE_EXIT } from "./remote-commands";
+import { testEnv } from "../../test/test-env";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-cli-"));
@@ -48,7 +49,7 @@ interface Run { code: number; stdout: string; stderr: string }
 function cli(as: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done) => {
     execFile(process.execPath, ["--import", "tsx", "src/cli/packrat.ts", ...args], {
-      cwd: repoRoot, env: { ...process.env, INIT_CWD: repoRoot, PACKRAT_CONFIG: join(dataDir, `config-${as}.json`), PACKRAT_URL: "", PACKRAT_TOKEN: "", ...env }, maxBuffer: 16 << 20,
+      cwd: repoRoot, env: { ...testEnv, INIT_CWD: repoRoot, PACKRAT_CONFIG: join(dataDir, `config-${as}.json`), PACKRAT_URL: "", PACKRAT_TOKEN: "", ...env }, maxBuffer: 16 << 20,
     }, (error, stdout, stderr) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
   });
 }
@@ -64,7 +65,7 @@ async function mint(user: SessionUser, role: SessionUser["role"]) {
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, {
+  Object.assign(testEnv, {
     HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, LOG_LEVEL: "error",
     BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
   });

@@ -8,6 +8,7 @@ import type { BaselineResult, OptimizedPlan, PlanGroup } from "../core/optimizer
 import { ProfileError } from "../core/profile/profile";
 import { parseProfileCsv, ProfileCsvError } from "./profile-csv";
 import { isRemoteCommand, REMOTE_USAGE, runRemote } from "./remote-commands";
+import { invocationDirectory, processEnvironment, startedByLauncher } from "./env";
 
 /** Exit codes: scripts branch on them. */
 export const EXIT = { ok: 0, usage: 1, badFile: 2, infeasible: 3 } as const;
@@ -173,14 +174,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   const io = {
     stdout: (text: string) => void process.stdout.write(text),
     stderr: (text: string) => void process.stderr.write(text),
-    cwd: process.env.INIT_CWD ?? process.cwd(),
+    cwd: invocationDirectory(),
   };
-  if (isRemoteCommand(argv)) return runRemote(argv, { ...io, env: process.env });
+  if (isRemoteCommand(argv)) return runRemote(argv, { ...io, env: processEnvironment() });
   return runPackrat(argv, { ...io, readFile: (path) => readFileSync(path, "utf8") });
 }
 
 // Run as a script (tsx src/cli/packrat.ts), or through bin/packrat.mjs, which sets PACKRAT_CLI_MAIN.
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
-if (invokedDirectly || process.env.PACKRAT_CLI_MAIN === "1") {
+if (invokedDirectly || startedByLauncher()) {
   void main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
 }

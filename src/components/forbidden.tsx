@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { roleLabels, type Role } from "@/server/auth/roles";
+import { roleLabels, type Role } from "@/core/security/roles";
 
 // What a page renders for a role that may not open it: no data of the page is loaded or sent.
 export function Forbidden({ role, current }: { role: Role; current: Role }) {

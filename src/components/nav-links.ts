@@ -1,6 +1,6 @@
 // The dashboard's pages and the role each needs (null: every signed-in user). The layout shows each user
 // only the links their role may open; the pages check again on the server. Only pages that exist.
-import { roleSatisfies, type Role } from "@/server/auth/roles";
+import { roleSatisfies, type Role } from "@/core/security/roles";
 
 export interface NavLink {
   href: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { env, loadControlPlaneEnv, provideDatabaseUrl, resetEnvForTests } from "./env";
+import { testEnv } from "../../test/test-env";
 
 describe("control-plane env", () => {
   it("applies documented defaults", () => {
@@ -109,13 +110,13 @@ describe("control-plane env", () => {
   });
 
   it("takes the database the launcher started, even after the environment was read", () => {
-    const before = process.env.DATABASE_URL;
+    const before = testEnv.DATABASE_URL;
     try {
       env();
       provideDatabaseUrl("postgresql://postgres@127.0.0.1:5999/launched");
       expect(env().DATABASE_URL).toBe("postgresql://postgres@127.0.0.1:5999/launched");
     } finally {
-      if (before === undefined) delete process.env.DATABASE_URL; else process.env.DATABASE_URL = before;
+      if (before === undefined) delete testEnv.DATABASE_URL; else testEnv.DATABASE_URL = before;
       resetEnvForTests();
     }
   });

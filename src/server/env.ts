@@ -2,7 +2,7 @@
 // process.env. Every timing constant lives here with its default, so tests shorten them instead of waiting.
 import { z } from "zod";
 import { secretWeakness, weakSecretMessage } from "@/core/security/weak-secret";
-import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "@/contracts/agent-timing";
 
 const postgresUrl = z.string().refine((value) => {
   try { return ["postgres:", "postgresql:"].includes(new URL(value).protocol); } catch { return false; }
@@ -86,16 +86,11 @@ export const controlPlaneEnvSchema = z.object({
    */
   PACKRAT_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 
-  // Timing (milliseconds). Agents read the same names from their own env module.
-  HEARTBEAT_INTERVAL_MS: ms(5_000),
+  // Timing (milliseconds). The heartbeat and long-poll settings reach agents in their registration response.
+  HEARTBEAT_INTERVAL_MS: ms(DEFAULT_HEARTBEAT_INTERVAL_MS),
   AGENT_OFFLINE_AFTER_MS: ms(15_000),
   AGENT_LOST_TIMEOUT_MS: ms(60_000),
   LONG_POLL_HOLD_MS: ms(25_000),
-  RECONNECT_BACKOFF_MIN_MS: ms(500),
-  RECONNECT_BACKOFF_MAX_MS: ms(2_000),
-  ESTIMATOR_SAMPLE_INTERVAL_MS: ms(DEFAULT_ESTIMATOR_PARAMS.sampleIntervalMs),
-  ESTIMATOR_DECISION_INTERVAL_MS: ms(DEFAULT_ESTIMATOR_PARAMS.reconfigurationTimeoutMs),
-  ESTIMATOR_MIN_DWELL_MS: ms(DEFAULT_ESTIMATOR_PARAMS.minDwellMs),
   METRICS_WINDOW_MS: ms(60_000),
   /** Per-minute metric rollups are kept this many days (raw heartbeats: one hour). */
   METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
@@ -188,6 +183,12 @@ export function env(): ControlPlaneEnv {
 export function provideDatabaseUrl(url: string): void {
   process.env.DATABASE_URL = url;
   cached = undefined;
+}
+
+/** A copy of this process's environment with `extra` laid over it: what a child process inherits, or the source
+ *  handed to a parser that validates it. The one way to the raw environment outside this module. */
+export function processEnvironment(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
 }
 
 /** Tests change process.env between cases; production never calls this. */

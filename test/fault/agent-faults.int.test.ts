@@ -4,7 +4,7 @@
 // the client in this process is not the bottleneck on 2 cores). Every answer is checked against ONNX Runtime.
 // Times are reported (test/fault/figures.ts), never asserted; the 60 s bounds only stop a hang.
 import { afterEach, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "@/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { applyPlan, servedModelStatus, startAgent, waitFor, type RunningAgent } from "../../apps/agent/src/test-agent-process";
 import { recordFigures } from "./figures";
 import { measureCapacity, startOpenLoad, TinyCnnRequests, type LoadFigures } from "./inference-load";

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "@/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { FileArtifactStore, type ArtifactStore } from "@/server/artifacts/artifact-store";
 import { useArtifactStoreForTests } from "@/server/artifacts/default-store";
 import { handleModelUpload } from "@/server/api/model-upload-handler";
@@ -30,11 +30,12 @@ import { sessionCookie } from "../session-cookie";
 import { recordFigures } from "./figures";
 import { measureCapacity, startOpenLoad, TinyCnnRequests } from "./inference-load";
 import { Cleanup, killGroup, signalGroup, startControlPlaneProcess, type ControlPlaneProcess } from "./process-group";
+import { testEnv } from "../test-env";
 
 const ORIGIN = "http://localhost:3996";
 const model = buildTinyCnn({ seed: 23, producerVersion: "packrat-fault" });
 const cleanup = new Cleanup();
-const sharedDatabaseUrl = process.env.DATABASE_URL!;
+const sharedDatabaseUrl = testEnv.DATABASE_URL!;
 let postgres: ThrowawayPostgres;
 let databaseUrl = "";
 let dataDir = "";
@@ -96,7 +97,7 @@ beforeAll(async () => {
     DATABASE_URL: databaseUrl, PACKRAT_DATA_DIR: dataDir, PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "fault-suite-secret-0123456789abcdef0123",
     HEARTBEAT_INTERVAL_MS: "300", AGENT_OFFLINE_AFTER_MS: "3000", AGENT_LOST_TIMEOUT_MS: "10000", LONG_POLL_HOLD_MS: "20000", LOG_LEVEL: "warn",
   };
-  Object.assign(process.env, cpEnv);
+  Object.assign(testEnv, cpEnv);
   await pointServerAt(databaseUrl);
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);
@@ -279,11 +280,11 @@ describe("control-plane faults", () => {
     // ENOTDIR: PACKRAT_DATA_DIR's parent is a regular file, so the default store cannot be made.
     const file = join(dataDir, "not-a-directory");
     writeFileSync(file, "x");
-    process.env.PACKRAT_DATA_DIR = join(file, "data");
+    testEnv.PACKRAT_DATA_DIR = join(file, "data");
     const { resetEnvForTests } = await import("@/server/env");
     resetEnvForTests();
     const notDir = await upload("fault-enotdir");
-    process.env.PACKRAT_DATA_DIR = dataDir;
+    testEnv.PACKRAT_DATA_DIR = dataDir;
     resetEnvForTests();
     const notDirBody = await notDir.json();
 

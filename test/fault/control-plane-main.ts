@@ -3,6 +3,7 @@
 // Configured by the environment (DATABASE_URL, PACKRAT_DATA_DIR, shortened timings); CONTROL_PLANE_PORT: where.
 import { startRouteServer, type Route } from "../route-server";
 import { agentApiRoutes } from "../control-plane-harness";
+import { testEnv } from "../test-env";
 
 const health = await import("@/app/api/health/route");
 const trpc = await import("@/app/api/trpc/[trpc]/route");
@@ -14,5 +15,5 @@ const routes: Route[] = [
   { method: "POST", pattern: /^\/api\/trpc\/.+$/, handler: trpc.POST },
   { method: "POST", pattern: /^\/api\/models\/upload$/, handler: upload.POST },
 ];
-const server = await startRouteServer(routes, Number(process.env.CONTROL_PLANE_PORT ?? 0));
+const server = await startRouteServer(routes, Number(testEnv.CONTROL_PLANE_PORT ?? 0));
 console.log(`control plane listening on ${server.url}`);

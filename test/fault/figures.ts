@@ -2,12 +2,13 @@
 // bench does: bench/fault-tolerance.bench.ts), merges its figures into it under the test's key. Reported, never
 // asserted: timings on a shared 2-core host say little on their own.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { testEnv } from "../test-env";
 
 export type FaultFigures = Record<string, unknown>;
 
 export function recordFigures(test: string, figures: FaultFigures): void {
   console.log(`[fault] ${test}: ${JSON.stringify(figures)}`);
-  const file = process.env.FAULT_FIGURES_FILE;
+  const file = testEnv.FAULT_FIGURES_FILE;
   if (!file) return;
   const all = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as Record<string, FaultFigures> : {};
   all[test] = figures;

@@ -6,7 +6,7 @@ import { runClosedLoop } from "../../apps/loadgen/src/closed-loop";
 import { runOpenLoop } from "../../apps/loadgen/src/open-loop";
 import { classifyTransportError, type SendOutcome, type Sender } from "../../apps/loadgen/src/outcome";
 import { buildSchedule } from "../../apps/loadgen/src/schedule";
-import { Prng } from "../../src/core/stats/prng";
+import { Prng } from "@packrat/core/stats/prng";
 
 const ROW = 3 * 32 * 32; // the tiny CNN's input row
 const INPUTS = 8;

@@ -3,7 +3,7 @@
 // Retry-After before reading them; a JSON body larger than the budget could ever hold is 413. A real agent
 // process serving tiny-cnn over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { processMemory, servingSnapshot } from "../../../src/testing/fuzz/agent-probe";
 import { startAgent, type RunningAgent } from "./test-agent-process";
 

@@ -4,8 +4,8 @@ import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ort from "onnxruntime-node";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
-import { Prng } from "../../../src/core/stats/prng";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
+import { Prng } from "@packrat/core/stats/prng";
 import { startAgent, waitFor, type RunningAgent } from "./test-agent-process";
 
 const model = buildTinyCnn({ seed: 7, producerVersion: "packrat-test" });

@@ -1,8 +1,8 @@
 // Runs the core batch-size estimator (Packrat §3.8) beside one model's dispatcher: samples the queue depth, counts
 // batches, decides every reconfiguration timeout. It proposes; it never reconfigures anything itself.
-import { createEstimator, decide, observe, recordBatch } from "../../../src/core/estimator/estimator";
-import type { EstimatorParams } from "../../../src/core/estimator/params";
-import type { EstimatorDecision, EstimatorState } from "../../../src/core/estimator/types";
+import { createEstimator, decide, observe, recordBatch } from "@packrat/core/estimator/estimator";
+import type { EstimatorParams } from "@packrat/core/estimator/params";
+import type { EstimatorDecision, EstimatorState } from "@packrat/core/estimator/types";
 import type { BatchRecord } from "./dispatcher";
 
 const TIMELINE_LENGTH = 600;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTopology } from "../../../src/core/topology/build-topology";
+import { buildTopology } from "@packrat/core/topology/build-topology";
 import { coresForQuota, cpusOfFirstCores, parseCfsQuota, parseCpuMax } from "./cgroup-cpu";
 
 describe("cgroup CPU quota", () => {

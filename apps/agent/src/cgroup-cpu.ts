@@ -3,8 +3,8 @@
 // core of its own (the allocator never puts two on one core), so k busy cores burn at most k CPUs of quota: a quota
 // of q CPUs allows floor(q) cores, and never fewer than one (the agent must serve something). A fractional rest is
 // left to the agent's own unpinned threads (HTTP, dispatch, heartbeats).
-import { listCores } from "../../../src/core/topology/topology-queries";
-import type { HostTopology } from "../../../src/core/topology/types";
+import { listCores } from "@packrat/core/topology/topology-queries";
+import type { HostTopology } from "@packrat/core/topology/types";
 
 export class CgroupFileError extends Error {
   readonly code = "invalid-cgroup-file";

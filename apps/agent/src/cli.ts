@@ -6,8 +6,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { basename, join, resolve } from "node:path";
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
-import { servingPlanSchema } from "../../../src/contracts/serving-plan";
-import { AgentEnvError, loadAgentEnv, readTokenFile } from "./env";
+import { servingPlanSchema } from "@packrat/contracts/serving-plan";
+import { AgentEnvError, loadAgentEnv, processEnvironment, readTokenFile } from "./env";
 import { ServingSupervisor } from "./serving-supervisor";
 import { AttachedAgent } from "./attached/attached-agent";
 import type { ServingConfig } from "./serving-config";
@@ -36,11 +36,10 @@ function main(): void {
     return;
   }
   if (args.token) log("warn", "--token puts the agent token in this process's command line, which every user of the host can read; prefer AGENT_TOKEN in the environment");
-  const env = {
-    ...process.env,
+  const env = processEnvironment({
     ...(args.port ? { AGENT_PORT: args.port } : {}), ...(args["grpc-port"] ? { AGENT_GRPC_PORT: args["grpc-port"] } : {}), ...(args.host ? { AGENT_HOST: args.host } : {}),
     ...(args["control-plane"] ? { PACKRAT_CONTROL_PLANE_URL: args["control-plane"] } : {}), ...(args.token ? { AGENT_TOKEN: args.token } : {}),
-  };
+  });
   let agentEnv;
   let fileToken: string | undefined;
   try {

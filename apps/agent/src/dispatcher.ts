@@ -4,7 +4,7 @@
 // makespan), so the next batch forms while this one runs. Each tensor is concatenated and split along its own
 // batch axis (state shaped [layers, batch, hidden] along axis 1). A model that cannot be batched (some tensor has
 // no batch axis) is served request by request: up to one request per instance at a time, none concatenated.
-import { screenDeadline } from "../../../src/core/planning/admission";
+import { screenDeadline } from "@packrat/core/planning/admission";
 import { concatRows, sliceRows } from "./tensor-rows";
 import type { WireTensor } from "./tensor-types";
 

@@ -1,9 +1,9 @@
 // The agent's one validated view of its environment (its own runtime, so its own module).
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { agentUrlSchema } from "../../../src/contracts/agent-protocol";
-import { DEFAULT_ESTIMATOR_PARAMS } from "../../../src/core/estimator/params";
-import { secretWeakness, weakSecretMessage } from "../../../src/core/security/weak-secret";
+import { agentUrlSchema } from "@packrat/contracts/agent-protocol";
+import { DEFAULT_ESTIMATOR_PARAMS } from "@packrat/core/estimator/params";
+import { secretWeakness, weakSecretMessage } from "@packrat/core/security/weak-secret";
 
 /** A token that is not a placeholder (prat_enroll_REPLACE-ME…), a known default or a repetitive string. */
 const token = () => z.string().min(16, "must be at least 16 characters").superRefine((value, ctx) => {
@@ -78,6 +78,12 @@ export const agentEnvSchema = z.object({
 export type AgentEnv = z.infer<typeof agentEnvSchema>;
 
 export class AgentEnvError extends Error {}
+
+/** A copy of this process's environment with `extra` laid over it: what a child process inherits, or the source
+ *  handed to a parser that validates it. The one way to the raw environment outside this module. */
+export function processEnvironment(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
+}
 
 export function loadAgentEnv(source: Record<string, string | undefined> = process.env): AgentEnv {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));

@@ -3,7 +3,7 @@
 // never shows up in the agent's own output (supervisor and serving process).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { recordSecret } from "../../../test/secrets-list";
 import { startAgent, type RunningAgent } from "./test-agent-process";
 

@@ -1,5 +1,5 @@
 // Per-model counters and per-stage latency histograms since the last heartbeat; the heartbeat takes and resets them.
-import { LatencyHistogram } from "../../../src/core/stats/histogram";
+import { LatencyHistogram } from "@packrat/core/stats/histogram";
 
 // queue = formation + busy (a request's whole wait); system = queue + compute (its time in the model server, the
 // sojourn the planning pages' queueing curves model).

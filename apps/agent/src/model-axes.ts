@@ -1,7 +1,7 @@
 // The agent's view of a model's batch axes and dimensions to fix: the control plane's own function
 // (servingAxes) applied to what ONNX Runtime reports, so both sides decide the same way.
-import type { Dim } from "../../../src/core/model-analysis/graph";
-import { servingAxes, type BatchAxisOverrides, type ServingAxes } from "../../../src/core/model-analysis/serving-axes";
+import type { Dim } from "@packrat/core/model-analysis/graph";
+import { servingAxes, type BatchAxisOverrides, type ServingAxes } from "@packrat/core/model-analysis/serving-axes";
 import type { BatchLayout } from "./dispatcher";
 
 export interface ShapedTensor { name: string; shape: readonly number[]; symbolicDims: ReadonlyArray<string | undefined> }

@@ -3,7 +3,7 @@
 // serving process never listens: the supervisor owns the gRPC port too and hands each connection over, and a
 // connection injector puts it into this grpc-js server (so connections wait, held, across restarts).
 import * as grpc from "@grpc/grpc-js";
-import { loadOipProto } from "../../../src/contracts/oip-grpc";
+import { loadOipProto } from "@packrat/contracts/oip-grpc";
 import { tokenMatches } from "./bearer-token";
 import { DispatchError, type InferResult } from "./dispatcher";
 import { accountRequest } from "./inference-accounting";

@@ -9,10 +9,10 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import * as ort from "onnxruntime-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Prng } from "../../../src/core/stats/prng";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
+import { Prng } from "@packrat/core/stats/prng";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { recordSecret } from "../../../test/secrets-list";
-import { OIP_PROTO_PATH } from "../../../src/contracts/oip-grpc";
+import { OIP_PROTO_PATH } from "@packrat/contracts/oip-grpc";
 import { freePort, startAgent, waitFor, type RunningAgent } from "./test-agent-process";
 
 const ROW = 3 * 32 * 32;

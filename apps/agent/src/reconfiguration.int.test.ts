@@ -5,8 +5,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { afterEach, describe, expect, it } from "vitest";
-import { Prng } from "../../../src/core/stats/prng";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
+import { Prng } from "@packrat/core/stats/prng";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { applyPlan, servedModelStatus as status, startAgent, type RunningAgent } from "./test-agent-process";
 
 const ROW = 3 * 32 * 32;

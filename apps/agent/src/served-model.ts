@@ -1,18 +1,18 @@
 // One model being served: its metadata, its instances (pinned worker threads) and its dispatcher. Instances that
 // crash are recreated with backoff; five crashes within a minute mark the model failed (reported, not retried).
 import * as ort from "onnxruntime-node";
-import { allocate } from "../../../src/core/allocator/allocate";
-import { diffAllocations } from "../../../src/core/allocator/diff-allocations";
-import type { HostTopology } from "../../../src/core/topology/types";
-import { parseCpuList } from "../../../src/core/topology/cpulist";
-import { planBatchSize, type ServingPlan } from "../../../src/contracts/serving-plan";
-import type { ReconfigurationReport } from "../../../src/contracts/agent-protocol";
+import { allocate } from "@packrat/core/allocator/allocate";
+import { diffAllocations } from "@packrat/core/allocator/diff-allocations";
+import type { HostTopology } from "@packrat/core/topology/types";
+import { parseCpuList } from "@packrat/core/topology/cpulist";
+import { planBatchSize, type ServingPlan } from "@packrat/contracts/serving-plan";
+import type { ReconfigurationReport } from "@packrat/contracts/agent-protocol";
 import { BatchEstimator } from "./batch-estimator";
 import { IntervalStats } from "./interval-stats";
 import { ModelStatistics } from "./model-statistics";
-import type { EstimatorParams } from "../../../src/core/estimator/params";
+import type { EstimatorParams } from "@packrat/core/estimator/params";
 import { Dispatcher, type BatchLayout, type BatchRecord } from "./dispatcher";
-import { concreteShape, planProblem, type ServingAxes } from "../../../src/core/model-analysis/serving-axes";
+import { concreteShape, planProblem, type ServingAxes } from "@packrat/core/model-analysis/serving-axes";
 import { batchLayout, declaredDims, modelAxes } from "./model-axes";
 import { Instance } from "./instance";
 import { DATATYPES, elementCount, oipDatatypeOf, type OipDatatype, type WireTensor } from "./tensor-types";

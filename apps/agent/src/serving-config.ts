@@ -1,6 +1,6 @@
 // What the supervisor hands the serving process: the models to serve and how.
 import { z } from "zod";
-import { servingPlanSchema } from "../../../src/contracts/serving-plan";
+import { servingPlanSchema } from "@packrat/contracts/serving-plan";
 
 export const servingConfigSchema = z.object({
   /** Only increases; a restarted serving process comes back at the generation it last applied. */

@@ -13,7 +13,7 @@ import { createOipGrpcServer } from "./oip-grpc-server";
 import { ServerCredentials } from "@grpc/grpc-js";
 import { readModelMetadata, ServedModel, type ReconfigurationReport } from "./served-model";
 import type { IntervalSnapshot } from "./interval-stats";
-import type { EstimatorDecision, EstimatorState } from "../../../src/core/estimator/types";
+import type { EstimatorDecision, EstimatorState } from "@packrat/core/estimator/types";
 import { servingConfigSchema } from "./serving-config";
 import { readHostTopology } from "./topology-reader";
 import { agentVersion } from "./version";

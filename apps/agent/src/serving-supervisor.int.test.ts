@@ -9,11 +9,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
-import { Prng } from "../../../src/core/stats/prng";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
+import { Prng } from "@packrat/core/stats/prng";
 import type { ServingConfig } from "./serving-config";
 import { ServingSupervisor } from "./serving-supervisor";
 import { waitFor } from "./test-agent-process";
+import { testEnv } from "../../../test/test-env";
 
 const model = buildTinyCnn({ seed: 9, producerVersion: "packrat-test" });
 const ROW = 3 * 32 * 32;
@@ -39,7 +40,7 @@ async function startSupervisor(env: Record<string, string> = {}): Promise<Harnes
   const supervisor = new ServingSupervisor({
     configPath, maxConsecutiveStartFailures: 1_000, log: () => {},
     // Held connections wait as long as a test keeps the restart from happening (10 s by default; a slow host).
-    env: { ...process.env, AGENT_HOST: "127.0.0.1", AGENT_PORT: "0", AGENT_STATE_DIR: join(dir, "state"), AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000", ...env },
+    env: { ...testEnv, AGENT_HOST: "127.0.0.1", AGENT_PORT: "0", AGENT_STATE_DIR: join(dir, "state"), AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000", ...env },
   });
   cleanups.push(async () => { await supervisor.stop(10_000); rmSync(dir, { recursive: true, force: true }); });
   const ready = new Promise<void>((done) => { supervisor.onReady = done; });

@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OIP_PROTO_PATH } from "../../../src/contracts/oip-grpc";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
+import { OIP_PROTO_PATH } from "@packrat/contracts/oip-grpc";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { freePort, startAgent, waitFor, type RunningAgent } from "./test-agent-process";
 
 interface OtlpSpan {

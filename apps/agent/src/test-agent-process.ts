@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { processEnvironment } from "./env";
 
 export function freePort(): Promise<number> {
   return new Promise((done) => {
@@ -20,7 +21,7 @@ export interface SpawnedTsx { child: ChildProcess; output: () => string }
 /** Runs `node --import tsx <script> …args`, its stdout and stderr collected for the test's error messages. */
 export function spawnTsx(script: string, args: string[], options: { env?: Record<string, string | undefined>; detached?: boolean } = {}): SpawnedTsx {
   const child = spawn(process.execPath, ["--import", "tsx", resolve(script), ...args], {
-    env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false,
+    env: processEnvironment(options.env), stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false,
   });
   let log = "";
   child.stdout!.on("data", (d) => { log += d; });

@@ -1,6 +1,6 @@
 // Reads which CPUs a thread of this process may run on, from /proc (the kernel's truth, not what we asked for).
 import { readFileSync } from "node:fs";
-import { parseCpuList } from "../../../src/core/topology/cpulist";
+import { parseCpuList } from "@packrat/core/topology/cpulist";
 
 export function threadCpus(tid: number, pid: number = process.pid): number[] | undefined {
   try {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { listCores } from "../../../src/core/topology/topology-queries";
+import { listCores } from "@packrat/core/topology/topology-queries";
 import { readHostTopology } from "./topology-reader";
 
 const roots: string[] = [];

@@ -4,10 +4,10 @@
 // `root` points it at a fake tree for tests (the real one is "/").
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildTopology } from "../../../src/core/topology/build-topology";
-import { parseCpuList } from "../../../src/core/topology/cpulist";
-import { listCores } from "../../../src/core/topology/topology-queries";
-import type { HostTopology, SysCpuTopology, SysNodeCpuList } from "../../../src/core/topology/types";
+import { buildTopology } from "@packrat/core/topology/build-topology";
+import { parseCpuList } from "@packrat/core/topology/cpulist";
+import { listCores } from "@packrat/core/topology/topology-queries";
+import type { HostTopology, SysCpuTopology, SysNodeCpuList } from "@packrat/core/topology/types";
 import { coresForQuota, cpusOfFirstCores, parseCfsQuota, parseCpuMax } from "./cgroup-cpu";
 
 export interface TopologyReadOptions {

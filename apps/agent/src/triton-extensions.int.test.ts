@@ -3,7 +3,7 @@
 // Shapes checked against Triton's documentation (protocol/extension_model_configuration.md,
 // protocol/extension_statistics.md and model_config.proto).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { startAgent, type RunningAgent } from "./test-agent-process";
 
 let agent: RunningAgent;

@@ -1,6 +1,6 @@
 // Triton's model_configuration and statistics extensions (GET /v2/models/{m}/config and /stats), which
 // tritonclient and perf_analyzer read. Plain functions from what the agent serves to Triton's JSON shapes.
-import { planBatchSize } from "../../../src/contracts/serving-plan";
+import { planBatchSize } from "@packrat/contracts/serving-plan";
 import type { Duration, ModelStatistics } from "./model-statistics";
 import type { ServedModel, TensorMetadata } from "./served-model";
 import type { OipDatatype } from "./tensor-types";

@@ -15,6 +15,7 @@ import { buildReport } from "./report";
 import type { ProgressSnapshot } from "./run-recorder";
 import { buildSchedule } from "./schedule";
 import { formatProgress, formatRunSummary, formatSearch, formatSweep } from "./summary-text";
+import { processEnvironment } from "./env";
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -35,7 +36,7 @@ function endProgress(config: LoadgenConfig): void {
 async function main(): Promise<number> {
   let config: LoadgenConfig | "help";
   try {
-    config = parseCliOptions(process.argv.slice(2), process.env, (path) => readFileSync(resolve(path), "utf8"));
+    config = parseCliOptions(process.argv.slice(2), processEnvironment(), (path) => readFileSync(resolve(path), "utf8"));
   } catch (error) {
     if (error instanceof LoadgenInputError) { process.stderr.write(`loadgen: ${error.message}\n\n${USAGE}`); return 2; }
     throw error;

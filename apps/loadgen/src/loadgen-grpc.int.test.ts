@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTinyCnn } from "../../../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { freePort, startAgent, type RunningAgent } from "../../agent/src/test-agent-process";
 import { OipGrpcClient } from "./oip-grpc-client";
 import { generateInputs } from "./oip-inputs";

@@ -4,7 +4,7 @@
 // every request (gRPC multiplexes; there is no socket pool to size).
 import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition, ServiceDefinition } from "@grpc/proto-loader";
-import { loadOipProto, OIP_GRPC_SERVICE } from "../../../src/contracts/oip-grpc";
+import { loadOipProto, OIP_GRPC_SERVICE } from "@packrat/contracts/oip-grpc";
 import type { EncodedRequest } from "./oip-body";
 import { TargetError, type OipClientOptions } from "./oip-client";
 import { modelMetadataSchema, type InputTensor, type ModelMetadata } from "./oip-inputs";

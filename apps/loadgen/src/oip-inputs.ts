@@ -1,7 +1,7 @@
 // Request inputs from the model's OIP metadata (GET /v2/models/{name}): shapes with the batch dimension set and
 // dynamic ones given, values drawn from a seed (or read from files), so a run sends the same tensors every time.
 import { z } from "zod";
-import { Prng } from "../../../src/core/stats/prng";
+import { Prng } from "@packrat/core/stats/prng";
 import { LoadgenInputError } from "./errors";
 import { isOipDatatype, OIP_DATATYPES, writeElement, type OipDatatype } from "../../../src/contracts/oip-datatypes";
 

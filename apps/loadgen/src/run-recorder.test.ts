@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LatencyHistogram } from "../../../src/core/stats/histogram";
+import { LatencyHistogram } from "@packrat/core/stats/histogram";
 import { RunRecorder } from "./run-recorder";
 
 describe("RunRecorder", () => {

@@ -2,7 +2,7 @@
 // behind, or a server that makes it, shows up as latency: no coordinated omission); service time from the actual
 // send and the send lag (actual − intended) are kept beside it. Requests intended during the warm-up window are
 // counted apart and left out of every statistic. Percentiles come from the shared HDR histogram (µs, 3 digits).
-import { LatencyHistogram, type LatencySummary } from "../../../src/core/stats/histogram";
+import { LatencyHistogram, type LatencySummary } from "@packrat/core/stats/histogram";
 import type { SendOutcome, TransportErrorKind } from "./outcome";
 
 export interface RequestRecord {

@@ -1,6 +1,6 @@
 // Arrival schedules: the intended send times of every request of a run, computed up front as a pure function of
 // the pattern and a seed, so a run is reproducible and the runner never lets responses decide when to send.
-import { Prng } from "../../../src/core/stats/prng";
+import { Prng } from "@packrat/core/stats/prng";
 import { LoadgenInputError, requireInteger, requireNumber } from "./errors";
 
 export type Arrivals = "constant" | "poisson";

@@ -1,7 +1,7 @@
 import { ApiTokens } from "@/components/api-tokens";
 import { ChangePasswordForm } from "@/components/change-password-form";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleLabels } from "@/server/auth/roles";
+import { roleLabels } from "@/core/security/roles";
 import { grantableRoles } from "@/server/services/api-tokens-service";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 

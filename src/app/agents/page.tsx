@@ -3,7 +3,7 @@ import { AgentsView } from "@/components/agents/agents-view";
 import { EnrollmentTokens } from "@/components/agents/enrollment-tokens";
 import { Forbidden } from "@/components/forbidden";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { env } from "@/server/env";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 import "@/components/agents/agents.css";

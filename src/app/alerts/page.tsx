@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AlertsView } from "@/components/alerts/alerts-view";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { env } from "@/server/env";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 

@@ -2,7 +2,7 @@ import { ModelUpload } from "@/components/models/model-upload";
 import { ModelsTable } from "@/components/models/models-table";
 import { ZooCatalog } from "@/components/models/zoo-catalog";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { env } from "@/server/env";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 import "@/components/models/models.css";

@@ -3,7 +3,7 @@ import { Forbidden } from "@/components/forbidden";
 import { OptimizerView } from "@/components/optimizer/optimizer-view";
 import { parseOptimizerParams, serializeOptimizerState } from "@/components/optimizer/optimizer-data";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import "@/components/agents/agents.css";
 import "@/components/optimizer/optimizer.css";
 

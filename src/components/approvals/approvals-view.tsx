@@ -8,7 +8,7 @@ import { useState } from "react";
 import { formatTime } from "@/components/format-time";
 import { checkLabels, serializeOptimizerState } from "@/components/optimizer/optimizer-data";
 import { formatSig } from "@/lib/planning/format";
-import type { Role } from "@/server/auth/roles";
+import type { Role } from "@/core/security/roles";
 import { useTRPC } from "@/trpc/react";
 import { PlanTrialPanel } from "@/components/trials/plan-trial-panel";
 import { trialStatus } from "@/components/trials/plan-trial-data";

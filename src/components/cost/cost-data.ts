@@ -3,6 +3,11 @@
 import type { CsvTable } from "@/lib/planning/csv";
 import type { CostRow } from "@/server/services/cost-report";
 
+/** A date to the minute, in UTC: "2026-12-03 06:31 UTC". */
+export function formatUtcMinute(d: Date): string {
+  return `${d.toISOString().replace("T", " ").slice(0, 16)} UTC`;
+}
+
 /** Dollars: cents above $1, four significant figures below (a cost per 1M is often a fraction of a cent). */
 export function formatUsd(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return "—";

@@ -3,6 +3,9 @@
 // the tRPC procedure uses (src/contracts/cost-report.ts).
 import { costReportInputSchema, DEFAULT_HEADROOM_MULTIPLIER, DEFAULT_REDUNDANCY_K, type CostReportInput } from "@/contracts/cost-report";
 
+/** The report's one form: the filters, every card's peak rate and the break-even inputs submit together. */
+export const COST_FORM_ID = "cost-form";
+
 
 type Search = Record<string, string | string[] | undefined>;
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;

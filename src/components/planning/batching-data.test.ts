@@ -3,7 +3,9 @@ import { dominates } from "@/core/batching/pareto-frontier";
 import { roundLikeDisplay } from "@/core/planning/significant-figures";
 import { defaultState } from "@/lib/planning/fields";
 import { parseUrlState, serializeUrlState } from "@/lib/planning/url-state";
-import { BATCHING_PRESETS, batchingSpec, chosenResiduals, computeBatching, paretoXAxis, type BatchingState, type BatchingView } from "./batching-data";
+import { chosenResiduals, paretoXAxis } from "./batching-chart";
+import { computeBatching, type BatchingView } from "./batching-data";
+import { BATCHING_PRESETS, batchingSpec, type BatchingState } from "./batching-form";
 
 const preset = (id: string): BatchingState => {
   const p = BATCHING_PRESETS.find((x) => x.id === id);

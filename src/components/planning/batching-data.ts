@@ -1,8 +1,8 @@
 /**
- * Batching planner (issue 20; F-23…F-38, Figure 6, Table 8, Table 10, §13.5.4 frontier): the service-time model
- * (typed T(B) = F + s·B, a fit to profiled points, or later a model's stored profile), the throughput–latency knee,
+ * Batching planner (F-23…F-38, Figure 6, Table 8, Table 10, §13.5.4 frontier), the computation: the service-time
+ * model (typed T(B) = F + s·B, a fit to profiled points, or a model's stored profile), the throughput–latency knee,
  * the Pareto frontier over (window, max batch) candidates at an arrival rate, and the validator for one candidate.
- * Pure: the page only renders this.
+ * Pure: the page only renders this. Its form is batching-form.ts, its CSV exports batching-csv.ts.
  */
 import { validateBatchingCandidate, type BatchingValidation } from "@/core/batching/config-validator";
 import { kneeBatch, unpipelinedLatencyMs, unpipelinedThroughputPerS } from "@/core/batching/knee";
@@ -14,128 +14,13 @@ import { deratedCapacityPerS } from "@/core/batching/stability";
 import { maxWindowMs } from "@/core/batching/window-rule";
 import { requestSeenBatch } from "@/core/batching/window-arrivals";
 import type { CsvTable } from "@/lib/planning/csv";
-import { need, validateForm, type FormSpec, type FormValidation, type FormValues, type RawState } from "@/lib/planning/fields";
+import { need, validateForm, type FormValidation, type FormValues } from "@/lib/planning/fields";
 import { runModel, type ModelRun } from "@/lib/planning/run-model";
-import { niceTicks } from "@/lib/planning/axis";
+import { batchingSpec, profileAwareSpec, type BatchingField, type BatchingSpec, type BatchingState, type ProfileCurveOption } from "./batching-form";
+import { fitCsv, kneeCsv, paretoCsv } from "./batching-csv";
 
-export const batchingSpec = {
-  source: {
-    kind: "choice",
-    label: "Service-time source",
-    default: "typed",
-    options: [
-      { value: "typed", label: "typed T(B) = F + s·B" },
-      { value: "points", label: "fit to profiled points" },
-      { value: "profile", label: "a model's profile" },
-    ],
-  },
-  fixedMs: { kind: "number", label: "Fixed part F", unit: "ms", default: "3.49528", min: 0 },
-  perSampleMs: { kind: "number", label: "Per-sample part s", unit: "ms", default: "0.032894737", min: 0 },
-  points: {
-    kind: "pairs",
-    label: "Profiled points",
-    unit: "ms",
-    names: ["batch", "ms"],
-    default: "1:3.53, 4:3.63, 8:3.76, 16:4.02, 32:4.55",
-    minItems: 2,
-    maxItems: 64,
-    help: "batch:latency pairs, e.g. 1:3.53, 4:3.63",
-  },
-  profile: { kind: "choice", label: "Profile", default: "", options: [{ value: "", label: "none" }] },
-  threads: { kind: "number", label: "Threads t", unit: "threads", default: "1", min: 1, max: 1024, integer: true },
-  kneeWindow: { kind: "number", label: "Window for the knee chart", unit: "ms", default: "10", min: 0, max: 1e5 },
-  rate: { kind: "number", label: "Arrival rate λ", unit: "req/s", default: "500", min: 0, max: 1e9 },
-  slo: { kind: "number", label: "Latency SLO", unit: "ms", default: "50", min: 0, minInclusive: false, max: 1e6 },
-  windows: { kind: "list", label: "Candidate windows", unit: "ms", default: "0, 2, 5, 10, 12, 15, 20, 50", min: 0, minItems: 1, maxItems: 24 },
-  batches: { kind: "list", label: "Candidate max batches", unit: "", default: "1, 2, 4, 8, 16, 32, 64, 128", min: 1, integer: true, minItems: 1, maxItems: 24 },
-  frontierBatch: {
-    kind: "choice",
-    label: "Batch size in the envelope",
-    default: "full",
-    options: [
-      { value: "full", label: "full: T_w + T(B_max)" },
-      { value: "seen", label: "request-seen p99 at λ" },
-    ],
-  },
-  limit: { kind: "number", label: "Latency limit (p99 envelope)", unit: "ms", default: "", min: 0, minInclusive: false, optional: true },
-  cWindow: { kind: "number", label: "Window T_w", unit: "ms", default: "12", min: 0, max: 1e5 },
-  cBatch: { kind: "number", label: "Max batch B_max", unit: "", default: "32", min: 1, max: 1e6, integer: true },
-  memCap: { kind: "number", label: "Memory cap on batch", unit: "", default: "32", min: 1, max: 1e6, integer: true, optional: true },
-  fraction: { kind: "number", label: "Window share of the SLO", unit: "", default: "0.3", min: 0, minInclusive: false, max: 1, maxInclusive: false },
-} as const satisfies FormSpec;
-
-export type BatchingSpec = typeof batchingSpec;
-export type BatchingState = RawState<BatchingSpec>;
-export type BatchingField = keyof BatchingSpec & string;
 const labelOf = (k: BatchingField) => batchingSpec[k].label;
 type Values = Partial<FormValues<BatchingSpec>>;
-
-export interface BatchingPreset {
-  id: string;
-  label: string;
-  source: string;
-  state: BatchingState;
-}
-
-const TABLE10: BatchingState = {
-  source: "typed",
-  fixedMs: "3.49528",
-  perSampleMs: "0.032894737",
-  points: "1:3.53, 4:3.63, 8:3.76, 16:4.02, 32:4.55",
-  profile: "",
-  threads: "1",
-  kneeWindow: "10",
-  rate: "500",
-  slo: "50",
-  windows: "0, 2, 5, 10, 12, 15, 20, 50",
-  batches: "1, 2, 4, 8, 16, 32, 64, 128",
-  frontierBatch: "full",
-  limit: "",
-  cWindow: "12",
-  cBatch: "32",
-  memCap: "32",
-  fraction: "0.3",
-};
-
-export const BATCHING_PRESETS: readonly BatchingPreset[] = [
-  {
-    id: "table10",
-    label: "Table 10: ResNet-50, 500 QPS, 50 ms SLO",
-    source: "Fixture R (digest §0.3): F = 3.49528 ms, s = 1/30,400 s; 500 QPS; 50 ms SLO; 30% of it for the window; candidate T_w = 12 ms, B_max = 32 (memory-limited).",
-    state: TABLE10,
-  },
-  {
-    id: "stated",
-    label: "Chapter-stated T(B) = 3.50 + 0.033·B",
-    source: "§13.5.4 as written (fixture A): T(B) = 3.50 ms + 0.033 ms · B; the Table 10 scenario.",
-    state: { ...TABLE10, fixedMs: "3.5", perSampleMs: "0.033" },
-  },
-  {
-    id: "table8-fit",
-    label: "Fit to Table 8",
-    source: "Table 8's displayed T(B): 3.53, 3.63, 3.76, 4.02, 4.55 ms at B = 1, 4, 8, 16, 32, fitted by least squares.",
-    state: { ...TABLE10, source: "points" },
-  },
-];
-
-/** A model's stored profile at one thread count, to plug in when profiles are served to the page. */
-export interface ProfileCurveOption {
-  /** Profile id (the value of the "profile" field). */
-  id: string;
-  label: string;
-  /** Mean latency per batch size, per thread count t. */
-  curves: { threads: number; points: ProfilePoint[] }[];
-}
-
-/** A load-tested (window, max batch) configuration, drawn over the model when load tests exist. */
-export interface MeasuredBatchingPoint {
-  windowMs: number;
-  maxBatch: number;
-  throughputPerS: number;
-  p99Ms: number;
-  /** The rate the load test offered (its throughput can be no more). */
-  offeredPerS?: number;
-}
 
 /**
  * The model's point for one (window, max batch) on the frontier's axes, as the frontier computes it: the p99
@@ -410,63 +295,4 @@ export function computeBatching(raw: BatchingState, profiles: readonly ProfileCu
     paretoCsv: paretoCsv(paretoRun?.ok ? paretoRun.value : null),
     fitCsv: fitCsv(service?.ok ? service.value : null),
   };
-}
-
-/** The spec with the given profiles as the "profile" field's options, so a stored profile id validates. */
-export function profileAwareSpec(profiles: readonly ProfileCurveOption[]): BatchingSpec {
-  if (profiles.length === 0) return batchingSpec;
-  return {
-    ...batchingSpec,
-    profile: { ...batchingSpec.profile, options: [...batchingSpec.profile.options, ...profiles.map((p) => ({ value: p.id, label: p.label }))] },
-  } as unknown as BatchingSpec;
-}
-
-export function kneeCsv(k: KneeView | null): CsvTable {
-  return {
-    columns: ["batch", "unpipelined_throughput_per_s", "pipelined_throughput_per_s", "window_plus_service_ms", "window_ms", "knee_batch"],
-    rows: k ? k.rows.map((r) => [r.batch, r.unpipelinedThroughputPerS, r.pipelinedThroughputPerS, r.latencyMs, k.windowMs, k.kneeBatch]) : [],
-  };
-}
-
-export function paretoCsv(p: ParetoView | null): CsvTable {
-  const columns = ["window_ms", "max_batch", "throughput_per_s", "mean_latency_ms", "p99_envelope_ms", "status", "best_under_limit", "arrival_rate_per_s"];
-  if (!p) return { columns, rows: [] };
-  const isBest = (c: EvaluatedCandidate) => p.best !== null && p.best.windowMs === c.windowMs && p.best.maxBatch === c.maxBatch;
-  const rows = [
-    ...p.stable.map((c) => [c.windowMs, c.maxBatch, c.throughputPerS, c.meanLatencyMs, c.envelopeMs, c.onFrontier ? "frontier" : "dominated", isBest(c), p.arrivalRatePerS]),
-    ...p.unstable.map((c) => [c.windowMs, c.maxBatch, c.throughputPerS, c.meanLatencyMs, c.envelopeMs, "unstable", false, p.arrivalRatePerS]),
-  ];
-  return { columns, rows };
-}
-
-export function fitCsv(s: ServiceModelView | null): CsvTable {
-  const columns = ["batch", "measured_ms", "predicted_ms", "residual_ms", "relative_residual"];
-  if (!s?.fit) return { columns, rows: [] };
-  const chosen = s.fit.chosen === "affine" ? s.fit.affine : s.fit.twoSegment!;
-  return { columns, rows: chosen.residuals.map((r) => [r.batch, r.latencyMs, r.predictedMs, r.residualMs, r.relativeResidual]) };
-}
-
-/** Residuals of the model the fit chose, for the table under the fit chart. */
-export function chosenResiduals(fit: ServiceTimeFit) {
-  return fit.chosen === "affine" ? fit.affine : fit.twoSegment!;
-}
-
-/**
- * The frontier chart's x axis (p99 envelope, ms): linear from 0 while the measured points sit near the model; when a
- * measured p99 is more than 5× the model's largest value (or the SLO), a log axis over whole decades so the model's
- * frontier stays readable beside the measurement.
- */
-export function paretoXAxis(modelXs: readonly number[], measuredXs: readonly number[], sloMs: number): { scale: "linear" | "log"; domain: [number, number]; ticks: number[] } {
-  const modelTop = Math.max(Number.isFinite(sloMs) ? sloMs : 0, ...modelXs, 1);
-  const measuredTop = Math.max(0, ...measuredXs);
-  if (measuredTop <= 5 * modelTop) {
-    const nice = niceTicks(Math.max(modelTop, measuredTop) * 1.02);
-    return { scale: "linear", domain: [0, nice.top], ticks: nice.ticks };
-  }
-  const xs = [...modelXs, ...measuredXs, ...(Number.isFinite(sloMs) && sloMs > 0 ? [sloMs] : [])].filter((x) => x > 0);
-  const lo = 10 ** Math.floor(Math.log10(Math.min(...xs)));
-  const hi = 10 ** Math.ceil(Math.log10(Math.max(...xs) * 1.0001));
-  const ticks: number[] = [];
-  for (let decade = lo; decade < hi * 1.0001; decade *= 10) for (const m of [1, 2, 5]) if (decade * m <= hi * 1.0001) ticks.push(Number((decade * m).toPrecision(12)));
-  return { scale: "log", domain: [lo, hi], ticks };
 }

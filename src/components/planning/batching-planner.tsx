@@ -5,19 +5,9 @@ import { niceTicks } from "@/lib/planning/axis";
 import { ChartFrame, ModelBadge } from "@/components/charts/chart-frame";
 import { XYChart, type XYMarker, type XYReference } from "@/components/charts/xy-chart";
 import { formatFixed, formatMs, formatPercent, formatRate, formatSig } from "@/lib/planning/format";
-import {
-  BATCHING_PRESETS,
-  batchingSpec,
-  chosenResiduals,
-  computeBatching,
-  modelPointFor,
-  paretoXAxis,
-  profileAwareSpec,
-  type BatchingField,
-  type BatchingState,
-  type MeasuredBatchingPoint,
-  type ProfileCurveOption,
-} from "./batching-data";
+import { chosenResiduals, paretoXAxis, type MeasuredBatchingPoint } from "./batching-chart";
+import { computeBatching, modelPointFor } from "./batching-data";
+import { BATCHING_PRESETS, batchingSpec, profileAwareSpec, type BatchingField, type BatchingState, type ProfileCurveOption } from "./batching-form";
 import { Field, FieldGroup, Figures, ModelMessage, PresetBar, SummaryTile, matchingPreset } from "./planner-controls";
 import { usePlannerState } from "./use-planner-state";
 import { gapRows } from "@/components/batching-sweeps/sweep-data";

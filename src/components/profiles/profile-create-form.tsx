@@ -5,6 +5,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { DEFAULT_PROFILE_MAX_BATCH } from "@/core/profiling/profile-grid";
 import { estimateGridDurationMs, ruleForPreset } from "@/core/profiling/stopping-rule";
 import { useTRPC } from "@/trpc/react";
 import { formatDuration } from "./profile-grid-data";
@@ -12,7 +13,6 @@ import {
   allThreads,
   batchesUpTo,
   chosenThreads,
-  DEFAULT_MAX_BATCH,
   describeEstimate,
   describeGrid,
   MAX_BATCH_CHOICES,
@@ -38,7 +38,7 @@ export function ProfileCreateForm({ deploymentId, data }: { deploymentId: string
   const T = data.cores;
   const [versionId, setVersionId] = useState(data.deployedVersionId);
   const [threads, setThreads] = useState<number[]>(() => allThreads(Math.max(1, T)));
-  const [maxBatch, setMaxBatch] = useState(DEFAULT_MAX_BATCH);
+  const [maxBatch, setMaxBatch] = useState(DEFAULT_PROFILE_MAX_BATCH);
   const [rule, setRule] = useState<RulePreset>("decision");
   const [placement, setPlacement] = useState<"free" | "serving">(data.placement.kind);
   const version = data.versions.find((v) => v.id === versionId) ?? data.versions[0];

@@ -4,8 +4,9 @@
  * duration estimate read as a range.
  */
 
-export const MAX_BATCH_CHOICES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096] as const;
-export const DEFAULT_MAX_BATCH = 64;
+import { PROFILE_BATCH_LIMIT, profileBatchesUpTo } from "@/core/profiling/profile-grid";
+
+export const MAX_BATCH_CHOICES: readonly number[] = profileBatchesUpTo(PROFILE_BATCH_LIMIT);
 
 export type RulePreset = "decision" | "adaptive" | "paper";
 
@@ -31,14 +32,12 @@ export class ProfileFormError extends Error {
   }
 }
 
-/** 1, 2, 4, … up to `max` (a power of two, 1 … 4096). */
+/** 1, 2, 4, … up to `max` (a power of two, 1 … PROFILE_BATCH_LIMIT). */
 export function batchesUpTo(max: number): number[] {
-  if (!Number.isInteger(max) || max < 1 || max > 4096 || (max & (max - 1)) !== 0) {
-    throw new ProfileFormError("maxBatch", `the largest batch must be a power of two from 1 to 4096, not ${max}`);
+  if (!Number.isInteger(max) || max < 1 || max > PROFILE_BATCH_LIMIT || (max & (max - 1)) !== 0) {
+    throw new ProfileFormError("maxBatch", `the largest batch must be a power of two from 1 to ${PROFILE_BATCH_LIMIT}, not ${max}`);
   }
-  const out: number[] = [];
-  for (let b = 1; b <= max; b *= 2) out.push(b);
-  return out;
+  return profileBatchesUpTo(max);
 }
 
 /** Every thread count of a budget of T cores: 1 … T (the default grid). */

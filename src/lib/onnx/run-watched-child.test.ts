@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runWatchedChild, sandboxEnv, WatchedChildLimitError } from "./run-watched-child";
+import { testEnv } from "../../../test/test-env";
 
 const dir = mkdtempSync(join(tmpdir(), "watched-child-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,8 +28,8 @@ writeFileSync(envChild, `process.once("message", () => process.send({ names: Obj
 describe("runWatchedChild", () => {
   it("starts the child with the allowlisted environment only: none of the server's secrets", async () => {
     const secrets = { DATABASE_URL: "postgres://u:p@db/x", BETTER_AUTH_SECRET: "s".repeat(40), PACKRAT_ADMIN_PASSWORD: "admin-password-1", AGENT_TOKEN: "prat_x", SOME_API_KEY: "k" };
-    const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
-    Object.assign(process.env, secrets, { OMP_NUM_THREADS: "1" });
+    const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, testEnv[k]]));
+    Object.assign(testEnv, secrets, { OMP_NUM_THREADS: "1" });
     try {
       const outcome = await runWatchedChild<{ names: string[] }>(envChild, {}, { timeoutMs: 30_000, memoryLimitBytes: 4 * 1024 ** 3 });
       expect(outcome.kind).toBe("answered");
@@ -37,8 +38,8 @@ describe("runWatchedChild", () => {
       expect(outcome.reply.names).toContain("PATH");
       expect(outcome.reply.names).toContain("OMP_NUM_THREADS");
     } finally {
-      for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
-      delete process.env.OMP_NUM_THREADS;
+      for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete testEnv[k]; else testEnv[k] = v; }
+      delete testEnv.OMP_NUM_THREADS;
     }
   }, 30_000);
 

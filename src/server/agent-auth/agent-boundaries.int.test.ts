@@ -17,13 +17,14 @@ import {
   wrongOutcomes, type BoundaryWorld, type ProbeResult,
 } from "../../../test/access-probes";
 import { agentApiRoutes, startRouteServer } from "../../../test/control-plane-harness";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-boundaries-"));
 let server: Awaited<ReturnType<typeof startRouteServer>>;
 let world: BoundaryWorld;
 
 beforeAll(async () => {
-  Object.assign(process.env, {
+  Object.assign(testEnv, {
     PACKRAT_DATA_DIR: dataDir, PACKRAT_PUBLIC_URL: "http://localhost:3999", BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
     LONG_POLL_HOLD_MS: "300", LOG_LEVEL: "error",
   });

@@ -10,18 +10,19 @@ import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { decommissionAgent } from "@/server/services/deployments-service";
 import { revokeAgentToken } from "@/server/services/agent-tokens-service";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3999";
 
 beforeAll(() => {
   usePasswordHasherForTests(cheapHasher);
   // Long enough that a poll still held when the token is revoked is plainly not one that ran out.
-  Object.assign(process.env, { LONG_POLL_HOLD_MS: "20000", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { LONG_POLL_HOLD_MS: "20000", LOG_LEVEL: "error" });
   resetEnvForTests();
 });
 afterAll(() => {
   usePasswordHasherForTests(undefined);
-  delete process.env.LONG_POLL_HOLD_MS;
+  delete testEnv.LONG_POLL_HOLD_MS;
   resetEnvForTests();
 });
 

@@ -9,7 +9,7 @@ import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/api/root";
 import { accessMatrix } from "@/server/api/access-matrix";
-import { roles, type Role } from "@/server/auth/roles";
+import { roles, type Role } from "@/core/security/roles";
 import { contextFor, insertTestUser } from "@/server/auth/test-support";
 import type { SessionUser } from "@/server/auth/session";
 import { db } from "@/server/db/client";

@@ -2,7 +2,7 @@
 // signed in or not). src/server/api/access-matrix.int.test.ts calls every procedure of the router as
 // anonymous and as each role and fails when the router and this table disagree, or when a procedure is
 // missing here. A gate for role R lets R and admin through, so admin is in every list.
-import type { Role } from "@/server/auth/roles";
+import type { Role } from "@/core/security/roles";
 
 export type Allowed = "public" | readonly Role[];
 

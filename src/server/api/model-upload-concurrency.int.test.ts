@@ -15,6 +15,7 @@ import type { UploadLimits } from "@/server/services/models-upload-service";
 import { uploadsInFlight } from "@/server/services/upload-slots";
 import { handleModelUpload } from "./model-upload-handler";
 import { sessionCookie } from "../../../test/session-cookie";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3997";
 const root = mkdtempSync(join(tmpdir(), "upload-cap-test-"));
@@ -23,7 +24,7 @@ const limits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1
 let cookie = "";
 
 beforeAll(async () => {
-  Object.assign(process.env, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);

@@ -23,6 +23,7 @@ import type { UploadLimits } from "@/server/services/models-upload-service";
 import { readStoredAnalysis } from "@/server/services/models-analysis";
 import { handleModelUpload } from "./model-upload-handler";
 import { sessionCookie } from "../../../test/session-cookie";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3998";
 const root = mkdtempSync(join(tmpdir(), "upload-test-"));
@@ -41,7 +42,7 @@ const suffix = () => Math.random().toString(36).slice(2, 8);
 
 
 beforeAll(async () => {
-  Object.assign(process.env, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);

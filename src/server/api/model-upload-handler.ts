@@ -4,7 +4,7 @@
 // whose role passes ml_engineer (admin passes too). A personal API token (Authorization: Bearer prpat_…) stands
 // for the session and skips the Origin check; its role must pass the same gate. This route must stay out of any Next proxy/middleware, which
 // buffers bodies and cuts them at 10 MB.
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { getSessionUser } from "@/server/auth/session";
 import { artifactStore } from "@/server/artifacts/default-store";
 import type { ArtifactStore } from "@/server/artifacts/artifact-store";

@@ -6,7 +6,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
-import { roleSatisfies, type Role } from "@/server/auth/roles";
+import { roleSatisfies, type Role } from "@/core/security/roles";
 import { getSession, type SessionUser, type SignedInSession } from "@/server/auth/session";
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
 import { invalidInput } from "@/server/errors/domain-errors";

@@ -12,6 +12,7 @@ import { resetEnvForTests } from "@/server/env";
 import { FileArtifactStore } from "./artifact-store";
 import { artifactStore } from "./default-store";
 import { ArtifactCorruptError, ArtifactNotFoundError, PostgresArtifactStore } from "./postgres-artifact-store";
+import { testEnv } from "../../../test/test-env";
 
 const root = mkdtempSync(join(tmpdir(), "pg-artifacts-"));
 const store = new PostgresArtifactStore({ prisma: db(), workDir: root, chunkBytes: 1000 });
@@ -31,7 +32,7 @@ async function put(content: Buffer): Promise<string> {
 afterEach(async () => {
   await db().artifactBlob.deleteMany({});
   rmSync(join(root, "cache"), { recursive: true, force: true });
-  delete process.env.ARTIFACT_STORE;
+  delete testEnv.ARTIFACT_STORE;
   resetEnvForTests();
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -125,13 +126,13 @@ describe("PostgresArtifactStore", () => {
   });
 
   it("ARTIFACT_STORE selects the store: file by default, postgres when asked", async () => {
-    Object.assign(process.env, { PACKRAT_DATA_DIR: root });
+    Object.assign(testEnv, { PACKRAT_DATA_DIR: root });
     resetEnvForTests();
     expect(artifactStore()).toBeInstanceOf(FileArtifactStore);
-    process.env.ARTIFACT_STORE = "postgres";
+    testEnv.ARTIFACT_STORE = "postgres";
     resetEnvForTests();
     expect(artifactStore()).toBeInstanceOf(PostgresArtifactStore);
-    process.env.ARTIFACT_STORE = "s3";
+    testEnv.ARTIFACT_STORE = "s3";
     resetEnvForTests();
     expect(() => artifactStore()).toThrow(/ARTIFACT_STORE/);
   });

@@ -17,6 +17,7 @@ import { deployModel } from "@/server/services/deployments-service";
 import { registration } from "../../../test/access-probes";
 import { artifactStore } from "./default-store";
 import { PostgresArtifactStore } from "./postgres-artifact-store";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "pg-store-route-"));
 const bytes = zooEntry("tiny-cnn").build(123);
@@ -34,7 +35,7 @@ async function body(response: Response): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, { ARTIFACT_STORE: "postgres", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { ARTIFACT_STORE: "postgres", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const store = artifactStore();
   expect(store).toBeInstanceOf(PostgresArtifactStore);
@@ -51,7 +52,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await db().artifactBlob.deleteMany({ where: { sha256 } });
-  delete process.env.ARTIFACT_STORE;
+  delete testEnv.ARTIFACT_STORE;
   resetEnvForTests();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -11,11 +11,12 @@ import { handleAuthRequest } from "./auth-handler";
 import { usePasswordHasherForTests } from "./password";
 import { cheapHasher, createTestAgentToken, insertTestUser } from "./test-support";
 import { recordSessionCookie } from "../../../test/secrets-list";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3999";
 
 beforeAll(() => {
-  Object.assign(process.env, {
+  Object.assign(testEnv, {
     PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error",
     SIGN_IN_MAX_FAILURES_PER_CLIENT: "5", SIGN_IN_MAX_FAILURES_PER_IP: "20", SIGN_IN_FAILURE_WINDOW_MS: "900000",
     SIGN_IN_ACCOUNT_SLOWDOWN_AFTER: "10", SIGN_IN_ACCOUNT_SLOWDOWN_MS: "30000",
@@ -250,7 +251,7 @@ describe("sign-in throttle", () => {
   });
 
   it("without a trusted proxy X-Forwarded-For is ignored: a forged one per attempt does not escape the limit; the TCP peer counts", async () => {
-    process.env.PACKRAT_TRUSTED_PROXY_HOPS = "0";
+    testEnv.PACKRAT_TRUSTED_PROXY_HOPS = "0";
     resetEnvForTests();
     try {
       const user = await insertTestUser(db(), "sre");
@@ -263,7 +264,7 @@ describe("sign-in throttle", () => {
       const event = await db().auditEvent.findFirstOrThrow({ where: { action: "auth.sign_in", actorId: user.id } });
       expect(event.after).toEqual({ ip: "192.0.2.99" });
     } finally {
-      process.env.PACKRAT_TRUSTED_PROXY_HOPS = "1";
+      testEnv.PACKRAT_TRUSTED_PROXY_HOPS = "1";
       resetEnvForTests();
     }
   });

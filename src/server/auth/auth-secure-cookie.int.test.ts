@@ -8,17 +8,18 @@ import { handleAuthRequest } from "./auth-handler";
 import { usePasswordHasherForTests } from "./password";
 import { getSessionUser } from "./session";
 import { cheapHasher, insertTestUser } from "./test-support";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "https://packrat.example";
 
 beforeAll(() => {
-  Object.assign(process.env, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);
 });
 afterAll(() => {
-  delete process.env.PACKRAT_PUBLIC_URL;
+  delete testEnv.PACKRAT_PUBLIC_URL;
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(undefined);

@@ -12,6 +12,7 @@ import { resetAuthForTests } from "./auth";
 import { handleAuthRequest } from "./auth-handler";
 import { usePasswordHasherForTests } from "./password";
 import { cheapHasher, insertTestUser } from "./test-support";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3999";
 let cookie = "";
@@ -21,7 +22,7 @@ const mutations = Object.keys(procedures).filter((p) => procedures[p]!._def.type
 const queries = Object.keys(procedures).filter((p) => procedures[p]!._def.type === "query").sort();
 
 beforeAll(async () => {
-  Object.assign(process.env, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);

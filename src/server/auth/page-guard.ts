@@ -4,7 +4,7 @@ import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { roleSatisfies, type Role } from "./roles";
+import { roleSatisfies, type Role } from "@/core/security/roles";
 import { getSessionUser, type SessionUser } from "./session";
 
 export const currentUser = cache(async (): Promise<SessionUser | null> => getSessionUser(new Headers(await headers())));

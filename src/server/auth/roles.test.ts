@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Role as PrismaRole } from "@/generated/prisma/enums";
-import { isRole, roles, roleSatisfies } from "./roles";
+import { isRole, roles, roleSatisfies } from "@/core/security/roles";
 
 describe("roles", () => {
   it("are exactly the database enum's values", () => {

@@ -7,7 +7,7 @@ import { PrismaClient } from "@/generated/prisma/client";
 import { recordAudit } from "@/server/audit/record-audit";
 import { insertUserWithPassword } from "@/server/services/users-service";
 import { passwords } from "./password";
-import type { Role } from "./roles";
+import type { Role } from "@/core/security/roles";
 
 export const DEMO_PASSWORD = "packrat-demo";
 

@@ -1,7 +1,7 @@
 // Who is calling: the user behind a request's session cookie, read fresh from the database on every request
 // (no cookie cache), so a revoked session or a deactivated user is refused on the very next request.
 import { auth, SESSION_COOKIE_PREFIX } from "./auth";
-import { isRole, type Role } from "./roles";
+import { isRole, type Role } from "@/core/security/roles";
 
 export interface SessionUser {
   id: string;

@@ -10,7 +10,7 @@ import { createEnrollmentToken } from "@/server/services/enrollment-tokens-servi
 import type { ServiceCaller } from "@/server/services/users-service";
 import { recordSecret } from "../../../test/secrets-list";
 import type { PasswordHasher } from "./password";
-import type { Role } from "./roles";
+import type { Role } from "@/core/security/roles";
 import type { SessionUser } from "./session";
 
 /** A salted SHA-256 instead of scrypt: microseconds instead of 150 ms. Never outside tests. */

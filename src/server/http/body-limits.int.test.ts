@@ -9,12 +9,13 @@ import { POST as register } from "@/app/api/agent/v1/register/route";
 import { POST as heartbeat } from "@/app/api/agent/v1/heartbeat/route";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
 import { db } from "@/server/db/client";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3999";
 const MiB = 1024 ** 2;
 
 beforeAll(() => {
-  Object.assign(process.env, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
   resetEnvForTests();
 });
 afterAll(() => resetEnvForTests());

@@ -6,6 +6,7 @@ import { db } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import { createJobRow } from "./job-records";
 import { JobRunner, type JobKind } from "./job-runner";
+import { testEnv } from "../../../test/test-env";
 
 const progressSeen: Array<{ id: string; fraction: number }> = [];
 let release: (() => void) | undefined;
@@ -24,7 +25,7 @@ const echo: JobKind<{ value: number; block?: boolean }> = {
 const runners: JobRunner[] = [];
 function newRunner(): JobRunner {
   const runner = new JobRunner({
-    connectionString: process.env.DATABASE_URL!, prisma: db(), log: createLogger({ level: "error" }), leaseMs: 2_000,
+    connectionString: testEnv.DATABASE_URL!, prisma: db(), log: createLogger({ level: "error" }), leaseMs: 2_000,
     kinds: [echo as JobKind<never>], schema: "pgboss_runner_test", pollingIntervalSeconds: 0.5,
   });
   runners.push(runner);

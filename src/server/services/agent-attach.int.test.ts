@@ -16,6 +16,7 @@ import { recordSecret } from "../../../test/secrets-list";
 import { revokeAgentToken } from "./agent-tokens-service";
 import { deployModel } from "./deployments-service";
 import type { ServiceCaller } from "./users-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-attach-"));
 chmodSync(dataDir, 0o755);
@@ -42,7 +43,7 @@ const stop = (child: ChildProcess) => stopProcess(child);
 const readAgentToken = (stateDir: string) => readFileSync(join(stateDir, "agent-token"), "utf8").trim();
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "2000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "2000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   await prisma.profile.deleteMany({});

@@ -10,6 +10,7 @@ import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { DomainError } from "@/server/errors/domain-errors";
 import { deliverDueAlerts, setAlertWebhook } from "./alert-webhook-service";
+import { testEnv } from "../../../test/test-env";
 
 let receiver: Server;
 let receiverPort = 0;
@@ -18,7 +19,7 @@ let sre: SessionUser;
 const options = { timeoutMs: 2_000, maxAttempts: 6, backoffMs: 100, backoffMaxMs: 400 };
 
 beforeAll(async () => {
-  delete process.env.PACKRAT_OUTBOUND_ALLOW;
+  delete testEnv.PACKRAT_OUTBOUND_ALLOW;
   resetEnvForTests();
   receiver = createServer((req, res) => { hits++; res.writeHead(204).end(); });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -31,7 +32,7 @@ afterAll(async () => {
   await db().alertDelivery.deleteMany({});
   await db().alertWebhook.deleteMany({});
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
-  delete process.env.PACKRAT_OUTBOUND_ALLOW;
+  delete testEnv.PACKRAT_OUTBOUND_ALLOW;
   resetEnvForTests();
 });
 
@@ -64,7 +65,7 @@ describe("alert webhook behind the outbound guard", () => {
   });
 
   it("an address the operator allowed is delivered to", async () => {
-    process.env.PACKRAT_OUTBOUND_ALLOW = "127.0.0.1";
+    testEnv.PACKRAT_OUTBOUND_ALLOW = "127.0.0.1";
     resetEnvForTests();
     const delivery = await queued(`http://127.0.0.1:${receiverPort}/hook`);
     const before = hits;

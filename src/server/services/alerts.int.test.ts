@@ -19,6 +19,7 @@ import { freePort } from "../../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
 import { createAgentToken } from "./agent-tokens-service";
 import { ALERT_EVALUATOR_LOCK, evaluateAlertsOnce } from "./alerts-evaluation-service";
+import { testEnv } from "../../../test/test-env";
 
 // Ten heartbeats (300 ms apart): a loaded host that delays a few must not look like a dead agent.
 const OFFLINE_AFTER_MS = 3000;
@@ -44,7 +45,7 @@ const start = () => {
 };
 
 beforeAll(async () => {
-  Object.assign(process.env, {
+  Object.assign(testEnv, {
     HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, AGENT_OFFLINE_AFTER_MS: String(OFFLINE_AFTER_MS),
     ALERT_WEBHOOK_BACKOFF_MS: "100", ALERT_WEBHOOK_BACKOFF_MAX_MS: "400", ALERT_WEBHOOK_TIMEOUT_MS: "2000",
     // The receiver is on loopback, which the outbound guard refuses unless allowed.

@@ -7,7 +7,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
-import { isRole, roleSatisfies, type Role } from "@/server/auth/roles";
+import { isRole, roleSatisfies, type Role } from "@/core/security/roles";
 import type { SessionUser } from "@/server/auth/session";
 import { db } from "@/server/db/client";
 import { DomainError, invalidInput, notFound } from "@/server/errors/domain-errors";

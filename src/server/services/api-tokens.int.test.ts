@@ -17,6 +17,7 @@ import { recordSecret } from "../../../test/secrets-list";
 import { API_TOKEN_PREFIX, authenticateApiToken, createApiToken, hashApiToken, revokeApiToken } from "./api-tokens-service";
 import { setUserActive, setUserRole } from "./users-service";
 import type { ServiceCaller } from "./users-service";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3997";
 let admin: ServiceCaller;
@@ -41,7 +42,7 @@ async function trpc(token: string, path: string, input?: unknown, mutation = fal
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);

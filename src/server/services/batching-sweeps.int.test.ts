@@ -17,6 +17,7 @@ import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { agentApiRoutes, startRouteServer, stopProcess, serveOnNewAgent, until } from "../../../test/control-plane-harness";
 import { finishLoadTestJob } from "./load-tests-service";
 import { hardwareClassOf, runtimeSignatureOf } from "./profiling-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-sweeps-"));
 chmodSync(dataDir, 0o755);
@@ -38,7 +39,7 @@ const planOf = async (generation: number) =>
   servingPlanSchema.parse((await db().deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId, generation } } })).plan);
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   await prisma.batchingSweep.deleteMany({});

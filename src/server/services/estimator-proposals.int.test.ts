@@ -30,6 +30,7 @@ import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 import { proposalEvidenceColumn } from "@/contracts/proposal-columns";
 import { recordEstimatorProposal } from "./estimator-proposals-service";
 import { hardwareClassOf, runtimeSignatureOf } from "./profiling-service";
+import { testEnv } from "../../../test/test-env";
 
 const DECISION_MS = 200;
 const DWELL_MS = 2000;
@@ -92,7 +93,7 @@ async function insertProfile(): Promise<string> {
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   await prisma.proposal.deleteMany({});

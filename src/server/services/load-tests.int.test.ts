@@ -17,6 +17,7 @@ import { createAgentToken } from "./agent-tokens-service";
 import { deployModel } from "./deployments-service";
 import { getLoadTest, listLoadTestsForDeployment, startLoadTest } from "./load-tests-service";
 import type { ServiceCaller } from "./users-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-load-tests-"));
 chmodSync(dataDir, 0o755);
@@ -30,7 +31,7 @@ let deploymentId: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   await prisma.loadTest.deleteMany({});

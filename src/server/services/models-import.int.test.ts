@@ -21,6 +21,7 @@ import { resetEnvForTests } from "@/server/env";
 import { DomainError } from "@/server/errors/domain-errors";
 import { readStoredAnalysis } from "./models-analysis";
 import { importLimits, importModelFromUrl, type ImportLimits, type ModelImport } from "./models-import-service";
+import { testEnv } from "../../../test/test-env";
 
 const root = mkdtempSync(join(tmpdir(), "import-test-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
@@ -38,7 +39,7 @@ let ml: SessionUser;
 
 beforeAll(async () => {
   // The admin's allow-list opens the test server's loopback address; http:// is allowed for it.
-  Object.assign(process.env, { PACKRAT_OUTBOUND_ALLOW: "127.0.0.1", MODEL_IMPORT_ALLOW_HTTP: "true", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { PACKRAT_OUTBOUND_ALLOW: "127.0.0.1", MODEL_IMPORT_ALLOW_HTTP: "true", LOG_LEVEL: "error" });
   resetEnvForTests();
   ml = await insertTestUser(db(), "ml_engineer");
   server = createServer((req, res) => {
@@ -58,8 +59,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
-  delete process.env.PACKRAT_OUTBOUND_ALLOW;
-  delete process.env.MODEL_IMPORT_ALLOW_HTTP;
+  delete testEnv.PACKRAT_OUTBOUND_ALLOW;
+  delete testEnv.MODEL_IMPORT_ALLOW_HTTP;
   resetEnvForTests();
   rmSync(root, { recursive: true, force: true });
 });
@@ -113,7 +114,7 @@ describe("import a model by URL", () => {
   });
 
   it("without the allow-list entry the loopback address is refused before a byte is sent", async () => {
-    process.env.PACKRAT_OUTBOUND_ALLOW = "";
+    testEnv.PACKRAT_OUTBOUND_ALLOW = "";
     resetEnvForTests();
     try {
       const before = hits.length;
@@ -121,7 +122,7 @@ describe("import a model by URL", () => {
       await expectRefused({ url: "http://169.254.169.254/latest/meta-data/" }, /metadata address/);
       expect(hits.length).toBe(before);
     } finally {
-      process.env.PACKRAT_OUTBOUND_ALLOW = "127.0.0.1";
+      testEnv.PACKRAT_OUTBOUND_ALLOW = "127.0.0.1";
       resetEnvForTests();
     }
   });

@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { projectFile } from "@/lib/project-file";
 import type { ArtifactStore, StagedArtifact } from "@/server/artifacts/artifact-store";
+import { processEnvironment } from "@/server/env";
 
 let childScript: string | undefined;
 const buildChildScript = () => (childScript ??= projectFile("src/server/jobs/zoo-build-child.ts", () => new URL("../jobs/zoo-build-child.ts", import.meta.url)));
@@ -17,7 +18,7 @@ export async function buildZooModelInto(
   store: ArtifactStore, zooName: string, seed: number, options: { maxBytes: number; timeoutMs: number },
 ): Promise<StagedArtifact> {
   const child = spawn(process.execPath, ["--import", "tsx", buildChildScript(), zooName, String(seed)], {
-    cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" },
+    cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"], env: processEnvironment({ NODE_OPTIONS: "" }),
   });
   let stderr = "";
   child.stderr.setEncoding("utf8");

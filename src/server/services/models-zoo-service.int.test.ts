@@ -17,6 +17,7 @@ import { setJobRunner } from "@/server/jobs/job-dispatch";
 import type { JobRunner } from "@/server/jobs/job-runner";
 import { readStoredAnalysis } from "./models-analysis";
 import { runZooRegistration, ZOO_REGISTRATION_KIND, type ZooRegistrationParams } from "./models-zoo-service";
+import { testEnv } from "../../../test/test-env";
 
 const root = mkdtempSync(join(tmpdir(), "zoo-service-"));
 const store = new FileArtifactStore(root);
@@ -40,7 +41,7 @@ beforeAll(async () => {
   await prisma.deployment.deleteMany({ where: { modelVersion: { zooName: { not: null } } } });
   await prisma.modelVersion.deleteMany({ where: { zooName: { not: null } } });
   ml = await insertTestUser(prisma, "ml_engineer");
-  runner = createControlPlaneJobRunner({ connectionString: process.env.DATABASE_URL!, leaseMs: 5_000, pollingIntervalSeconds: 0.5 });
+  runner = createControlPlaneJobRunner({ connectionString: testEnv.DATABASE_URL!, leaseMs: 5_000, pollingIntervalSeconds: 0.5 });
   await runner.start();
   setJobRunner(runner);
 });

@@ -4,7 +4,7 @@
 import type { PrismaClient } from "@/generated/prisma/client";
 import { servingLoop, type LoopChecklist } from "@/core/overview/serving-loop";
 import { accessMatrix } from "@/server/api/access-matrix";
-import type { Role } from "@/server/auth/roles";
+import type { Role } from "@/core/security/roles";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { liveFigures } from "./agents-query-service";

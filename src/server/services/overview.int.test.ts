@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LatencyHistogram } from "@/core/stats/histogram";
-import { roles, type Role } from "@/server/auth/roles";
+import { roles, type Role } from "@/core/security/roles";
 import { db } from "@/server/db/client";
 import { getOverview, type Overview } from "./overview-service";
 

@@ -20,6 +20,7 @@ import { createProfileJob } from "./profiling-service";
 import { proposeFromOptimizer } from "./proposals-service";
 import type { ServiceCaller } from "./users-service";
 import { PLAN_TRIAL_JOB_KIND } from "@/contracts/agent-jobs";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-trials-"));
 chmodSync(dataDir, 0o755);
@@ -45,7 +46,7 @@ const launch = () => {
 const MODEL_NAME = "tiny-cnn-trials";
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "2000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "2000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   engineer = { user: await insertTestUser(prisma, "ml_engineer"), requestId: "trial-test" };

@@ -16,6 +16,7 @@ import { agentApiRoutes, serveOnNewAgent, startRouteServer, stopProcess, until, 
 import { sendOipTraffic } from "../../../test/oip-traffic";
 import { MEASURED_STAGE_HISTOGRAMS, listLiveDeployments, measuredStages, operatingPoint } from "./planning-live-service";
 import type { ServiceCaller } from "./users-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-planning-live-"));
 chmodSync(dataDir, 0o755);
@@ -27,7 +28,7 @@ const REQUESTS = 120;
 
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   const admin: ServiceCaller = { user: await insertTestUser(prisma, "admin"), requestId: "planning-live" };

@@ -19,6 +19,7 @@ import { expireStaleProbes, getProfileProbe, PROBE_CLAIM_TIMEOUT_MS, PROBE_CELL,
 import { cancelProfileJob, createProfileJob } from "./profiling-service";
 import type { ServiceCaller } from "./users-service";
 import { PROFILE_PROBE_JOB_KIND } from "@/contracts/agent-jobs";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-probe-"));
 chmodSync(dataDir, 0o755);
@@ -32,7 +33,7 @@ let v1Bytes: Uint8Array;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   ml = { user: await insertTestUser(prisma, "ml_engineer"), requestId: "probe-test" };

@@ -16,6 +16,7 @@ import { deployModel } from "./deployments-service";
 import { cancelProfileJob, createProfileJob } from "./profiling-service";
 import { finishProfileJob } from "./profile-runs-service";
 import type { ServiceCaller } from "./users-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-profiling-"));
 chmodSync(dataDir, 0o755);
@@ -35,7 +36,7 @@ const launch = () => {
 };
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "2000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "2000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   await prisma.profile.deleteMany({});

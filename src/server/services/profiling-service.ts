@@ -10,6 +10,7 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { writeJsonColumn } from "@/server/db/json-column";
 import { ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
+import { DEFAULT_PROFILE_MAX_BATCH, profileBatchesUpTo } from "@/core/profiling/profile-grid";
 import { summarizeTopology } from "@/core/topology/topology-queries";
 import { agentTopology } from "@/contracts/host-topology";
 import type { StoredJsonValue } from "@/contracts/json-column";
@@ -32,7 +33,6 @@ export function runtimeSignatureOf(agent: { ortVersion: string }): string {
   return `onnxruntime ${agent.ortVersion}; inter-op 1; sequential; spinning on`;
 }
 
-const powersOfTwo = (max: number) => Array.from({ length: Math.floor(Math.log2(max)) + 1 }, (_, i) => 2 ** i);
 
 export interface CreateProfileInput {
   deploymentId: string;
@@ -70,7 +70,7 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
   const found = versionServingAxes(version.analysis);
   const batchable = found?.axes.batching ?? { batchable: true };
   // A model that cannot be batched is profiled at batch 1 only: the sweep is over threads.
-  const asked = input.batches ?? (batchable.batchable ? powersOfTwo(input.maxBatch ?? 64) : [1]);
+  const asked = input.batches ?? (batchable.batchable ? profileBatchesUpTo(input.maxBatch ?? DEFAULT_PROFILE_MAX_BATCH) : [1]);
   const batches = [...new Set(asked)].sort((a, b) => a - b);
   if (batches.some((b) => b < 1 || b > 4096)) throw invalidInput("batch sizes must be between 1 and 4096", { field: "batches" });
   if (!batchable.batchable && batches.some((b) => b > 1)) {

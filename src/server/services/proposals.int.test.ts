@@ -15,6 +15,7 @@ import { freePort } from "../../../apps/agent/src/test-agent-process";
 import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until } from "../../../test/control-plane-harness";
 import { deployModel } from "./deployments-service";
 import { hardwareClassOf, runtimeSignatureOf } from "./profiling-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-proposals-"));
 chmodSync(dataDir, 0o755);
@@ -32,7 +33,7 @@ const serving = (generation: number) => until(async () => {
 }, `generation ${generation} to serve`);
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir });
   resetEnvForTests();
   const prisma = db();
   await prisma.proposal.deleteMany({});

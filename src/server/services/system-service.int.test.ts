@@ -9,6 +9,7 @@ import { checkHealth, healthChecksRun, resetHealthCacheForTests } from "./system
 
 // checkHealth reads DATABASE_URL through the env module, which caches: point it at each case's database.
 import * as envModule from "@/server/env";
+import { testEnv } from "../../../test/test-env";
 
 const cleanups: Array<() => Promise<void>> = [];
 beforeEach(() => resetHealthCacheForTests());
@@ -56,7 +57,7 @@ describe("health", () => {
     const admin = new pg.Client({ connectionString: inject("adminDatabaseUrl") });
     await admin.connect();
     const role = `health_${randomUUID().slice(0, 8)}`;
-    const base = new URL(process.env.DATABASE_URL!);
+    const base = new URL(testEnv.DATABASE_URL!);
     await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 3`);
     const target = new pg.Client({ connectionString: base.toString() });
     await target.connect();
@@ -110,13 +111,13 @@ describe("health", () => {
 });
 
 async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const previous = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
+  const previous = Object.fromEntries(Object.keys(vars).map((k) => [k, testEnv[k]]));
+  Object.assign(testEnv, vars);
   envModule.resetEnvForTests();
   // The Prisma client is per process too: the next db() opens a pool on the new URL.
   await resetDbForTests();
   try { return await fn(); } finally {
-    for (const [k, v] of Object.entries(previous)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+    for (const [k, v] of Object.entries(previous)) { if (v === undefined) delete testEnv[k]; else testEnv[k] = v; }
     envModule.resetEnvForTests();
     await resetDbForTests();
   }

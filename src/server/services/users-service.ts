@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { MIN_PASSWORD_LENGTH, passwords } from "@/server/auth/password";
 import { consumeSignInAttempt, recordSignInSuccess, signInLimits } from "@/server/auth/sign-in-throttle";
-import type { Role } from "@/server/auth/roles";
+import type { Role } from "@/core/security/roles";
 import type { SessionUser } from "@/server/auth/session";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";

@@ -24,6 +24,7 @@ import { readStoredAnalysis } from "./models-analysis";
 import { uploadModel, type UploadLimits } from "./models-upload-service";
 import { ModelRejectedError } from "@/lib/onnx/validate-model";
 import { hardwareClassOf, runtimeSignatureOf } from "./profiling-service";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-wild-"));
 chmodSync(dataDir, 0o755);
@@ -132,7 +133,7 @@ async function expectProfiledAndPlanned(deploymentId: string) {
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, LOG_LEVEL: "error" });
+  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, LOG_LEVEL: "error" });
   resetEnvForTests();
   store = new FileArtifactStore(join(dataDir, "artifacts"));
   const prisma = db();

@@ -16,6 +16,7 @@ import { runProcedureFuzz } from "./procedure-fuzz";
 import { procedureInputs } from "./procedure-inputs";
 import { createFuzzWorld, type FuzzWorld } from "./procedure-world";
 import { PROCEDURE_REGRESSIONS } from "./procedure-regressions";
+import { testEnv } from "../../../test/test-env";
 
 const dataDir = mkdtempSync(join(tmpdir(), "packrat-procedure-fuzz-"));
 let world: FuzzWorld;
@@ -67,7 +68,7 @@ describe("procedure fuzzing (issue #23)", () => {
       },
     });
     // FUZZ_REPORT=path keeps the whole report (counts per procedure and code, every finding with its input).
-    if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, JSON.stringify(report, null, 2));
+    if (testEnv.FUZZ_REPORT) writeFileSync(testEnv.FUZZ_REPORT, JSON.stringify(report, null, 2));
     expect(report.findings).toEqual([]);
     expect(report.calls).toBe(procedures.length * 30);
     // The fuzzing reached past validation: some calls of each kind were refused for other reasons, some succeeded.

@@ -10,6 +10,7 @@ import { migrate } from "@/server/db/migrator";
 import { resetEnvForTests } from "@/server/env";
 import { databaseChecksum, listTables, type DatabaseChecksum } from "./database-checksum";
 import { createProcedureFixtures, type NamedIds } from "./procedure-fixtures";
+import { testEnv } from "../../../test/test-env";
 
 export interface FuzzWorld {
   admin: SessionUser;
@@ -39,7 +40,7 @@ export async function pointServerAt(url: string): Promise<void> {
   const global = globalThis as unknown as { packratPrisma?: { $disconnect(): Promise<void> } };
   await global.packratPrisma?.$disconnect();
   global.packratPrisma = undefined;
-  process.env.DATABASE_URL = url;
+  testEnv.DATABASE_URL = url;
   resetEnvForTests();
 }
 
@@ -48,7 +49,7 @@ export async function createFuzzWorld(adminUrl: string, dataDir: string): Promis
   const template = `${prefix}_template`;
   await admin(adminUrl, (c) => c.query(`CREATE DATABASE "${template}"`));
   await migrate(urlOf(adminUrl, template), resolve("prisma/migrations"));
-  process.env.PACKRAT_DATA_DIR = dataDir;
+  testEnv.PACKRAT_DATA_DIR = dataDir;
   await pointServerAt(urlOf(adminUrl, template));
   const fixtures = await createProcedureFixtures(db(), dataDir);
   // A template must have no connections while it is copied.

@@ -151,12 +151,14 @@ export class AgentJobLoop {
 
   /** A load test: the load generator against this agent's own port; its JSON report goes back as it was written. */
   private async runLoadTestJob(jobId: string, params: LoadTestJobParams): Promise<void> {
-    const { client, log, env } = this.host;
+    const { client, log } = this.host;
     log("info", "load test claimed", { jobId, model: params.modelName, mode: params.spec.mode });
-    const bind = env.AGENT_HOST ?? "127.0.0.1";
+    // The validated view, so the defaults are the env module's (AGENT_HOST, AGENT_PORT), not written again here.
+    const env = loadAgentEnv(this.host.env);
+    const bind = env.AGENT_HOST;
     const host = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind.includes(":") ? `[${bind}]` : bind;
     try {
-      const report = await runLoadTest(params, { agentUrl: `http://${host}:${this.host.servingPort() ?? env.AGENT_PORT ?? "8000"}`, inferToken: env.AGENT_INFER_TOKEN, stateDir: this.host.stateDir });
+      const report = await runLoadTest(params, { agentUrl: `http://${host}:${this.host.servingPort() ?? env.AGENT_PORT}`, inferToken: env.AGENT_INFER_TOKEN, stateDir: this.host.stateDir });
       await client.postLoadTestResult(jobId, report, this.host.appliedGeneration(params.deploymentId));
       log("info", "load test done", { jobId });
     } catch (error) {

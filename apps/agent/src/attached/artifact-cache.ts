@@ -7,8 +7,8 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSy
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ArtifactFormat } from "../../../../src/core/model-bundle/bundle";
-import { BUNDLE_MODEL_FILE } from "../../../../src/core/model-bundle/bundle";
+import type { ArtifactFormat } from "@packrat/core/model-bundle/bundle";
+import { BUNDLE_MODEL_FILE } from "@packrat/core/model-bundle/bundle";
 import { unpackBundle } from "./unpack-bundle";
 
 export class ArtifactError extends Error {}

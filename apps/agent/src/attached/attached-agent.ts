@@ -7,7 +7,8 @@ import { rmSync, writeFileSync } from "node:fs";
 import { cpus as osCpus, freemem, hostname, totalmem } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
-import { AGENT_PROTOCOL_VERSION, type DeploymentReport, type DesiredDeployment, type DesiredState } from "../../../../src/contracts/agent-protocol";
+import { AGENT_PROTOCOL_VERSION, type DeploymentReport, type DesiredDeployment, type DesiredState } from "@packrat/contracts/agent-protocol";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "@packrat/contracts/agent-timing";
 import type { ServingConfig } from "../serving-config";
 import type { ModelReport } from "../serving-process";
 import { ServingSupervisor } from "../serving-supervisor";
@@ -49,7 +50,7 @@ export class AttachedAgent {
   private lastGood = new Map<string, DesiredDeployment>();
   private failed = new Map<string, { generation: number; reason: string }>();
   private applying = new Set<string>();
-  private heartbeatMs = 5000;
+  private heartbeatMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
   private stopped = false;
   private readonly hostCpu = new HostCpuSampler();
   private readonly jobs: AgentJobLoop;

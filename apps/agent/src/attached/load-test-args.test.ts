@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCliOptions } from "../../../loadgen/src/cli-options";
-import type { LoadTestJobParams } from "../../../../src/contracts/agent-jobs";
+import type { LoadTestJobParams } from "@packrat/contracts/agent-jobs";
 import { expectedDurationS, inputShapes, LoadTestArgsError, loadgenArgs, rampSteps } from "./load-test-args";
 
 const cnn = [{ name: "input", shape: [-1, 3, 32, 32] }];

@@ -1,6 +1,6 @@
 // A load-test job → the load generator's command line (apps/loadgen/src/cli-options.ts), against the agent's own
 // port. Pure: the caller reads the model's OIP metadata and runs the process.
-import type { LoadTestJobParams, LoadTestSpec } from "../../../../src/contracts/agent-jobs";
+import type { LoadTestJobParams, LoadTestSpec } from "@packrat/contracts/agent-jobs";
 
 export class LoadTestArgsError extends Error {
   constructor(readonly code: "ambiguous_dimension" | "missing_dimension", readonly parameter: string, message: string) {

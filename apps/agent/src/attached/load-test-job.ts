@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { loadgenReportSchema, type LoadgenReportJson, type LoadTestJobParams } from "../../../../src/contracts/agent-jobs";
 import { tsExecArgv } from "../ts-exec-argv";
 import { expectedDurationS, loadgenArgs } from "./load-test-args";
+import { processEnvironment } from "../env";
 
 const KEEP_REPORTS = 20;
 const LOADGEN_CLI = fileURLToPath(new URL("../../../loadgen/src/cli.ts", import.meta.url));
@@ -48,7 +49,7 @@ export async function runLoadTest(params: LoadTestJobParams, options: LoadTestRu
   const limitMs = (expectedDurationS(params.spec) + 120) * 1000;
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, [...tsExecArgv(), LOADGEN_CLI, ...args], {
-      env: { ...process.env, ...(options.inferToken ? { LOADGEN_TOKEN: options.inferToken } : {}) },
+      env: processEnvironment(options.inferToken ? { LOADGEN_TOKEN: options.inferToken } : {}),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let text = "";

@@ -2,7 +2,7 @@
 // its identity and token (0600), and the last desired state it applied.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
-import { desiredStateSchema, type DesiredState } from "../../../../src/contracts/agent-protocol";
+import { desiredStateSchema, type DesiredState } from "@packrat/contracts/agent-protocol";
 
 export class AgentStateStore {
   constructor(readonly dir: string) {

@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import {
   BUNDLE_MODEL_FILE, isZeroBlock, normalizeRelativePath, parsePaxRecords, parseTarHeader, relativePathProblem, TAR_BLOCK,
-} from "../../../../src/core/model-bundle/bundle";
+} from "@packrat/core/model-bundle/bundle";
 
 /** A bundle that is not one (its hash matched, so the control plane stored it so). */
 export class BundleError extends Error {}

@@ -5,14 +5,14 @@
 // most `maxRemeasures` times, then reported flagged. Cancellation kills the processes.
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { allocate } from "../../../../src/core/allocator/allocate";
-import { restrictTopology } from "../../../../src/core/topology/topology-queries";
-import type { HostTopology } from "../../../../src/core/topology/types";
-import { blockMeans } from "../../../../src/core/profiling/robust-estimate";
-import { cellKey, cellStopReason, estimateOf, planRound, type CellProgress } from "../../../../src/core/profiling/round-plan";
-import { cellStatistics, CUT_SHORT_MIN_ROUNDS, CUT_SHORT_STOP_REASON, type StoppingRule } from "../../../../src/core/profiling/stopping-rule";
-import { LatencyHistogram } from "../../../../src/core/stats/histogram";
-import type { ProfileCellReport } from "../../../../src/contracts/agent-jobs";
+import { allocate } from "@packrat/core/allocator/allocate";
+import { restrictTopology } from "@packrat/core/topology/topology-queries";
+import type { HostTopology } from "@packrat/core/topology/types";
+import { blockMeans } from "@packrat/core/profiling/robust-estimate";
+import { cellKey, cellStopReason, estimateOf, planRound, type CellProgress } from "@packrat/core/profiling/round-plan";
+import { cellStatistics, CUT_SHORT_MIN_ROUNDS, CUT_SHORT_STOP_REASON, type StoppingRule } from "@packrat/core/profiling/stopping-rule";
+import { LatencyHistogram } from "@packrat/core/stats/histogram";
+import type { ProfileCellReport } from "@packrat/contracts/agent-jobs";
 import type { ProfilerCommand, ProfilerMessage, TaskResult } from "./profiler-process";
 import { tsExecArgv } from "../ts-exec-argv";
 

@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
-import { concreteShape } from "../../../../src/core/model-analysis/serving-axes";
+import { concreteShape } from "@packrat/core/model-analysis/serving-axes";
 import { declaredDims, modelAxes } from "../model-axes";
 import { DATATYPES, elementCount, oipDatatypeOf } from "../tensor-types";
 import { cpuSnapshot, interferenceBetween } from "./cpu-accounting";

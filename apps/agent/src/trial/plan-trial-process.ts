@@ -4,7 +4,7 @@
 // pause first so the previous plan's spinning pool threads stop); each turn lasts about `roundMs`. Per batch it
 // records the dispatcher's time (dispatch → merged result: split, hand-off, compute, merge) and the slowest
 // instance's own session.run, so the per-batch overhead is measured too. A process of its own: cancelling kills it.
-import { concreteShape, type ServingAxes } from "../../../../src/core/model-analysis/serving-axes";
+import { concreteShape, type ServingAxes } from "@packrat/core/model-analysis/serving-axes";
 import { Dispatcher, type DispatchTarget } from "../dispatcher";
 import { Instance } from "../instance";
 import { batchLayout, declaredDims, modelAxes } from "../model-axes";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { recurrentModel } from "../../../../src/lib/onnx/wild-models";
-import { buildTinyCnn } from "../../../../src/modelzoo/tiny-models";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { readHostTopology } from "../topology-reader";
 import { PlanTrialRunner, TrialCancelledError, type TrialRequest } from "./plan-trial-runner";
 

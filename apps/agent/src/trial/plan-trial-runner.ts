@@ -4,9 +4,9 @@
 // the others are still measured. Cancellation kills the process; so does running past the time limit.
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { allocate } from "../../../../src/core/allocator/allocate";
-import { restrictTopology } from "../../../../src/core/topology/topology-queries";
-import type { HostTopology } from "../../../../src/core/topology/types";
+import { allocate } from "@packrat/core/allocator/allocate";
+import { restrictTopology } from "@packrat/core/topology/topology-queries";
+import type { HostTopology } from "@packrat/core/topology/types";
 import { tsExecArgv } from "../ts-exec-argv";
 import type { TrialMessage, TrialPlanRun, TrialRun, TrialTurn } from "./plan-trial-process";
 

@@ -1,7 +1,7 @@
 import { DeploymentView } from "@/components/agents/deployment-view";
 import { Forbidden } from "@/components/forbidden";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 import "@/components/agents/agents.css";
 

@@ -1,7 +1,7 @@
 import { Forbidden } from "@/components/forbidden";
 import { LoadTestView } from "@/components/load-tests/load-test-view";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import { ModelDetail } from "@/components/models/model-detail";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { db } from "@/server/db/client";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 import "@/components/models/models.css";

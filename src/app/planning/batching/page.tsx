@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { BatchingWorkspace } from "@/components/batching-sweeps/batching-workspace";
-import { batchingSpec } from "@/components/planning/batching-data";
+import { batchingSpec } from "@/components/planning/batching-form";
 import { PlanningTabs } from "@/components/planning/planning-tabs";
 import { parseUrlState, serializeUrlState } from "@/lib/planning/url-state";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import "@/components/batching-sweeps/batching-sweeps.css";
 
 export const metadata: Metadata = { title: "Batching · Packrat" };

@@ -5,7 +5,7 @@ import { latencyBudgetSpec } from "@/components/planning/latency-budget-data";
 import { PlanningTabs } from "@/components/planning/planning-tabs";
 import { parseUrlState, serializeUrlState } from "@/lib/planning/url-state";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 
 export const metadata: Metadata = { title: "Latency budget · Packrat" };
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { Forbidden } from "@/components/forbidden";
 import { ProfileCompareView } from "@/components/profiles/profile-compare-view";
 import { requireUser } from "@/server/auth/page-guard";
-import { roleSatisfies } from "@/server/auth/roles";
+import { roleSatisfies } from "@/core/security/roles";
 import { HydrateClient, getQueryClient, trpc } from "@/trpc/server";
 
 export const dynamic = "force-dynamic";

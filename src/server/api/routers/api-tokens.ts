@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authenticatedProcedure, createTrpcRouter } from "@/server/api/trpc";
-import { roles } from "@/server/auth/roles";
+import { roles } from "@/core/security/roles";
 import { createApiToken, listApiTokens, MAX_TOKEN_DAYS, revokeApiToken } from "@/server/services/api-tokens-service";
 
 // Personal API tokens: every signed-in user manages their own (the service scopes to the caller and refuses a

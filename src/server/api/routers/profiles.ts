@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROFILE_BATCH_LIMIT } from "@/core/profiling/profile-grid";
 import { RULE_PRESET_NAMES, ruleForPreset } from "@/core/profiling/stopping-rule";
 import { createTrpcRouter, mlEngineerProcedure, operatorProcedure } from "@/server/api/trpc";
 import { compatibility, estimateProfileDuration, getProfile, listProfilesForModel } from "@/server/services/profiles-query-service";
@@ -15,7 +16,7 @@ export const profilesRouter = createTrpcRouter({
   listForModel: operatorProcedure.input(z.object({ modelId: id })).query(({ input }) => listProfilesForModel(input.modelId)),
   compatibility: operatorProcedure.input(z.object({ profileId: id, deploymentId: id })).query(({ input }) => compatibility(input.profileId, input.deploymentId)),
   estimate: operatorProcedure
-    .input(z.object({ modelVersionId: id, threads: z.array(z.number().int().min(1).max(1024)).min(1).max(1024), batches: z.array(z.number().int().min(1).max(4096)).min(1).max(64), rule: z.enum(RULE_PRESET_NAMES) }))
+    .input(z.object({ modelVersionId: id, threads: z.array(z.number().int().min(1).max(1024)).min(1).max(1024), batches: z.array(z.number().int().min(1).max(PROFILE_BATCH_LIMIT)).min(1).max(64), rule: z.enum(RULE_PRESET_NAMES) }))
     .query(({ input }) => estimateProfileDuration({ ...input, rule: ruleForPreset(input.rule) })),
   // The form's duration probe: a few iterations at t = 1, b = 1 on the agent (the form's user is the one who may profile).
   probe: mlEngineerProcedure
@@ -27,8 +28,8 @@ export const profilesRouter = createTrpcRouter({
       deploymentId: id,
       modelVersionId: id.optional(),
       threads: z.array(z.number().int().min(1).max(1024)).min(1).max(1024).optional(),
-      batches: z.array(z.number().int().min(1).max(4096)).min(1).max(64).optional(),
-      maxBatch: z.number().int().min(1).max(4096).optional(),
+      batches: z.array(z.number().int().min(1).max(PROFILE_BATCH_LIMIT)).min(1).max(64).optional(),
+      maxBatch: z.number().int().min(1).max(PROFILE_BATCH_LIMIT).optional(),
       rule: z.enum(RULE_PRESET_NAMES).default("decision"),
       cpus: z.enum(["free", "serving"]).optional(),
       dimensions: z.record(z.string().max(64), z.number().int().min(1).max(1_000_000)).optional(),

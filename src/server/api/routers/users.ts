@@ -3,7 +3,7 @@ import { adminProcedure, authenticatedProcedure, createTrpcRouter } from "@/serv
 import { MIN_PASSWORD_LENGTH } from "@/server/auth/password";
 import { env } from "@/server/env";
 import { clientAddress } from "@/server/http/client-address";
-import { roles } from "@/server/auth/roles";
+import { roles } from "@/core/security/roles";
 import { changeOwnPassword, createUser, listUsers, resetUserPassword, setUserActive, setUserRole } from "@/server/services/users-service";
 
 const password = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(128);

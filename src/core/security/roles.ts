@@ -1,4 +1,5 @@
-// The four roles and the one rule between them: a gate for role R lets R and admin through.
+// The four roles and the one rule between them: a gate for role R lets R and admin through. Pure data: the control
+// plane gates on it, the dashboard labels and hides with it.
 export const roles = ["ml_engineer", "sre", "manager", "admin"] as const;
 export type Role = (typeof roles)[number];
 
