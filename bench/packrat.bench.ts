@@ -20,12 +20,12 @@ import { encodeInferRequest, type EncodedRequest } from "../apps/loadgen/src/oip
 import { OipClient } from "../apps/loadgen/src/oip-client";
 import { generateInputs, type ModelMetadata } from "../apps/loadgen/src/oip-inputs";
 import { parseProfileCsv } from "../src/cli/profile-csv";
-import { allThreadsShape, oneThreadShape } from "../src/core/optimizer/baselines";
-import { optimize } from "../src/core/optimizer/optimize";
-import type { OptimizedPlan } from "../src/core/optimizer/types";
-import { DEFAULT_STOPPING_RULE, type StoppingRule } from "../src/core/profiling/stopping-rule";
-import { listCores, restrictTopology } from "../src/core/topology/topology-queries";
-import { zooEntry } from "../src/modelzoo/registry";
+import { allThreadsShape, oneThreadShape } from "@packrat/core/optimizer/baselines";
+import { optimize } from "@packrat/core/optimizer/optimize";
+import type { OptimizedPlan } from "@packrat/core/optimizer/types";
+import { DEFAULT_STOPPING_RULE, type StoppingRule } from "@packrat/core/profiling/stopping-rule";
+import { listCores, restrictTopology } from "@packrat/core/topology/topology-queries";
+import { zooEntry } from "@packrat/modelzoo/registry";
 import {
   formatShape, pairedSpeedups, relativeError, repetitionStats, requestsPerBlock, sameShape, spreadOf, verdictOf,
   type Shape, type Spread, type Verdict,

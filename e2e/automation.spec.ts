@@ -4,7 +4,7 @@
 // each format cannot express. Screenshots: e2e/.artifacts/screens/automation-*.png.
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { agentTopology } from "../src/contracts/host-topology";
+import { agentTopology } from "@packrat/contracts/host-topology";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { recordSecret } from "../test/secrets-list";

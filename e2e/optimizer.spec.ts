@@ -7,8 +7,8 @@
 // page writes generation 3, a copy of generation 1. Screenshots: e2e/.artifacts/screens/optimizer-*.png.
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { agentTopology } from "../src/contracts/host-topology";
-import type { StoredJsonValue } from "../src/contracts/json-column";
+import { agentTopology } from "@packrat/contracts/host-topology";
+import type { StoredJsonValue } from "@packrat/contracts/json-column";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { expectReadable, VIEWPORT } from "./planning-helpers";

@@ -7,7 +7,7 @@
 // file sorts after optimizer.spec.ts, whose checks count generations from 1.
 import { randomUUID } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { agentTopology } from "../src/contracts/host-topology";
+import { agentTopology } from "@packrat/contracts/host-topology";
 import { budgetCores } from "../src/server/services/deployment-plans";
 import { hardwareClassOf, runtimeSignatureOf } from "../src/server/services/profiling-service";
 import { attachScreenshot, expectReadable, field, fieldError, PLANNER_USER, setField, VIEWPORT } from "./planning-helpers";

@@ -1,6 +1,6 @@
 // Open Inference Protocol (KServe v2) request parsing and response encoding, JSON and the binary tensor data
 // extension. Every malformed request becomes an OipError with the status and a message that says what was wrong.
-import { oipInferRequestSchema, type OipParameters } from "../../../src/contracts/oip-infer";
+import { oipInferRequestSchema, type OipParameters } from "@packrat/contracts/oip-infer";
 import { DATATYPES, elementCount, isOipDatatype, typedView, type OipDatatype, type WireTensor } from "./tensor-types";
 import type { ModelMetadata } from "./served-model";
 

@@ -1,8 +1,8 @@
 // Open Inference Protocol request bodies (JSON tensors, or the binary tensor data extension) and a light check of
 // response bodies: a 200 whose body is not an inference response counts as a bad response, never as a success.
 import { LoadgenInputError } from "./errors";
-import { OIP_DATATYPES, readElement } from "../../../src/contracts/oip-datatypes";
-import type { OipInferRequest, OipParameters } from "../../../src/contracts/oip-infer";
+import { OIP_DATATYPES, readElement } from "@packrat/contracts/oip-datatypes";
+import type { OipInferRequest, OipParameters } from "@packrat/contracts/oip-infer";
 import type { InputTensor } from "./oip-inputs";
 
 export interface EncodedRequest {

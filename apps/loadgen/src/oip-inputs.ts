@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { Prng } from "@packrat/core/stats/prng";
 import { LoadgenInputError } from "./errors";
-import { isOipDatatype, OIP_DATATYPES, writeElement, type OipDatatype } from "../../../src/contracts/oip-datatypes";
+import { isOipDatatype, OIP_DATATYPES, writeElement, type OipDatatype } from "@packrat/contracts/oip-datatypes";
 
 const tensorMetadataSchema = z.object({ name: z.string().min(1), datatype: z.string(), shape: z.array(z.number().int().min(-1)) });
 

@@ -19,6 +19,7 @@ import { invalidInput } from "@/server/errors/domain-errors";
 import { registerWithAgentToken } from "@/server/services/agent-registration-service";
 import { registration } from "../../../test/access-probes";
 import { agentRoute } from "./agent-route";
+import { testEnv } from "../../../test/test-env";
 
 const ORIGIN = "http://localhost:3999";
 let token = "";
@@ -37,7 +38,7 @@ async function refusal(response: Response) {
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, { LONG_POLL_HOLD_MS: "200", LOG_LEVEL: "error" });
+  Object.assign(testEnv, { LONG_POLL_HOLD_MS: "200", LOG_LEVEL: "error" });
   resetEnvForTests();
   const admin = await insertTestUser(db(), "admin");
   const caller = { user: admin, requestId: "agent-route" };
@@ -47,7 +48,7 @@ beforeAll(async () => {
   unregistered = (await createTestAgentToken(caller, { name: `agent-route-unregistered-${crypto.randomUUID().slice(0, 8)}` })).token;
 });
 afterAll(() => {
-  delete process.env.LONG_POLL_HOLD_MS;
+  delete testEnv.LONG_POLL_HOLD_MS;
   resetEnvForTests();
 });
 

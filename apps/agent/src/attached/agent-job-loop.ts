@@ -3,8 +3,8 @@
 import {
   LOAD_TEST_JOB_KIND, PLAN_TRIAL_JOB_KIND, PROFILE_PROBE_JOB_KIND,
   type LoadTestJobParams, type PlanTrialParams, type ProfileCellReport, type ProfileJobParams, type ProfileProbeParams,
-} from "../../../../src/contracts/agent-jobs";
-import type { HostTopology } from "../../../../src/core/topology/types";
+} from "@packrat/contracts/agent-jobs";
+import type { HostTopology } from "@packrat/core/topology/types";
 import { loadAgentEnv } from "../env";
 import { cellReport, ProfileCancelledError, ProfileRunner } from "../profiler/profile-runner";
 import { readHostTopology } from "../topology-reader";

@@ -3,7 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { AGENT_JOB_KINDS } from "../../../../src/contracts/agent-jobs";
+import { AGENT_JOB_KINDS } from "@packrat/contracts/agent-jobs";
 import { ControlPlaneClient, ControlPlaneError } from "./control-plane-client";
 
 let server: Server | undefined;

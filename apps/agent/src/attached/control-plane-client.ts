@@ -1,10 +1,10 @@
 // HTTP to the control plane's agent API with the agent's bearer token; every response validated by the contracts.
 import type { z } from "zod";
-import { AGENT_JOB_KINDS, claimedJobSchema, type LoadgenReportJson, type PlanTrialResult, type ProfileCellReport } from "../../../../src/contracts/agent-jobs";
+import { AGENT_JOB_KINDS, claimedJobSchema, type LoadgenReportJson, type PlanTrialResult, type ProfileCellReport } from "@packrat/contracts/agent-jobs";
 import {
   AGENT_API_PREFIX, AGENT_ERROR_CODES, agentErrorSchema, desiredStateSchema, heartbeatResponseSchema, registerResponseSchema,
   type AgentErrorBody, type DesiredState, type HeartbeatRequest, type RegisterRequest, type RegisterResponse,
-} from "../../../../src/contracts/agent-protocol";
+} from "@packrat/contracts/agent-protocol";
 
 export class ControlPlaneError extends Error {
   /** The error body as the contract reads it (code, parameter, allowed); undefined when the answer had none (a proxy's page). */

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadgenReportSchema, type LoadgenReportJson, type LoadTestJobParams } from "../../../../src/contracts/agent-jobs";
+import { loadgenReportSchema, type LoadgenReportJson, type LoadTestJobParams } from "@packrat/contracts/agent-jobs";
 import { tsExecArgv } from "../ts-exec-argv";
 import { expectedDurationS, loadgenArgs } from "./load-test-args";
 import { processEnvironment } from "../env";
