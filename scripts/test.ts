@@ -27,7 +27,8 @@ const retries = Number(testEnv.TEST_RETRIES ?? (testEnv.CI === "true" ? 1 : 0));
 if (!Number.isInteger(retries) || retries < 0) { console.error(`TEST_RETRIES must be a whole number ≥ 0, got "${testEnv.TEST_RETRIES}"`); process.exit(2); }
 const stages: Stage[] = [
   { name: "typecheck", command: ["npx", "tsc", "--noEmit", "-p", "tsconfig.json"] },
-  { name: "lint", command: ["npx", "eslint", "--max-warnings=0", "."] },
+  // ESLint, then Prettier's check (package.json's lint script: one definition of what lint means).
+  { name: "lint", command: ["npm", "run", "-s", "lint"] },
   { name: "unit", command: ["npx", "vitest", "run", "--project", "unit", "--reporter=default", "--reporter=json", `--outputFile.json=${join(reportDir, "unit.json")}`, `--retry=${retries}`], report: "vitest" },
   { name: "integration", command: ["npx", "vitest", "run", "--project", "integration", "--reporter=default", "--reporter=json", `--outputFile.json=${join(reportDir, "integration.json")}`, `--retry=${retries}`], report: "vitest" },
   // The e2e server's embedded database lives under reportDir, removed below once the server has stopped.
