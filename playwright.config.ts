@@ -19,7 +19,8 @@ testEnv.E2E_DATA_DIR = dataDir; // workers re-evaluate this file: keep one data 
 
 // `npm test` found (or installed) the browser and says which; run directly, look for one the same way
 // (the system's Chromium, else Playwright's cached build), installing nothing.
-const chromium = testEnv.PACKRAT_E2E_CHROMIUM || findBrowser(realBrowserSearch(testEnv), realProbe(testEnv))?.executable;
+const chromium =
+  testEnv.PACKRAT_E2E_CHROMIUM || findBrowser(realBrowserSearch(testEnv), realProbe(testEnv))?.executable;
 
 export default defineConfig({
   testDir: "e2e",
@@ -37,8 +38,16 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: chromium,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   webServer: {

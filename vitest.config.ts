@@ -24,7 +24,12 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "integration",
-          include: ["src/**/*.int.test.ts", "apps/**/src/**/*.int.test.ts", "scripts/**/*.int.test.ts", "test/**/*.int.test.ts"],
+          include: [
+            "src/**/*.int.test.ts",
+            "apps/**/src/**/*.int.test.ts",
+            "scripts/**/*.int.test.ts",
+            "test/**/*.int.test.ts",
+          ],
           exclude: ["**/node_modules/**"],
           environment: "node",
           globalSetup: ["./test/global-setup.ts"],

@@ -30,8 +30,12 @@ const bench: Benchmark = {
       await migrate(database.url, resolve("prisma/migrations"));
       // The server modules read these through env(); a fresh Prisma client for this database.
       Object.assign(testEnv, {
-        DATABASE_URL: database.url, PACKRAT_DATA_DIR: dataDir, PACKRAT_PUBLIC_URL: "http://localhost:3999",
-        BETTER_AUTH_SECRET: "bench-access-secret-0123456789abcdef0123", LONG_POLL_HOLD_MS: "300", LOG_LEVEL: "error",
+        DATABASE_URL: database.url,
+        PACKRAT_DATA_DIR: dataDir,
+        PACKRAT_PUBLIC_URL: "http://localhost:3999",
+        BETTER_AUTH_SECRET: "bench-access-secret-0123456789abcdef0123",
+        LONG_POLL_HOLD_MS: "300",
+        LOG_LEVEL: "error",
       });
       await holder.packratPrisma?.$disconnect();
       holder.packratPrisma = undefined;
@@ -51,21 +55,39 @@ const bench: Benchmark = {
 
       // 1. The tRPC matrix: procedures × (anonymous + roles). Allowed = got past the gate (any error but
       // UNAUTHORIZED/FORBIDDEN), should = the matrix says so.
-      const users = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, await insertTestUser(db(), r)] as const)));
+      const users = Object.fromEntries(
+        await Promise.all(roles.map(async (r) => [r, await insertTestUser(db(), r)] as const)),
+      );
       const callers: Caller[] = ["anonymous", ...roles];
       const paths = Object.keys(appRouter._def.procedures).sort();
       const matrix: ProbeResult[] = [];
       for (const path of paths) {
         const allowedRoles = accessMatrix[path];
         for (const caller of callers) {
-          const client = createCaller(contextFor(caller === "anonymous" ? null : users[caller]!)) as unknown as Record<string, unknown>;
-          const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], client) as (input: unknown) => Promise<unknown>;
+          const client = createCaller(contextFor(caller === "anonymous" ? null : users[caller]!)) as unknown as Record<
+            string,
+            unknown
+          >;
+          const procedure = path
+            .split(".")
+            .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], client) as (
+            input: unknown,
+          ) => Promise<unknown>;
           let allowed = true;
-          try { await procedure(undefined); } catch (error) {
-            if (error instanceof TRPCError && (error.code === "UNAUTHORIZED" || error.code === "FORBIDDEN")) allowed = false;
+          try {
+            await procedure(undefined);
+          } catch (error) {
+            if (error instanceof TRPCError && (error.code === "UNAUTHORIZED" || error.code === "FORBIDDEN"))
+              allowed = false;
           }
           const should = allowedRoles === "public" || (caller !== "anonymous" && !!allowedRoles?.includes(caller));
-          matrix.push({ group: "tRPC, procedures × roles", check: `${path} as ${caller}`, status: allowed ? 200 : 403, allowed, shouldBeAllowed: should });
+          matrix.push({
+            group: "tRPC, procedures × roles",
+            check: `${path} as ${caller}`,
+            status: allowed ? 200 : 403,
+            allowed,
+            shouldBeAllowed: should,
+          });
         }
       }
 
@@ -74,7 +96,10 @@ const bench: Benchmark = {
       routeServer = started;
       const world = await probes.buildBoundaryWorld(started.url, dataDir);
       const agentOnTrpc = await probes.probeTrpcWithAgentToken(world, (path) => accessMatrix[path] === "public");
-      const apiTokens = await probes.probeTrpcWithApiTokens((path, role) => accessMatrix[path] === "public" || !!(accessMatrix[path] as readonly string[] | undefined)?.includes(role));
+      const apiTokens = await probes.probeTrpcWithApiTokens(
+        (path, role) =>
+          accessMatrix[path] === "public" || !!(accessMatrix[path] as readonly string[] | undefined)?.includes(role),
+      );
       const nonAgent = await probes.probeNonAgentIdentities(world);
       const crossAgent = await probes.probeCrossAgent(world);
       const revocation = await probes.probeRevocation(world);
@@ -94,19 +119,34 @@ const bench: Benchmark = {
       const table: BenchTable = {
         title: "Checks by group",
         columns: ["group", "checks", "should be allowed", "unauthorized successes", "wrong refusals"],
-        rows: groups.map(([name, results]) => [name, results.length, results.filter((r) => r.shouldBeAllowed).length,
-          probes.unauthorizedSuccesses(results).length, results.filter((r) => r.shouldBeAllowed && !r.allowed).length]),
+        rows: groups.map(([name, results]) => [
+          name,
+          results.length,
+          results.filter((r) => r.shouldBeAllowed).length,
+          probes.unauthorizedSuccesses(results).length,
+          results.filter((r) => r.shouldBeAllowed && !r.allowed).length,
+        ]),
       };
       const failures: BenchTable = {
         title: "Disagreements (empty when every check held)",
         columns: ["group", "check", "status", "allowed", "should be allowed"],
-        rows: probes.wrongOutcomes(all).map((r) => [r.group, r.check, r.status, String(r.allowed), String(r.shouldBeAllowed)]),
+        rows: probes
+          .wrongOutcomes(all)
+          .map((r) => [r.group, r.check, r.status, String(r.allowed), String(r.shouldBeAllowed)]),
       };
       return {
         figures: [
           { label: "tRPC procedures", value: paths.length, unit: "procedures" },
-          { label: "access matrix size (procedures × 5 callers: anonymous + 4 roles)", value: matrix.length, unit: "checks" },
-          { label: "agent-boundary checks (agent token on tRPC, agent API routes, cross-agent, revocation)", value: agentChecks, unit: "checks" },
+          {
+            label: "access matrix size (procedures × 5 callers: anonymous + 4 roles)",
+            value: matrix.length,
+            unit: "checks",
+          },
+          {
+            label: "agent-boundary checks (agent token on tRPC, agent API routes, cross-agent, revocation)",
+            value: agentChecks,
+            unit: "checks",
+          },
           { label: "checks in all", value: all.length, unit: "checks" },
           { label: "unauthorized successes (goal 0)", value: unauthorized.length, unit: "calls" },
           { label: "wrong refusals (positive controls refused)", value: wrongRefusals.length, unit: "calls" },

@@ -11,12 +11,20 @@ const [modelPath, threadsArg] = process.argv.slice(2);
 if (!modelPath) throw new Error("usage: agent-baseline-server.ts MODEL.onnx [THREADS]");
 const threads = Number(threadsArg ?? 1);
 const session = await ort.InferenceSession.create(modelPath, {
-  intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all",
+  intraOpNumThreads: threads,
+  interOpNumThreads: 1,
+  executionMode: "sequential",
+  graphOptimizationLevel: "all",
 });
 const inputName = session.inputNames[0]!;
 const outputName = session.outputNames[0]!;
 
-interface InputHeader { name: string; shape: number[]; data?: number[]; parameters?: { binary_data_size?: number } }
+interface InputHeader {
+  name: string;
+  shape: number[];
+  data?: number[];
+  parameters?: { binary_data_size?: number };
+}
 
 const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
@@ -26,12 +34,17 @@ const server = createServer((request, response) => {
       const body = Buffer.concat(chunks);
       const headerLength = request.headers["inference-header-content-length"];
       const jsonEnd = headerLength === undefined ? body.length : Number(headerLength);
-      const header = JSON.parse(body.subarray(0, jsonEnd).toString("utf8")) as { inputs: InputHeader[]; parameters?: { binary_data_output?: boolean } };
+      const header = JSON.parse(body.subarray(0, jsonEnd).toString("utf8")) as {
+        inputs: InputHeader[];
+        parameters?: { binary_data_output?: boolean };
+      };
       const input = header.inputs[0]!;
       let data: Float32Array;
       if (input.parameters?.binary_data_size !== undefined) {
         // Copy out: the body's bytes are not 4-byte aligned.
-        data = new Float32Array(body.buffer.slice(body.byteOffset + jsonEnd, body.byteOffset + jsonEnd + input.parameters.binary_data_size));
+        data = new Float32Array(
+          body.buffer.slice(body.byteOffset + jsonEnd, body.byteOffset + jsonEnd + input.parameters.binary_data_size),
+        );
       } else {
         data = Float32Array.from(input.data!);
       }
@@ -43,11 +56,33 @@ const server = createServer((request, response) => {
       const timing = { "server-timing": `compute;dur=${computeMs.toFixed(3)}` };
       if (header.parameters?.binary_data_output) {
         const bytes = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
-        const out = Buffer.from(JSON.stringify({ model_name: "baseline", outputs: [{ name: outputName, datatype: "FP32", shape: output.dims, parameters: { binary_data_size: bytes.length } }] }));
-        response.writeHead(200, { "content-type": "application/octet-stream", "inference-header-content-length": String(out.length), "content-length": out.length + bytes.length, ...timing });
+        const out = Buffer.from(
+          JSON.stringify({
+            model_name: "baseline",
+            outputs: [
+              {
+                name: outputName,
+                datatype: "FP32",
+                shape: output.dims,
+                parameters: { binary_data_size: bytes.length },
+              },
+            ],
+          }),
+        );
+        response.writeHead(200, {
+          "content-type": "application/octet-stream",
+          "inference-header-content-length": String(out.length),
+          "content-length": out.length + bytes.length,
+          ...timing,
+        });
         response.end(Buffer.concat([out, bytes]));
       } else {
-        const out = Buffer.from(JSON.stringify({ model_name: "baseline", outputs: [{ name: outputName, datatype: "FP32", shape: output.dims, data: Array.from(values) }] }));
+        const out = Buffer.from(
+          JSON.stringify({
+            model_name: "baseline",
+            outputs: [{ name: outputName, datatype: "FP32", shape: output.dims, data: Array.from(values) }],
+          }),
+        );
         response.writeHead(200, { "content-type": "application/json", "content-length": out.length, ...timing });
         response.end(out);
       }
@@ -58,4 +93,8 @@ const server = createServer((request, response) => {
   });
 });
 server.listen(0, "127.0.0.1", () => console.log(`listening ${(server.address() as AddressInfo).port}`));
-process.on("SIGTERM", () => { server.close(); server.closeAllConnections(); void session.release().then(() => process.exit(0)); });
+process.on("SIGTERM", () => {
+  server.close();
+  server.closeAllConnections();
+  void session.release().then(() => process.exit(0));
+});

@@ -26,7 +26,11 @@ type Target = "agent" | "baseline";
 /** The agent over each protocol (both with binary tensors). */
 type Protocol = "grpc" | "http";
 
-interface Sample { totalUs: number; ttfbUs: number; server: Record<string, number> }
+interface Sample {
+  totalUs: number;
+  ttfbUs: number;
+  server: Record<string, number>;
+}
 
 interface ModelCase {
   name: "tiny-cnn" | "resnet50";
@@ -41,10 +45,18 @@ interface ModelCase {
 
 const THREADS = 1;
 
-async function startBaseline(modelPath: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", resolve("bench/agent-baseline-server.ts"), modelPath, String(THREADS)], { stdio: ["ignore", "pipe", "pipe"] });
+async function startBaseline(
+  modelPath: string,
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", resolve("bench/agent-baseline-server.ts"), modelPath, String(THREADS)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let log = "";
-  child.stderr!.on("data", (d) => { log += d; });
+  child.stderr!.on("data", (d) => {
+    log += d;
+  });
   const port = await new Promise<number>((done, fail) => {
     child.stdout!.on("data", (d: Buffer) => {
       const match = /listening (\d+)/.exec(d.toString());
@@ -53,24 +65,50 @@ async function startBaseline(modelPath: string): Promise<{ url: string; child: C
     child.once("exit", (code) => fail(new Error(`baseline server exited (${code}): ${log}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}`, child,
-    stop: () => new Promise((done) => { if (child.exitCode !== null) return done(); child.once("exit", () => done()); child.kill("SIGTERM"); }),
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stop: () =>
+      new Promise((done) => {
+        if (child.exitCode !== null) return done();
+        child.once("exit", () => done());
+        child.kill("SIGTERM");
+      }),
   };
 }
 
 /** n requests back to back (closed loop, concurrency 1); every one must succeed. */
-async function measure(client: { send: (body: EncodedRequest) => Promise<SendOutcome> }, body: EncodedRequest, n: number): Promise<Sample[]> {
-  const run = await runClosedLoop({ concurrency: 1, send: () => client.send(body), durationMs: 3_600_000, maxRequests: n, warmupMs: 0, keepRecords: true });
+async function measure(
+  client: { send: (body: EncodedRequest) => Promise<SendOutcome> },
+  body: EncodedRequest,
+  n: number,
+): Promise<Sample[]> {
+  const run = await runClosedLoop({
+    concurrency: 1,
+    send: () => client.send(body),
+    durationMs: 3_600_000,
+    maxRequests: n,
+    warmupMs: 0,
+    keepRecords: true,
+  });
   const failed = run.records!.filter((r) => r.outcome !== "ok");
   if (failed.length) throw new Error(`${failed.length} of ${n} requests failed: ${run.errorSamples.join("; ")}`);
-  return run.records!.map((r) => ({ totalUs: (r.doneMs! - r.sentMs!) * 1000, ttfbUs: (r.headersMs! - r.sentMs!) * 1000, server: r.serverTiming ?? {} }));
+  return run.records!.map((r) => ({
+    totalUs: (r.doneMs! - r.sentMs!) * 1000,
+    ttfbUs: (r.headersMs! - r.sentMs!) * 1000,
+    server: r.serverTiming ?? {},
+  }));
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 const sortedOf = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
 /** A statistic of one or two samples with a 95% percentile-bootstrap interval (seeded, 200 resamples). */
-function bootstrap(a: number[], b: number[] | undefined, stat: (a: number[], b?: number[]) => number, seed: number): { value: number; low: number; high: number } {
+function bootstrap(
+  a: number[],
+  b: number[] | undefined,
+  stat: (a: number[], b?: number[]) => number,
+  seed: number,
+): { value: number; low: number; high: number } {
   const random = new Prng(seed);
   const resample = (xs: number[]) => sortedOf(Array.from({ length: xs.length }, () => xs[random.int(xs.length)]!));
   const values: number[] = [];
@@ -82,9 +120,20 @@ function bootstrap(a: number[], b: number[] | undefined, stat: (a: number[], b?:
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-function figure(label: string, est: { value: number; low: number; high: number }, unit: string, samples?: number): BenchFigure {
+function figure(
+  label: string,
+  est: { value: number; low: number; high: number },
+  unit: string,
+  samples?: number,
+): BenchFigure {
   const r = unit === "×" ? round3 : round1;
-  return { label, value: r(est.value), unit, spread: { kind: "ci95", low: r(est.low), high: r(est.high) }, ...(samples ? { samples } : {}) };
+  return {
+    label,
+    value: r(est.value),
+    unit,
+    spread: { kind: "ci95", low: r(est.low), high: r(est.high) },
+    ...(samples ? { samples } : {}),
+  };
 }
 
 async function runCase(model: ModelCase, quick: boolean, dir: string, seed: number) {
@@ -96,25 +145,53 @@ async function runCase(model: ModelCase, quick: boolean, dir: string, seed: numb
   const clients: Array<OipClient | OipGrpcClient> = [];
   try {
     const grpcPort = await freePort();
-    agent = await startAgent({ modelBytes: bytes, name: model.name, plan: { instances: [{ count: 1, threads: THREADS, batch: 1 }], batchTimeoutMs: 0 }, env: { AGENT_GRPC_PORT: String(grpcPort) } });
+    agent = await startAgent({
+      modelBytes: bytes,
+      name: model.name,
+      plan: { instances: [{ count: 1, threads: THREADS, batch: 1 }], batchTimeoutMs: 0 },
+      env: { AGENT_GRPC_PORT: String(grpcPort) },
+    });
     baseline = await startBaseline(modelPath);
-    const status = await (await fetch(`${agent.url}/agent/status`)).json() as { models: Array<{ affinityOk: boolean; instances: Array<{ cpus: number[] }> }> };
-    const client = (url: string) => { const c = new OipClient({ url: new URL(url), model: model.name, timeoutMs: 60_000, maxSockets: 1 }); clients.push(c); return c; };
+    const status = (await (await fetch(`${agent.url}/agent/status`)).json()) as {
+      models: Array<{ affinityOk: boolean; instances: Array<{ cpus: number[] }> }>;
+    };
+    const client = (url: string) => {
+      const c = new OipClient({ url: new URL(url), model: model.name, timeoutMs: 60_000, maxSockets: 1 });
+      clients.push(c);
+      return c;
+    };
     const targets: Record<Target, OipClient> = { agent: client(agent.url), baseline: client(baseline.url) };
-    const inputs = generateInputs([{ name: "input", datatype: "FP32", shape: [-1, ...model.shape.slice(1)] }], { batch: 1, seed });
-    const bodies: Record<Format, EncodedRequest> = { binary: encodeInferRequest(inputs, { binary: true }), json: encodeInferRequest(inputs, { binary: false }) };
-    const samples: Record<Format, Record<Target, Sample[]>> = { binary: { agent: [], baseline: [] }, json: { agent: [], baseline: [] } };
+    const inputs = generateInputs([{ name: "input", datatype: "FP32", shape: [-1, ...model.shape.slice(1)] }], {
+      batch: 1,
+      seed,
+    });
+    const bodies: Record<Format, EncodedRequest> = {
+      binary: encodeInferRequest(inputs, { binary: true }),
+      json: encodeInferRequest(inputs, { binary: false }),
+    };
+    const samples: Record<Format, Record<Target, Sample[]>> = {
+      binary: { agent: [], baseline: [] },
+      json: { agent: [], baseline: [] },
+    };
     const perRound: Array<{ round: number; format: Format; agentP50: number; baselineP50: number }> = [];
     // gRPC on the agent's own port, the same tensor as raw_input_contents; HTTP binary is targets.agent.
-    const grpcClient = new OipGrpcClient({ url: new URL(`http://127.0.0.1:${grpcPort}`), model: model.name, timeoutMs: 60_000 });
+    const grpcClient = new OipGrpcClient({
+      url: new URL(`http://127.0.0.1:${grpcPort}`),
+      model: model.name,
+      timeoutMs: 60_000,
+    });
     clients.push(grpcClient);
-    const protocols: Record<Protocol, { client: { send: (body: EncodedRequest) => Promise<SendOutcome> }; body: EncodedRequest }> = {
+    const protocols: Record<
+      Protocol,
+      { client: { send: (body: EncodedRequest) => Promise<SendOutcome> }; body: EncodedRequest }
+    > = {
       grpc: { client: grpcClient, body: grpcClient.encode(inputs) },
       http: { client: targets.agent, body: bodies.binary },
     };
     const protocolSamples: Record<Protocol, Sample[]> = { grpc: [], http: [] };
     const protocolRounds: Array<{ round: number; grpcP50: number; httpP50: number }> = [];
-    for (const format of ["binary", "json"] as const) for (const target of ["agent", "baseline"] as const) await measure(targets[target], bodies[format], model.warmup);
+    for (const format of ["binary", "json"] as const)
+      for (const target of ["agent", "baseline"] as const) await measure(targets[target], bodies[format], model.warmup);
     await measure(grpcClient, protocols.grpc.body, model.warmup);
     for (let round = 0; round < model.rounds; round++) {
       for (const format of ["binary", "json"] as const) {
@@ -124,7 +201,8 @@ async function runCase(model: ModelCase, quick: boolean, dir: string, seed: numb
         const blocks = Math.ceil(model.perRound[format] / model.block);
         for (let j = 0; j < blocks; j++) {
           const order: Target[] = (round + j) % 2 === 0 ? ["agent", "baseline"] : ["baseline", "agent"];
-          for (const target of order) got[target].push(...await measure(targets[target], bodies[format], model.block));
+          for (const target of order)
+            got[target].push(...(await measure(targets[target], bodies[format], model.block)));
         }
         for (const target of ["agent", "baseline"] as const) samples[format][target].push(...got[target]);
         const p50 = (xs: Sample[]) => quantile(sortedOf(xs.map((s) => s.totalUs)), 0.5);
@@ -135,7 +213,8 @@ async function runCase(model: ModelCase, quick: boolean, dir: string, seed: numb
       const pairBlocks = Math.ceil(model.perRound.binary / model.block);
       for (let j = 0; j < pairBlocks; j++) {
         const order: Protocol[] = (round + j) % 2 === 0 ? ["grpc", "http"] : ["http", "grpc"];
-        for (const protocol of order) pair[protocol].push(...await measure(protocols[protocol].client, protocols[protocol].body, model.block));
+        for (const protocol of order)
+          pair[protocol].push(...(await measure(protocols[protocol].client, protocols[protocol].body, model.block)));
       }
       for (const protocol of ["grpc", "http"] as const) protocolSamples[protocol].push(...pair[protocol]);
       const median = (xs: Sample[]) => quantile(sortedOf(xs.map((s) => s.totalUs)), 0.5);
@@ -143,7 +222,15 @@ async function runCase(model: ModelCase, quick: boolean, dir: string, seed: numb
       process.stdout.write(`  ${model.name}: round ${round + 1}/${model.rounds}\r`);
     }
     process.stdout.write("\n");
-    return { samples, perRound, protocolSamples, protocolRounds, cpus: status.models[0]?.instances[0]?.cpus ?? [], affinityOk: status.models[0]?.affinityOk ?? false, quick };
+    return {
+      samples,
+      perRound,
+      protocolSamples,
+      protocolRounds,
+      cpus: status.models[0]?.instances[0]?.cpus ?? [],
+      affinityOk: status.models[0]?.affinityOk ?? false,
+      quick,
+    };
   } finally {
     for (const c of clients) c.close();
     await agent?.stop();
@@ -160,11 +247,33 @@ function analyse(model: ModelCase, result: Awaited<ReturnType<typeof runCase>>, 
     const a = totals(format, "agent");
     const b = totals(format, "baseline");
     const tag = `${model.title} b=1 t=${THREADS}, ${format}`;
-    for (const [q, name] of [[0.5, "p50"], [0.99, "p99"]] as const) {
-      figures.push(figure(`${name} latency, baseline (session.run server), ${tag}`, bootstrap(b, undefined, p(q), seed + 1), "µs", b.length));
+    for (const [q, name] of [
+      [0.5, "p50"],
+      [0.99, "p99"],
+    ] as const) {
+      figures.push(
+        figure(
+          `${name} latency, baseline (session.run server), ${tag}`,
+          bootstrap(b, undefined, p(q), seed + 1),
+          "µs",
+          b.length,
+        ),
+      );
       figures.push(figure(`${name} latency, agent, ${tag}`, bootstrap(a, undefined, p(q), seed + 2), "µs", a.length));
-      figures.push(figure(`${name} added by the agent, ${tag}`, bootstrap(a, b, (x, y) => quantile(x, q) - quantile(y!, q), seed + 3), "µs"));
-      figures.push(figure(`${name} agent / baseline, ${tag}`, bootstrap(a, b, (x, y) => quantile(x, q) / quantile(y!, q), seed + 4), "×"));
+      figures.push(
+        figure(
+          `${name} added by the agent, ${tag}`,
+          bootstrap(a, b, (x, y) => quantile(x, q) - quantile(y!, q), seed + 3),
+          "µs",
+        ),
+      );
+      figures.push(
+        figure(
+          `${name} agent / baseline, ${tag}`,
+          bootstrap(a, b, (x, y) => quantile(x, q) / quantile(y!, q), seed + 4),
+          "×",
+        ),
+      );
     }
     // Where the time goes, per part: medians and p99s of each part over the requests (they do not add up exactly).
     const agentSamples = result.samples[format].agent;
@@ -172,55 +281,153 @@ function analyse(model: ModelCase, result: Awaited<ReturnType<typeof runCase>>, 
     const serverUs = (s: Sample, names: string[]) => names.reduce((sum, n) => sum + (s.server[n] ?? 0), 0) * 1000;
     const parts: Array<[string, ((s: Sample) => number) | undefined, ((s: Sample) => number) | undefined]> = [
       ["total (client: send → last byte)", (s) => s.totalUs, (s) => s.totalUs],
-      ["HTTP + parse/encode (total − server-timed work)", (s) => s.totalUs - serverUs(s, ["compute"]), (s) => s.totalUs - serverUs(s, ["formation", "busy", "compute"])],
-      ["  of which the response body after its headers (client)", (s) => s.totalUs - s.ttfbUs, (s) => s.totalUs - s.ttfbUs],
+      [
+        "HTTP + parse/encode (total − server-timed work)",
+        (s) => s.totalUs - serverUs(s, ["compute"]),
+        (s) => s.totalUs - serverUs(s, ["formation", "busy", "compute"]),
+      ],
+      [
+        "  of which the response body after its headers (client)",
+        (s) => s.totalUs - s.ttfbUs,
+        (s) => s.totalUs - s.ttfbUs,
+      ],
       ["dispatch: batch formation + busy wait (agent)", undefined, (s) => serverUs(s, ["formation", "busy"])],
-      ["compute as the server times it (agent: dispatch → result incl. thread hand-off; baseline: session.run)", (s) => serverUs(s, ["compute"]), (s) => serverUs(s, ["compute"])],
+      [
+        "compute as the server times it (agent: dispatch → result incl. thread hand-off; baseline: session.run)",
+        (s) => serverUs(s, ["compute"]),
+        (s) => serverUs(s, ["compute"]),
+      ],
     ];
-    const at = (xs: Sample[], f: ((s: Sample) => number) | undefined, q: number) => (f ? quantile(sortedOf(xs.map(f)), q) : 0);
+    const at = (xs: Sample[], f: ((s: Sample) => number) | undefined, q: number) =>
+      f ? quantile(sortedOf(xs.map(f)), q) : 0;
     const rows: Array<Array<string | number>> = parts.map(([label, base, agentPart]) => {
-      const [b50, a50, b99, a99] = [at(baseSamples, base, 0.5), at(agentSamples, agentPart, 0.5), at(baseSamples, base, 0.99), at(agentSamples, agentPart, 0.99)];
+      const [b50, a50, b99, a99] = [
+        at(baseSamples, base, 0.5),
+        at(agentSamples, agentPart, 0.5),
+        at(baseSamples, base, 0.99),
+        at(agentSamples, agentPart, 0.99),
+      ];
       return [label, round1(b50), round1(a50), round1(a50 - b50), round1(b99), round1(a99), round1(a99 - b99)];
     });
     const handOff50 = at(agentSamples, parts[4]![2], 0.5) - at(baseSamples, parts[4]![1], 0.5);
     const handOff99 = at(agentSamples, parts[4]![2], 0.99) - at(baseSamples, parts[4]![1], 0.99);
-    rows.push(["≈ transfer + thread hand-off (agent compute − baseline session.run)", 0, round1(handOff50), round1(handOff50), 0, round1(handOff99), round1(handOff99)]);
-    tables.push({ title: `Where the time goes: ${tag} (µs)`, columns: ["part", "baseline p50", "agent p50", "added p50", "baseline p99", "agent p99", "added p99"], rows });
+    rows.push([
+      "≈ transfer + thread hand-off (agent compute − baseline session.run)",
+      0,
+      round1(handOff50),
+      round1(handOff50),
+      0,
+      round1(handOff99),
+      round1(handOff99),
+    ]);
+    tables.push({
+      title: `Where the time goes: ${tag} (µs)`,
+      columns: ["part", "baseline p50", "agent p50", "added p50", "baseline p99", "agent p99", "added p99"],
+      rows,
+    });
   }
   // JSON vs binary on each server.
   for (const target of ["agent", "baseline"] as const) {
-    figures.push(figure(`p50 JSON / binary, ${target}, ${model.title}`, bootstrap(totals("json", target), totals("binary", target), (x, y) => quantile(x, 0.5) / quantile(y!, 0.5), seed + 5), "×"));
+    figures.push(
+      figure(
+        `p50 JSON / binary, ${target}, ${model.title}`,
+        bootstrap(
+          totals("json", target),
+          totals("binary", target),
+          (x, y) => quantile(x, 0.5) / quantile(y!, 0.5),
+          seed + 5,
+        ),
+        "×",
+      ),
+    );
   }
   // The agent over gRPC vs over HTTP, both binary.
   const grpcTotals = result.protocolSamples.grpc.map((s) => s.totalUs);
   const httpTotals = result.protocolSamples.http.map((s) => s.totalUs);
   const protocolTag = `agent, ${model.title} b=1 t=${THREADS}`;
-  for (const [q, name] of [[0.5, "p50"], [0.99, "p99"]] as const) {
-    figures.push(figure(`${name} latency, gRPC (raw_input_contents), ${protocolTag}`, bootstrap(grpcTotals, undefined, p(q), seed + 6), "µs", grpcTotals.length));
-    figures.push(figure(`${name} latency, HTTP binary (interleaved with gRPC), ${protocolTag}`, bootstrap(httpTotals, undefined, p(q), seed + 7), "µs", httpTotals.length));
-    figures.push(figure(`${name} gRPC − HTTP binary, ${protocolTag}`, bootstrap(grpcTotals, httpTotals, (x, y) => quantile(x, q) - quantile(y!, q), seed + 8), "µs"));
-    figures.push(figure(`${name} gRPC / HTTP binary, ${protocolTag}`, bootstrap(grpcTotals, httpTotals, (x, y) => quantile(x, q) / quantile(y!, q), seed + 9), "×"));
+  for (const [q, name] of [
+    [0.5, "p50"],
+    [0.99, "p99"],
+  ] as const) {
+    figures.push(
+      figure(
+        `${name} latency, gRPC (raw_input_contents), ${protocolTag}`,
+        bootstrap(grpcTotals, undefined, p(q), seed + 6),
+        "µs",
+        grpcTotals.length,
+      ),
+    );
+    figures.push(
+      figure(
+        `${name} latency, HTTP binary (interleaved with gRPC), ${protocolTag}`,
+        bootstrap(httpTotals, undefined, p(q), seed + 7),
+        "µs",
+        httpTotals.length,
+      ),
+    );
+    figures.push(
+      figure(
+        `${name} gRPC − HTTP binary, ${protocolTag}`,
+        bootstrap(grpcTotals, httpTotals, (x, y) => quantile(x, q) - quantile(y!, q), seed + 8),
+        "µs",
+      ),
+    );
+    figures.push(
+      figure(
+        `${name} gRPC / HTTP binary, ${protocolTag}`,
+        bootstrap(grpcTotals, httpTotals, (x, y) => quantile(x, q) / quantile(y!, q), seed + 9),
+        "×",
+      ),
+    );
   }
   tables.push({
     title: `${model.title}: p50 per interleaved round (µs), agent over gRPC vs HTTP binary`,
     columns: ["round", "gRPC p50", "HTTP binary p50", "ratio"],
-    rows: result.protocolRounds.map((r) => [String(r.round + 1), round1(r.grpcP50), round1(r.httpP50), round3(r.grpcP50 / r.httpP50)]),
+    rows: result.protocolRounds.map((r) => [
+      String(r.round + 1),
+      round1(r.grpcP50),
+      round1(r.httpP50),
+      round3(r.grpcP50 / r.httpP50),
+    ]),
   });
   tables.push({
     title: `${model.title}: p50 per interleaved round (µs), agent vs baseline`,
     columns: ["round", "format", "agent p50", "baseline p50", "ratio"],
-    rows: result.perRound.map((r) => [String(r.round + 1), r.format, round1(r.agentP50), round1(r.baselineP50), round3(r.agentP50 / r.baselineP50)]),
+    rows: result.perRound.map((r) => [
+      String(r.round + 1),
+      r.format,
+      round1(r.agentP50),
+      round1(r.baselineP50),
+      round3(r.agentP50 / r.baselineP50),
+    ]),
   });
   return { figures, tables };
 }
 
 const bench: Benchmark = {
   name: "agent",
-  description: "Agent data plane (OIP v2 over HTTP → dispatcher → pinned ORT worker thread) vs a minimal session.run HTTP server, same model and threads, interleaved; and the agent over gRPC vs HTTP binary",
+  description:
+    "Agent data plane (OIP v2 over HTTP → dispatcher → pinned ORT worker thread) vs a minimal session.run HTTP server, same model and threads, interleaved; and the agent over gRPC vs HTTP binary",
   async run({ quick }) {
     const cases: ModelCase[] = [
-      { name: "tiny-cnn", title: "tiny CNN", shape: [1, 3, 32, 32], rounds: quick ? 4 : 20, perRound: { binary: quick ? 150 : 500, json: quick ? 150 : 500 }, block: 50, warmup: 300 },
-      { name: "resnet50", title: "ResNet-50", shape: [1, 3, 224, 224], rounds: quick ? 2 : 10, perRound: { binary: quick ? 6 : 40, json: quick ? 2 : 10 }, block: 1, warmup: 3 },
+      {
+        name: "tiny-cnn",
+        title: "tiny CNN",
+        shape: [1, 3, 32, 32],
+        rounds: quick ? 4 : 20,
+        perRound: { binary: quick ? 150 : 500, json: quick ? 150 : 500 },
+        block: 50,
+        warmup: 300,
+      },
+      {
+        name: "resnet50",
+        title: "ResNet-50",
+        shape: [1, 3, 224, 224],
+        rounds: quick ? 2 : 10,
+        perRound: { binary: quick ? 6 : 40, json: quick ? 2 : 10 },
+        block: 1,
+        warmup: 3,
+      },
     ];
     const dir = mkdtempSync(join(tmpdir(), "packrat-bench-agent-"));
     const loadBefore = loadavg();
@@ -233,7 +440,9 @@ const bench: Benchmark = {
         const analysed = analyse(model, result, 1000 * (i + 1));
         figures.push(...analysed.figures);
         tables.push(...analysed.tables);
-        notes.push(`${model.title}: agent plan ⟨1 instance × ${THREADS} thread, b=1⟩, batch timeout 0, instance pinned to CPU ${result.cpus.join(",")} (affinity verified: ${result.affinityOk}); ${model.rounds} rounds of ${model.perRound.binary} binary + ${model.perRound.json} JSON requests per server, alternating between the servers every ${model.block} request${model.block > 1 ? "s" : ""}, after ${model.warmup} warm-up requests each; then per round ${model.perRound.binary} gRPC + ${model.perRound.binary} HTTP binary requests to the agent, alternating the same way.`);
+        notes.push(
+          `${model.title}: agent plan ⟨1 instance × ${THREADS} thread, b=1⟩, batch timeout 0, instance pinned to CPU ${result.cpus.join(",")} (affinity verified: ${result.affinityOk}); ${model.rounds} rounds of ${model.perRound.binary} binary + ${model.perRound.json} JSON requests per server, alternating between the servers every ${model.block} request${model.block > 1 ? "s" : ""}, after ${model.warmup} warm-up requests each; then per round ${model.perRound.binary} gRPC + ${model.perRound.binary} HTTP binary requests to the agent, alternating the same way.`,
+        );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -35,26 +35,50 @@ const bench: Benchmark = {
         await pool.query(`SELECT * FROM "user" WHERE email = $1`, ["bench@example.com"]);
         viaPg.push((performance.now() - t) * 1000);
       };
-      for (let i = 0; i < 200; i++) { await timePrisma(); await timePg(); } // warm-up: pools, plan cache, JIT
-      viaPrisma.length = 0; viaPg.length = 0;
+      for (let i = 0; i < 200; i++) {
+        await timePrisma();
+        await timePg();
+      } // warm-up: pools, plan cache, JIT
+      viaPrisma.length = 0;
+      viaPg.length = 0;
       for (let round = 0; round < rounds; round++) {
         // Alternate which goes first so neither always follows the other.
         for (let i = 0; i < perRound; i++) {
-          if ((round + i) % 2 === 0) { await timePrisma(); await timePg(); } else { await timePg(); await timePrisma(); }
+          if ((round + i) % 2 === 0) {
+            await timePrisma();
+            await timePg();
+          } else {
+            await timePg();
+            await timePrisma();
+          }
         }
       }
       const p = summarize(viaPrisma);
       const r = summarize(viaPg);
       return {
         figures: [
-          { label: "p50 round trip, raw pg (baseline)", value: r.p50, unit: "µs", samples: r.n, spread: { kind: "iqr", low: r.p25, high: r.p75 } },
-          { label: "p50 round trip, Prisma", value: p.p50, unit: "µs", samples: p.n, spread: { kind: "iqr", low: p.p25, high: p.p75 } },
+          {
+            label: "p50 round trip, raw pg (baseline)",
+            value: r.p50,
+            unit: "µs",
+            samples: r.n,
+            spread: { kind: "iqr", low: r.p25, high: r.p75 },
+          },
+          {
+            label: "p50 round trip, Prisma",
+            value: p.p50,
+            unit: "µs",
+            samples: p.n,
+            spread: { kind: "iqr", low: p.p25, high: p.p75 },
+          },
           { label: "p99 round trip, raw pg (baseline)", value: r.p99, unit: "µs", samples: r.n },
           { label: "p99 round trip, Prisma", value: p.p99, unit: "µs", samples: p.n },
           { label: "Prisma / raw pg, p50", value: p.p50 / r.p50, unit: "×" },
           { label: "Prisma / raw pg, p99", value: p.p99 / r.p99, unit: "×" },
         ],
-        notes: [`PostgreSQL source: ${server.source}; ${rounds} interleaved rounds of ${perRound} lookups each, after 200 warm-up pairs.`],
+        notes: [
+          `PostgreSQL source: ${server.source}; ${rounds} interleaved rounds of ${perRound} lookups each, after 200 warm-up pairs.`,
+        ],
       };
     } finally {
       await prisma.$disconnect();

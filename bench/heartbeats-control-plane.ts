@@ -12,8 +12,11 @@ process.on("message", (message: { type: string }) => {
   if (message.type === "stats") {
     const cpu = process.cpuUsage();
     process.send!({
-      type: "stats", cpuUs: cpu.user + cpu.system, rssBytes: process.memoryUsage().rss,
-      loopDelayP99Ms: loopDelay.percentile(99) / 1e6, loopDelayMaxMs: loopDelay.max / 1e6,
+      type: "stats",
+      cpuUs: cpu.user + cpu.system,
+      rssBytes: process.memoryUsage().rss,
+      loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+      loopDelayMaxMs: loopDelay.max / 1e6,
     });
     loopDelay.reset();
   } else if (message.type === "stop") {

@@ -3,7 +3,16 @@ import { brokenBy, DEFAULT_LIMITS, extrapolateCapacity, saturated, type Heartbea
 
 // 200 agents at one heartbeat per 5 s = 40 heartbeats/s intended.
 const healthy: HeartbeatStep = {
-  agents: 200, intendedPerS: 40, achievedPerS: 40, sent: 1200, failed: 0, p50Ms: 12, p99Ms: 80, controlPlaneCpu: 0.2, postgresCpu: 0.1, machineCpus: 2,
+  agents: 200,
+  intendedPerS: 40,
+  achievedPerS: 40,
+  sent: 1200,
+  failed: 0,
+  p50Ms: 12,
+  p99Ms: 80,
+  controlPlaneCpu: 0.2,
+  postgresCpu: 0.1,
+  machineCpus: 2,
 };
 
 describe("brokenBy", () => {
@@ -26,7 +35,9 @@ describe("brokenBy", () => {
   });
 
   it("refuses NaN, negative and zero-rate input with a typed error naming the field", () => {
-    expect(() => brokenBy({ ...healthy, p99Ms: Number.NaN })).toThrow(expect.objectContaining({ code: "invalid-step", parameter: "p99Ms" }));
+    expect(() => brokenBy({ ...healthy, p99Ms: Number.NaN })).toThrow(
+      expect.objectContaining({ code: "invalid-step", parameter: "p99Ms" }),
+    );
     expect(() => brokenBy({ ...healthy, failed: -1 })).toThrow(/failed/);
     expect(() => brokenBy({ ...healthy, intendedPerS: 0 })).toThrow(/intendedPerS/);
   });

@@ -29,19 +29,41 @@ export interface HeartbeatLimits {
 }
 
 /** An agent is offline after 15 s without a heartbeat (AGENT_OFFLINE_AFTER_MS): a p99 of 1 s is far inside that. */
-export const DEFAULT_LIMITS: HeartbeatLimits = { p99Ms: 1000, failedFraction: 0.01, achievedFraction: 0.95, cpuFraction: 0.9 };
+export const DEFAULT_LIMITS: HeartbeatLimits = {
+  p99Ms: 1000,
+  failedFraction: 0.01,
+  achievedFraction: 0.95,
+  cpuFraction: 0.9,
+};
 
 export class HeartbeatStepError extends Error {
   readonly code = "invalid-step";
-  constructor(readonly parameter: string, message: string) { super(`${parameter}: ${message}`); }
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
+    super(`${parameter}: ${message}`);
+  }
 }
 
-const FIELDS = ["agents", "intendedPerS", "achievedPerS", "sent", "failed", "p50Ms", "p99Ms", "controlPlaneCpu", "postgresCpu", "machineCpus"] as const;
+const FIELDS = [
+  "agents",
+  "intendedPerS",
+  "achievedPerS",
+  "sent",
+  "failed",
+  "p50Ms",
+  "p99Ms",
+  "controlPlaneCpu",
+  "postgresCpu",
+  "machineCpus",
+] as const;
 
 function check(step: HeartbeatStep): void {
   for (const key of FIELDS) {
     const value = step[key];
-    if (!Number.isFinite(value) || value < 0) throw new HeartbeatStepError(key, `must be a finite number ≥ 0, got ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new HeartbeatStepError(key, `must be a finite number ≥ 0, got ${value}`);
   }
   if (step.intendedPerS === 0) throw new HeartbeatStepError("intendedPerS", "must be positive");
   if (step.machineCpus === 0) throw new HeartbeatStepError("machineCpus", "must be positive");
@@ -58,12 +80,15 @@ export function brokenBy(step: HeartbeatStep, limits: HeartbeatLimits = DEFAULT_
   check(step);
   const reasons: string[] = [];
   if (step.p99Ms > limits.p99Ms) reasons.push(`heartbeat p99 ${step.p99Ms.toFixed(0)} ms > ${limits.p99Ms} ms`);
-  if (step.sent > 0 && step.failed / step.sent > limits.failedFraction) reasons.push(`${step.failed} of ${step.sent} heartbeats failed`);
+  if (step.sent > 0 && step.failed / step.sent > limits.failedFraction)
+    reasons.push(`${step.failed} of ${step.sent} heartbeats failed`);
   if (step.achievedPerS < limits.achievedFraction * step.intendedPerS) {
     reasons.push(`${step.achievedPerS.toFixed(1)} heartbeats/s answered of ${step.intendedPerS.toFixed(1)} intended`);
   }
-  if (step.controlPlaneCpu > limits.cpuFraction) reasons.push(`control plane at ${(step.controlPlaneCpu * 100).toFixed(0)}% of a core`);
-  if (step.postgresCpu > limits.cpuFraction * step.machineCpus) reasons.push(`PostgreSQL at ${step.postgresCpu.toFixed(2)} of ${step.machineCpus} CPUs`);
+  if (step.controlPlaneCpu > limits.cpuFraction)
+    reasons.push(`control plane at ${(step.controlPlaneCpu * 100).toFixed(0)}% of a core`);
+  if (step.postgresCpu > limits.cpuFraction * step.machineCpus)
+    reasons.push(`PostgreSQL at ${step.postgresCpu.toFixed(2)} of ${step.machineCpus} CPUs`);
   return reasons;
 }
 
@@ -80,11 +105,18 @@ export interface Capacity {
  * Linear extrapolation from one healthy step: a resource that used `u` (cores) for `r` heartbeats/s sustains
  * r × limit / u. Good for sizing to the next order of magnitude, not beyond (queues grow non-linearly near 100%).
  */
-export function extrapolateCapacity(step: HeartbeatStep, intervalMs: number, limits: HeartbeatLimits = DEFAULT_LIMITS): Capacity {
+export function extrapolateCapacity(
+  step: HeartbeatStep,
+  intervalMs: number,
+  limits: HeartbeatLimits = DEFAULT_LIMITS,
+): Capacity {
   check(step);
-  if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) throw new HeartbeatStepError("intervalMs", `must be positive, got ${intervalMs}`);
-  if (step.achievedPerS === 0) throw new HeartbeatStepError("achievedPerS", "no heartbeat answered: nothing to extrapolate from");
-  const perCore = (cores: number, budget: number) => (cores > 0 ? (step.achievedPerS * budget) / cores : Number.MAX_SAFE_INTEGER);
+  if (!(intervalMs > 0) || !Number.isFinite(intervalMs))
+    throw new HeartbeatStepError("intervalMs", `must be positive, got ${intervalMs}`);
+  if (step.achievedPerS === 0)
+    throw new HeartbeatStepError("achievedPerS", "no heartbeat answered: nothing to extrapolate from");
+  const perCore = (cores: number, budget: number) =>
+    cores > 0 ? (step.achievedPerS * budget) / cores : Number.MAX_SAFE_INTEGER;
   const controlPlanePerS = perCore(step.controlPlaneCpu, limits.cpuFraction);
   const postgresPerS = perCore(step.postgresCpu, limits.cpuFraction * step.machineCpus);
   const bottleneck = controlPlanePerS <= postgresPerS ? "control plane" : "PostgreSQL";

@@ -108,7 +108,9 @@ const benchmark: Benchmark = {
     const synthetic64 = validateProfile(syntheticProfile(64));
     for (const exactCores of [false, true]) {
       const timing = time(() => optimize(synthetic64, { cores: 64, batch: 1024, exactCores }), minRuns, minMs);
-      figures.push(figure(`optimize T=64, B=1024, b∈2^0..2^10, ${exactCores ? "exactCores (Σt = T)" : "Σt ≤ T"}`, timing));
+      figures.push(
+        figure(`optimize T=64, B=1024, b∈2^0..2^10, ${exactCores ? "exactCores (Σt = T)" : "Σt ≤ T"}`, timing),
+      );
       notes.push(
         `T=64, B=1024 ${exactCores ? "exactCores" : "Σt ≤ T"}: median ${round(timing.medianMs, 2)} ms vs target ${TARGET_MS} ms → ` +
           `${timing.medianMs < TARGET_MS ? "meets" : "MISSES"} the target.`,
@@ -119,13 +121,25 @@ const benchmark: Benchmark = {
 
     // 2. Against the naive oracle, where it needs ≤ 1e9 inner steps.
     const ratioRows: Array<Array<string | number>> = [];
-    for (const [cores, batch] of [[16, 128], [64, 256], [64, 1024]] as const) {
+    for (const [cores, batch] of [
+      [16, 128],
+      [64, 256],
+      [64, 1024],
+    ] as const) {
       const steps = naiveSteps(cores, batch);
       const profile = validateProfile(syntheticProfile(cores));
       const fastTable = time(() => buildExactFillTable(buildItems(profile, cores, batch)), minRuns, minMs);
       if (steps > NAIVE_STEP_LIMIT) {
         const fast = time(() => optimize(profile, { cores, batch }), minRuns, minMs);
-        ratioRows.push([`T=${cores}, B=${batch}`, steps, "skipped", round(fastTable.medianMs), round(fast.medianMs), "—", "—"]);
+        ratioRows.push([
+          `T=${cores}, B=${batch}`,
+          steps,
+          "skipped",
+          round(fastTable.medianMs),
+          round(fast.medianMs),
+          "—",
+          "—",
+        ]);
         notes.push(`Naive oracle skipped at T=${cores}, B=${batch}: it needs ${steps.toExponential(2)} steps (> 1e9).`);
         continue;
       }
@@ -139,7 +153,9 @@ const benchmark: Benchmark = {
       const fastAnswer = optimize(profile, { cores, batch });
       const naiveAnswer = naiveOptimum(naiveExactFillTable(profile, cores, batch), cores, batch, false);
       if (fastAnswer.kind !== "plan" || fastAnswer.latencyMs !== naiveAnswer) {
-        notes.push(`DISAGREEMENT at T=${cores}, B=${batch}: fast ${JSON.stringify(fastAnswer)} vs naive ${naiveAnswer}`);
+        notes.push(
+          `DISAGREEMENT at T=${cores}, B=${batch}: fast ${JSON.stringify(fastAnswer)} vs naive ${naiveAnswer}`,
+        );
       }
       ratioRows.push([
         `T=${cores}, B=${batch}`,
@@ -159,7 +175,15 @@ const benchmark: Benchmark = {
     }
     tables.push({
       title: "Fast optimizer vs the naive recurrence (synthetic profile, Σt ≤ T)",
-      columns: ["knapsack", "naive steps", "naive table ms", "fast table ms", "fast optimize ms", "table ratio", "optimize ratio"],
+      columns: [
+        "knapsack",
+        "naive steps",
+        "naive table ms",
+        "fast table ms",
+        "fast optimize ms",
+        "table ratio",
+        "optimize ratio",
+      ],
       rows: ratioRows,
     });
 
@@ -167,7 +191,9 @@ const benchmark: Benchmark = {
     const modelRows: Array<Array<string | number>> = [];
     for (const model of MODELS) {
       const cells = validateProfile(
-        parseProfileCsv(readFileSync(new URL(`../src/core/optimizer/fixtures/${model}-cloudlab16.csv`, import.meta.url), "utf8")),
+        parseProfileCsv(
+          readFileSync(new URL(`../src/core/optimizer/fixtures/${model}-cloudlab16.csv`, import.meta.url), "utf8"),
+        ),
       );
       const table = time(() => optimumTable(cells, { cores: 16, maxBatch: 1024 }), minRuns, minMs);
       const everyB = time(
@@ -185,7 +211,8 @@ const benchmark: Benchmark = {
         return row?.allThreadsMs != null && row.latencyMs != null ? row.allThreadsMs / row.latencyMs : NaN;
       }).filter((value) => Number.isFinite(value));
       const mean = speedups.reduce((sum, value) => sum + value, 0) / speedups.length;
-      const worstB1 = rows[0]?.allThreadsMs != null && rows[0].latencyMs != null ? rows[0].allThreadsMs / rows[0].latencyMs : NaN;
+      const worstB1 =
+        rows[0]?.allThreadsMs != null && rows[0].latencyMs != null ? rows[0].allThreadsMs / rows[0].latencyMs : NaN;
       modelRows.push([
         model,
         round(table.medianMs),

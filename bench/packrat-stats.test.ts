@@ -1,7 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  BenchStatsError, formatShape, nearestRank, pairedSpeedups, relativeError, repetitionStats, requestsPerBlock, sameShape, spreadOf, verdictOf,
+  BenchStatsError,
+  formatShape,
+  nearestRank,
+  pairedSpeedups,
+  relativeError,
+  repetitionStats,
+  requestsPerBlock,
+  sameShape,
+  spreadOf,
+  verdictOf,
 } from "./packrat-stats";
 
 describe("nearestRank", () => {
@@ -19,12 +28,19 @@ describe("nearestRank", () => {
   });
 
   it("agrees with counting: at least ⌈q·n⌉ values are ≤ it and fewer are < it (property)", () => {
-    fc.assert(fc.property(fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 50 }), fc.double({ min: 0.01, max: 1, noNaN: true }), (xs, q) => {
-      const r = nearestRank(xs, q);
-      const need = Math.ceil(q * xs.length);
-      expect(xs.filter((x) => x <= r).length).toBeGreaterThanOrEqual(need);
-      expect(xs.filter((x) => x < r).length).toBeLessThan(need);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 50 }),
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        (xs, q) => {
+          const r = nearestRank(xs, q);
+          const need = Math.ceil(q * xs.length);
+          expect(xs.filter((x) => x <= r).length).toBeGreaterThanOrEqual(need);
+          expect(xs.filter((x) => x < r).length).toBeLessThan(need);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it("refuses an empty list and q outside (0, 1], naming the parameter", () => {
@@ -40,7 +56,9 @@ describe("repetitionStats", () => {
   });
 
   it("refuses a zero or non-finite latency (a batch cannot take 0 ms)", () => {
-    expect(() => repetitionStats([1, 0])).toThrow(expect.objectContaining({ code: "not_positive", parameter: "samplesMs" }));
+    expect(() => repetitionStats([1, 0])).toThrow(
+      expect.objectContaining({ code: "not_positive", parameter: "samplesMs" }),
+    );
     expect(() => repetitionStats([1, Number.NaN])).toThrow(expect.objectContaining({ code: "not_finite" }));
     expect(() => repetitionStats([])).toThrow(expect.objectContaining({ code: "empty" }));
   });
@@ -56,13 +74,16 @@ describe("spreadOf", () => {
   });
 
   it("min ≤ median ≤ max, and the median splits the values in half (property)", () => {
-    fc.assert(fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 40 }), (xs) => {
-      const s = spreadOf(xs);
-      expect(s.min).toBeLessThanOrEqual(s.median);
-      expect(s.median).toBeLessThanOrEqual(s.max);
-      expect(xs.filter((x) => x < s.median).length).toBeLessThanOrEqual(xs.length / 2);
-      expect(xs.filter((x) => x > s.median).length).toBeLessThanOrEqual(xs.length / 2);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 40 }), (xs) => {
+        const s = spreadOf(xs);
+        expect(s.min).toBeLessThanOrEqual(s.median);
+        expect(s.median).toBeLessThanOrEqual(s.max);
+        expect(xs.filter((x) => x < s.median).length).toBeLessThanOrEqual(xs.length / 2);
+        expect(xs.filter((x) => x > s.median).length).toBeLessThanOrEqual(xs.length / 2);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
@@ -83,7 +104,9 @@ describe("pairedSpeedups and verdictOf", () => {
   });
 
   it("refuses mismatched repetition counts, naming the parameter", () => {
-    expect(() => pairedSpeedups([1, 2], [1])).toThrow(expect.objectContaining({ code: "length_mismatch", parameter: "packratMs" }));
+    expect(() => pairedSpeedups([1, 2], [1])).toThrow(
+      expect.objectContaining({ code: "length_mismatch", parameter: "packratMs" }),
+    );
   });
 });
 
@@ -97,7 +120,9 @@ describe("relativeError", () => {
   });
 
   it("refuses a zero prediction instead of returning Infinity", () => {
-    expect(() => relativeError(0, 5)).toThrow(expect.objectContaining({ code: "not_positive", parameter: "predictedMs" }));
+    expect(() => relativeError(0, 5)).toThrow(
+      expect.objectContaining({ code: "not_positive", parameter: "predictedMs" }),
+    );
   });
 });
 
@@ -118,16 +143,31 @@ describe("requestsPerBlock", () => {
 
 describe("formatShape and sameShape", () => {
   it("groups are merged and sorted by (threads, batch): ⟨1,1,6⟩ + ⟨1,1,2⟩ → ⟨1,1,2⟩+⟨1,1,6⟩", () => {
-    expect(formatShape([{ count: 1, threads: 1, batch: 6 }, { count: 1, threads: 1, batch: 2 }])).toBe("⟨1,1,2⟩+⟨1,1,6⟩");
+    expect(
+      formatShape([
+        { count: 1, threads: 1, batch: 6 },
+        { count: 1, threads: 1, batch: 2 },
+      ]),
+    ).toBe("⟨1,1,2⟩+⟨1,1,6⟩");
   });
 
   it("two ⟨1,1,4⟩ groups are the same instances as one ⟨2,1,4⟩", () => {
-    expect(sameShape([{ count: 1, threads: 1, batch: 4 }, { count: 1, threads: 1, batch: 4 }], [{ count: 2, threads: 1, batch: 4 }])).toBe(true);
+    expect(
+      sameShape(
+        [
+          { count: 1, threads: 1, batch: 4 },
+          { count: 1, threads: 1, batch: 4 },
+        ],
+        [{ count: 2, threads: 1, batch: 4 }],
+      ),
+    ).toBe(true);
     expect(sameShape([{ count: 1, threads: 2, batch: 8 }], [{ count: 2, threads: 1, batch: 4 }])).toBe(false);
   });
 
   it("refuses an empty shape and a zero count", () => {
     expect(() => formatShape([])).toThrow(expect.objectContaining({ code: "empty", parameter: "shape" }));
-    expect(() => formatShape([{ count: 0, threads: 1, batch: 1 }])).toThrow(expect.objectContaining({ parameter: "shape" }));
+    expect(() => formatShape([{ count: 0, threads: 1, batch: 1 }])).toThrow(
+      expect.objectContaining({ parameter: "shape" }),
+    );
   });
 });

@@ -17,9 +17,11 @@ export class BenchStatsError extends Error {
 }
 
 function checkSamples(values: readonly number[], parameter: string, positive: boolean): void {
-  if (!Array.isArray(values) || values.length === 0) throw new BenchStatsError("empty", parameter, "needs at least one value");
+  if (!Array.isArray(values) || values.length === 0)
+    throw new BenchStatsError("empty", parameter, "needs at least one value");
   values.forEach((v, i) => {
-    if (typeof v !== "number" || !Number.isFinite(v)) throw new BenchStatsError("not_finite", parameter, `value ${i} is ${String(v)}`);
+    if (typeof v !== "number" || !Number.isFinite(v))
+      throw new BenchStatsError("not_finite", parameter, `value ${i} is ${String(v)}`);
     if (positive && v <= 0) throw new BenchStatsError("not_positive", parameter, `value ${i} is ${v}, must be > 0`);
   });
 }
@@ -27,7 +29,8 @@ function checkSamples(values: readonly number[], parameter: string, positive: bo
 /** Nearest-rank quantile: the ⌈q·n⌉-th smallest value (the convention of the profiler's cell statistics). */
 export function nearestRank(values: readonly number[], q: number): number {
   checkSamples(values, "values", false);
-  if (typeof q !== "number" || !(q > 0 && q <= 1)) throw new BenchStatsError("invalid_option", "q", `must be in (0, 1], got ${String(q)}`);
+  if (typeof q !== "number" || !(q > 0 && q <= 1))
+    throw new BenchStatsError("invalid_option", "q", `must be in (0, 1], got ${String(q)}`);
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length))) - 1]!;
 }
@@ -46,7 +49,11 @@ export function repetitionStats(samplesMs: readonly number[]): RepetitionStats {
   return { n: samplesMs.length, meanMs: mean, p99Ms: nearestRank(samplesMs, 0.99) };
 }
 
-export interface Spread { min: number; median: number; max: number }
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
 
 /** Min, median (mean of the middle two for an even count) and max of one figure across repetitions. */
 export function spreadOf(values: readonly number[]): Spread {
@@ -65,7 +72,11 @@ export function pairedSpeedups(baselineMs: readonly number[], packratMs: readonl
   checkSamples(baselineMs, "baselineMs", true);
   checkSamples(packratMs, "packratMs", true);
   if (baselineMs.length !== packratMs.length) {
-    throw new BenchStatsError("length_mismatch", "packratMs", `has ${packratMs.length} repetitions, the baseline ${baselineMs.length}`);
+    throw new BenchStatsError(
+      "length_mismatch",
+      "packratMs",
+      `has ${packratMs.length} repetitions, the baseline ${baselineMs.length}`,
+    );
   }
   return baselineMs.map((b, i) => b / packratMs[i]!);
 }
@@ -94,17 +105,26 @@ export function relativeError(predictedMs: number, measuredMs: number): number {
 export function requestsPerBlock(expectedMs: number, targetMs: number, min: number, max: number): number {
   checkSamples([expectedMs], "expectedMs", true);
   checkSamples([targetMs], "targetMs", true);
-  if (!Number.isInteger(min) || min < 1) throw new BenchStatsError("invalid_option", "min", `must be an integer ≥ 1, got ${min}`);
-  if (!Number.isInteger(max) || max < min) throw new BenchStatsError("invalid_option", "max", `must be an integer ≥ min (${min}), got ${max}`);
+  if (!Number.isInteger(min) || min < 1)
+    throw new BenchStatsError("invalid_option", "min", `must be an integer ≥ 1, got ${min}`);
+  if (!Number.isInteger(max) || max < min)
+    throw new BenchStatsError("invalid_option", "max", `must be an integer ≥ min (${min}), got ${max}`);
   return Math.min(max, Math.max(min, Math.round(targetMs / expectedMs)));
 }
 
-export interface Shape { count: number; threads: number; batch: number }
+export interface Shape {
+  count: number;
+  threads: number;
+  batch: number;
+}
 
 /** ⟨i, t, b⟩ groups as one string, e.g. "⟨2,1,4⟩" or "⟨1,1,2⟩+⟨1,1,6⟩", in (threads, batch) order. */
 export function formatShape(shape: readonly Shape[]): string {
-  if (!Array.isArray(shape) || shape.length === 0) throw new BenchStatsError("empty", "shape", "needs at least one group");
-  return canonical(shape).map((g) => `⟨${g.count},${g.threads},${g.batch}⟩`).join("+");
+  if (!Array.isArray(shape) || shape.length === 0)
+    throw new BenchStatsError("empty", "shape", "needs at least one group");
+  return canonical(shape)
+    .map((g) => `⟨${g.count},${g.threads},${g.batch}⟩`)
+    .join("+");
 }
 
 /** Whether two shapes run the same instances (the same multiset of ⟨t, b⟩), however they are grouped. */
@@ -115,8 +135,19 @@ export function sameShape(a: readonly Shape[], b: readonly Shape[]): boolean {
 function canonical(shape: readonly Shape[]): Shape[] {
   const counts = new Map<string, Shape>();
   for (const g of shape) {
-    if (!Number.isInteger(g.count) || g.count < 1 || !Number.isInteger(g.threads) || g.threads < 1 || !Number.isInteger(g.batch) || g.batch < 1) {
-      throw new BenchStatsError("invalid_option", "shape", `group ${JSON.stringify(g)} needs positive integer count, threads and batch`);
+    if (
+      !Number.isInteger(g.count) ||
+      g.count < 1 ||
+      !Number.isInteger(g.threads) ||
+      g.threads < 1 ||
+      !Number.isInteger(g.batch) ||
+      g.batch < 1
+    ) {
+      throw new BenchStatsError(
+        "invalid_option",
+        "shape",
+        `group ${JSON.stringify(g)} needs positive integer count, threads and batch`,
+      );
     }
     const key = `${g.threads},${g.batch}`;
     const seen = counts.get(key);

@@ -8,7 +8,12 @@ import { machineInfo, type MachineInfo } from "./machine";
 import { renderSummary } from "./summary";
 
 export interface BenchResultFile extends BenchOutput {
-  name: string; description: string; date: string; quick: boolean; durationS: number; machine: MachineInfo;
+  name: string;
+  description: string;
+  date: string;
+  quick: boolean;
+  durationS: number;
+  machine: MachineInfo;
 }
 
 const benchDir = resolve(import.meta.dirname);
@@ -18,9 +23,15 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes("--quick");
   const wanted = args.filter((a) => !a.startsWith("--"));
-  const available = readdirSync(benchDir).filter((f) => f.endsWith(".bench.ts")).map((f) => f.replace(/\.bench\.ts$/, "")).sort();
+  const available = readdirSync(benchDir)
+    .filter((f) => f.endsWith(".bench.ts"))
+    .map((f) => f.replace(/\.bench\.ts$/, ""))
+    .sort();
   for (const name of wanted) {
-    if (!available.includes(name)) { console.error(`no benchmark "${name}"; available: ${available.join(", ")}`); process.exit(2); }
+    if (!available.includes(name)) {
+      console.error(`no benchmark "${name}"; available: ${available.join(", ")}`);
+      process.exit(2);
+    }
   }
   mkdirSync(resultsDir, { recursive: true });
   let failures = 0;
@@ -32,8 +43,13 @@ async function main(): Promise<void> {
     try {
       const output = await bench.run({ quick });
       const result: BenchResultFile = {
-        name: bench.name, description: bench.description, date: new Date().toISOString(), quick,
-        durationS: Math.round((performance.now() - started) / 100) / 10, machine: machineInfo(), ...output,
+        name: bench.name,
+        description: bench.description,
+        date: new Date().toISOString(),
+        quick,
+        durationS: Math.round((performance.now() - started) / 100) / 10,
+        machine: machineInfo(),
+        ...output,
       };
       writeFileSync(join(resultsDir, `${bench.name}.json`), `${JSON.stringify(result, null, 2)}\n`);
       for (const f of output.figures) console.log(`  ${f.label}: ${f.value} ${f.unit}`);
@@ -42,7 +58,8 @@ async function main(): Promise<void> {
       console.error(`  FAILED: ${(error as Error).stack ?? error}`);
     }
   }
-  const all = readdirSync(resultsDir).filter((f) => f.endsWith(".json"))
+  const all = readdirSync(resultsDir)
+    .filter((f) => f.endsWith(".json"))
     .map((f) => JSON.parse(readFileSync(join(resultsDir, f), "utf8")) as BenchResultFile);
   writeFileSync(join(resultsDir, "SUMMARY.md"), renderSummary(all));
   console.log(`\nwrote ${join("bench/results", "SUMMARY.md")} (${all.length} benchmark(s))`);

@@ -2,7 +2,9 @@ import { expect, test } from "@playwright/test";
 import { signIn } from "./sign-in";
 
 // npm start runs one local agent and deploys MobileNetV2 (zoo, synthetic weights) to it on first start.
-test("the Agents page shows the local agent online with MobileNetV2 and its core map; the deployment is at generation 1", async ({ page }, testInfo) => {
+test("the Agents page shows the local agent online with MobileNetV2 and its core map; the deployment is at generation 1", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(240_000);
   await signIn(page, "sre@example.com");
   await page.goto("/agents");

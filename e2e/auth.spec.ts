@@ -5,10 +5,49 @@ import { sel } from "./selectors";
 import { screenshot, signIn } from "./sign-in";
 
 const navigation: Record<string, { email: string; role: string; links: string[] }> = {
-  admin: { email: "admin@example.com", role: "Admin", links: ["Overview", "Models", "Planning", "Benchmarks", "Agents", "Optimizer", "Approvals", "Cost", "Alerts", "Audit", "Users"] },
-  sre: { email: "sre@example.com", role: "SRE", links: ["Overview", "Models", "Planning", "Benchmarks", "Agents", "Optimizer", "Approvals", "Cost", "Alerts", "Audit"] },
-  ml_engineer: { email: "ml@example.com", role: "ML engineer", links: ["Overview", "Models", "Planning", "Benchmarks", "Agents", "Optimizer", "Approvals", "Alerts"] },
-  manager: { email: "manager@example.com", role: "Manager", links: ["Overview", "Models", "Planning", "Benchmarks", "Optimizer", "Approvals", "Cost", "Alerts"] },
+  admin: {
+    email: "admin@example.com",
+    role: "Admin",
+    links: [
+      "Overview",
+      "Models",
+      "Planning",
+      "Benchmarks",
+      "Agents",
+      "Optimizer",
+      "Approvals",
+      "Cost",
+      "Alerts",
+      "Audit",
+      "Users",
+    ],
+  },
+  sre: {
+    email: "sre@example.com",
+    role: "SRE",
+    links: [
+      "Overview",
+      "Models",
+      "Planning",
+      "Benchmarks",
+      "Agents",
+      "Optimizer",
+      "Approvals",
+      "Cost",
+      "Alerts",
+      "Audit",
+    ],
+  },
+  ml_engineer: {
+    email: "ml@example.com",
+    role: "ML engineer",
+    links: ["Overview", "Models", "Planning", "Benchmarks", "Agents", "Optimizer", "Approvals", "Alerts"],
+  },
+  manager: {
+    email: "manager@example.com",
+    role: "Manager",
+    links: ["Overview", "Models", "Planning", "Benchmarks", "Optimizer", "Approvals", "Cost", "Alerts"],
+  },
 };
 
 test("an anonymous visitor is sent to the sign-in page and comes back after signing in", async ({ page }) => {
@@ -59,7 +98,10 @@ test("a manager opening the admin page gets the 403 page, with none of its data"
   expect(api.status()).toBe(403);
 });
 
-test("an admin creates a user, the user can sign in, and the audit page lists the creation", async ({ page, browser }) => {
+test("an admin creates a user, the user can sign in, and the audit page lists the creation", async ({
+  page,
+  browser,
+}) => {
   const email = `new-${Date.now()}@example.com`;
   await signIn(page, "admin@example.com");
   await page.getByRole("link", { name: "Users" }).click();
@@ -97,7 +139,10 @@ test("an admin creates a user, the user can sign in, and the audit page lists th
   await expect(page.locator(`${sel.auditTable} tbody tr`)).toHaveCount(1);
 });
 
-test("an agent token made in the UI authenticates to the agent API until it is revoked", async ({ page, playwright }) => {
+test("an agent token made in the UI authenticates to the agent API until it is revoked", async ({
+  page,
+  playwright,
+}) => {
   await signIn(page, "sre@example.com");
   await page.locator(sel.mainNav).getByRole("link", { name: "Agents" }).click();
   const tokenName = `e2e-host-${Date.now().toString(36)}`; // unique: a retried run must not meet the first one's token

@@ -31,10 +31,21 @@ async function shot(page: Page, testInfo: TestInfo, name: string): Promise<void>
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  const d = await until(() => prisma.deployment.findFirst({
-    where: { removedAt: null, state: "serving", modelVersion: { model: { name: "mobilenet-v2" } }, agent: { hostName: { not: "" } } },
-    include: { agent: true, modelVersion: true }, orderBy: { createdAt: "asc" },
-  }), "npm start's demo deployment to serve", 220_000);
+  const d = await until(
+    () =>
+      prisma.deployment.findFirst({
+        where: {
+          removedAt: null,
+          state: "serving",
+          modelVersion: { model: { name: "mobilenet-v2" } },
+          agent: { hostName: { not: "" } },
+        },
+        include: { agent: true, modelVersion: true },
+        orderBy: { createdAt: "asc" },
+      }),
+    "npm start's demo deployment to serve",
+    220_000,
+  );
   deploymentId = d.id;
   const cores = budgetCores(agentTopology(d.agent), d.cpus);
   // A complete profile where one-thread instances win: L(t, b) = (3 + 7b)(0.6 + 0.4/t) ms.
@@ -43,22 +54,52 @@ test.beforeAll(async () => {
   profileId = randomUUID();
   await prisma.profile.create({
     data: {
-      id: profileId, modelVersionId: d.modelVersionId, agentId: d.agentId, deploymentId: d.id, dimensions: (d.modelVersion.servingDims ?? {}) as object,
-      hardwareClass: hardwareClassOf(d.agent), runtimeSignature: runtimeSignatureOf(d.agent), cores, threads, batches,
-      stoppingRule: { kind: "fixed", warmup: 10, iterations: 100 }, status: "complete", finishedAt: new Date(), perturbed: false,
+      id: profileId,
+      modelVersionId: d.modelVersionId,
+      agentId: d.agentId,
+      deploymentId: d.id,
+      dimensions: (d.modelVersion.servingDims ?? {}) as object,
+      hardwareClass: hardwareClassOf(d.agent),
+      runtimeSignature: runtimeSignatureOf(d.agent),
+      cores,
+      threads,
+      batches,
+      stoppingRule: { kind: "fixed", warmup: 10, iterations: 100 },
+      status: "complete",
+      finishedAt: new Date(),
+      perturbed: false,
       cells: {
-        create: threads.flatMap((t) => batches.map((b) => {
-          const ms = (3 + 7 * b) * (0.6 + 0.4 / t);
-          return { threads: t, batch: b, meanMs: ms, p50Ms: ms, p90Ms: ms * 1.05, p99Ms: ms * 1.1, stddevMs: 0.05, ciHalfWidthMs: 0.02, iterations: 100, stopReason: "fixed-count", histogram: "" };
-        })),
+        create: threads.flatMap((t) =>
+          batches.map((b) => {
+            const ms = (3 + 7 * b) * (0.6 + 0.4 / t);
+            return {
+              threads: t,
+              batch: b,
+              meanMs: ms,
+              p50Ms: ms,
+              p90Ms: ms * 1.05,
+              p99Ms: ms * 1.1,
+              stddevMs: 0.05,
+              ciHalfWidthMs: 0.02,
+              iterations: 100,
+              stopReason: "fixed-count",
+              histogram: "",
+            };
+          }),
+        ),
       },
     },
   });
 });
 
-test.afterAll(async () => { await prisma.$disconnect(); });
+test.afterAll(async () => {
+  await prisma.$disconnect();
+});
 
-test("an ML engineer creates an API token on the account page; it works without a browser until revoked", async ({ browser, playwright }, testInfo) => {
+test("an ML engineer creates an API token on the account page; it works without a browser until revoked", async ({
+  browser,
+  playwright,
+}, testInfo) => {
   const page = await newSignedInPage(browser, "ml@example.com", { baseURL: BASE, viewport: VIEWPORT });
   await page.getByTestId("account-link").click();
   await expect(page.getByRole("heading", { name: "Your account", level: 1 })).toBeVisible();
@@ -75,24 +116,38 @@ test("an ML engineer creates an API token on the account page; it works without 
   await shot(page, testInfo, "account-token");
 
   // A client with no cookie and no Origin: the token is the caller (ML engineer), and its role gate holds.
-  const api = await playwright.request.newContext({ baseURL: BASE, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+  const api = await playwright.request.newContext({
+    baseURL: BASE,
+    extraHTTPHeaders: { authorization: `Bearer ${token}` },
+  });
   const me = await api.get(`/api/trpc/users.me`);
   expect(me.status()).toBe(200);
-  expect(((await me.json()) as { result: { data: { json: { email: string; role: string } } } }).result.data.json).toMatchObject({ email: "ml@example.com", role: "ml_engineer" });
-  const deploy = await api.post(`/api/trpc/deployments.deploy`, { data: { json: {} }, headers: { "content-type": "application/json" } });
+  expect(
+    ((await me.json()) as { result: { data: { json: { email: string; role: string } } } }).result.data.json,
+  ).toMatchObject({ email: "ml@example.com", role: "ml_engineer" });
+  const deploy = await api.post(`/api/trpc/deployments.deploy`, {
+    data: { json: {} },
+    headers: { "content-type": "application/json" },
+  });
   expect(deploy.status()).toBe(403);
 
   // Done is shown once: after Done the value is gone from the page; revoking refuses the very next call.
   await page.getByRole("button", { name: "Done" }).click();
   await expect(page.getByTestId("new-api-token")).toHaveCount(0);
-  await page.getByTestId("api-tokens-table").locator('tr[data-name="ci-pipeline"]').getByRole("button", { name: "Revoke" }).click();
+  await page
+    .getByTestId("api-tokens-table")
+    .locator('tr[data-name="ci-pipeline"]')
+    .getByRole("button", { name: "Revoke" })
+    .click();
   await expect(page.getByTestId("api-tokens-table").locator('tr[data-name="ci-pipeline"]')).toContainText("revoked");
   expect((await api.get(`/api/trpc/users.me`)).status()).toBe(401);
   await api.dispose();
   await page.context().close();
 });
 
-test("the Optimizer page exports its plan as a Triton config, an OVMS config and a KServe manifest", async ({ browser }, testInfo) => {
+test("the Optimizer page exports its plan as a Triton config, an OVMS config and a KServe manifest", async ({
+  browser,
+}, testInfo) => {
   const page = await newSignedInPage(browser, "ml@example.com", { baseURL: BASE, viewport: VIEWPORT });
   await page.goto(`/optimizer?deployment=${deploymentId}&profile=${profileId}&B=2`);
   const panel = page.getByTestId("plan-export");

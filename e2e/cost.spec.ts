@@ -25,13 +25,18 @@ let modelId = "";
 let localAgentId = "";
 const cleanup: { agentId?: string; modelId?: string; sha?: string } = {};
 
-
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  const d = await until(() => prisma.deployment.findFirst({
-    where: { removedAt: null, state: "serving", modelVersion: { model: { name: "mobilenet-v2" } } },
-    include: { agent: true, modelVersion: true }, orderBy: { createdAt: "asc" },
-  }), "npm start's demo deployment (MobileNetV2 on the local agent) to serve", 220_000);
+  const d = await until(
+    () =>
+      prisma.deployment.findFirst({
+        where: { removedAt: null, state: "serving", modelVersion: { model: { name: "mobilenet-v2" } } },
+        include: { agent: true, modelVersion: true },
+        orderBy: { createdAt: "asc" },
+      }),
+    "npm start's demo deployment (MobileNetV2 on the local agent) to serve",
+    220_000,
+  );
   deploymentId = d.id;
   modelId = d.modelVersion.modelId;
   localAgentId = d.agentId;
@@ -40,21 +45,49 @@ test.beforeAll(async () => {
   const sha = randomUUID().replace(/-/g, "").padEnd(64, "0");
   await prisma.artifact.create({ data: { sha256: sha, bytes: 1n } });
   const model = await prisma.model.create({ data: { name: untestedName, sloDeadlineMs: 100, sloQuantile: 0.99 } });
-  const version = await prisma.modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} } });
+  const version = await prisma.modelVersion.create({
+    data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} },
+  });
   const agent = await prisma.agent.create({
     data: {
-      hostName: `cost-e2e-${run}`, agentVersion: "e2e", protocolVersion: d.agent.protocolVersion, bootId: randomUUID(), topology: d.agent.topology as object,
-      allowedCpus: d.agent.allowedCpus, cpuModel: d.agent.cpuModel, memoryBytes: d.agent.memoryBytes, ortVersion: d.agent.ortVersion, lastHeartbeatAt: new Date(),
+      hostName: `cost-e2e-${run}`,
+      agentVersion: "e2e",
+      protocolVersion: d.agent.protocolVersion,
+      bootId: randomUUID(),
+      topology: d.agent.topology as object,
+      allowedCpus: d.agent.allowedCpus,
+      cpuModel: d.agent.cpuModel,
+      memoryBytes: d.agent.memoryBytes,
+      ortVersion: d.agent.ortVersion,
+      lastHeartbeatAt: new Date(),
     },
   });
-  const second = await prisma.deployment.create({ data: { agentId: agent.id, modelVersionId: version.id, cpus: d.agent.allowedCpus, state: "serving", observedGeneration: 1 } });
-  await prisma.deploymentGeneration.create({ data: { deploymentId: second.id, generation: 1, modelVersionId: version.id, label: "default", plan: { instances: [{ count: 1, threads: 1, batch: 1 }], batchTimeoutMs: 0, warmupIterations: 0 } } });
+  const second = await prisma.deployment.create({
+    data: {
+      agentId: agent.id,
+      modelVersionId: version.id,
+      cpus: d.agent.allowedCpus,
+      state: "serving",
+      observedGeneration: 1,
+    },
+  });
+  await prisma.deploymentGeneration.create({
+    data: {
+      deploymentId: second.id,
+      generation: 1,
+      modelVersionId: version.id,
+      label: "default",
+      plan: { instances: [{ count: 1, threads: 1, batch: 1 }], batchTimeoutMs: 0, warmupIterations: 0 },
+    },
+  });
   Object.assign(cleanup, { agentId: agent.id, modelId: model.id, sha });
 });
 
 test.afterAll(async () => {
   if (cleanup.agentId) {
-    const ids = (await prisma.deployment.findMany({ where: { agentId: cleanup.agentId }, select: { id: true } })).map((x) => x.id);
+    const ids = (await prisma.deployment.findMany({ where: { agentId: cleanup.agentId }, select: { id: true } })).map(
+      (x) => x.id,
+    );
     await prisma.alert.deleteMany({ where: { objectId: { in: [cleanup.agentId, ...ids] } } });
     await prisma.agent.delete({ where: { id: cleanup.agentId } });
   }
@@ -74,10 +107,14 @@ test("an ML engineer sets MobileNetV2's SLO and runs one short load test of it",
   await page.locator(sel.sloSave).click();
   await expect(page.locator(sel.sloCurrent)).toHaveText("p99 ≤ 2000 ms");
   // The agent learns the SLO from desired state (it counts requests within it): wait until it applied it.
-  await until(async () => {
-    const a = await prisma.agent.findUniqueOrThrow({ where: { id: localAgentId } });
-    return a.revision > revisionBefore && a.appliedRevision >= a.revision;
-  }, "the agent to apply the new SLO", 60_000);
+  await until(
+    async () => {
+      const a = await prisma.agent.findUniqueOrThrow({ where: { id: localAgentId } });
+      return a.revision > revisionBefore && a.appliedRevision >= a.revision;
+    },
+    "the agent to apply the new SLO",
+    60_000,
+  );
 
   await page.goto(`/deployments/${deploymentId}`);
   const section = page.locator(sel.deploymentLoadTests);
@@ -90,13 +127,19 @@ test("an ML engineer sets MobileNetV2's SLO and runs one short load test of it",
   await page.waitForURL(/\/load-tests\/[^/]+$/);
   await expect(page.locator(sel.loadTestStatus)).toHaveText("done", { timeout: 180_000 });
   // Its requests reach the per-minute rollups through the heartbeats, counted within the SLO.
-  await until(async () => {
-    const sum = await prisma.metricsRollup.aggregate({ where: { deploymentId }, _sum: { requestsWithinSlo: true } });
-    return (sum._sum.requestsWithinSlo ?? 0) > 0;
-  }, "heartbeats with requests within the SLO", 60_000);
+  await until(
+    async () => {
+      const sum = await prisma.metricsRollup.aggregate({ where: { deploymentId }, _sum: { requestsWithinSlo: true } });
+      return (sum._sum.requestsWithinSlo ?? 0) > 0;
+    },
+    "heartbeats with requests within the SLO",
+    60_000,
+  );
 });
 
-test("a manager reads /cost: numbers for the tested model, 'not measured' for the other, no price controls, a PDF with the header", async ({ page }) => {
+test("a manager reads /cost: numbers for the tested model, 'not measured' for the other, no price controls, a PDF with the header", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await signIn(page, "manager@example.com");
   await page.locator(sel.mainNav).getByRole("link", { name: "Cost" }).click();
@@ -131,7 +174,9 @@ test("a manager reads /cost: numbers for the tested model, 'not measured' for th
   await expect(page.locator(sel.priceEdit)).toHaveCount(0);
   await expect(page.locator(sel.costPricesReadonly)).toBeVisible();
   await expect(page.locator(sel.priceHistory)).toHaveCount(0);
-  const refused = await page.request.post("/api/trpc/cost.setPrice", { data: { json: { hardwareClass: "anything", hourlyUsd: 1 } } });
+  const refused = await page.request.post("/api/trpc/cost.setPrice", {
+    data: { json: { hardwareClass: "anything", hourlyUsd: 1 } },
+  });
   expect(refused.status()).toBe(403);
 
   // The CSV: one row per deployed model at full precision, the same capacity as the page.
@@ -166,8 +211,19 @@ test("a manager reads /cost: numbers for the tested model, 'not measured' for th
   // Chromium positions glyph runs one by one (kerning), so the extracted text has stray breaks: compare without
   // whitespace.
   const squash = (t: string) => t.replace(/\s+/g, "");
-  const text = squash(pdfText(await page.pdf({ format: "A4", printBackground: true, path: "e2e/.artifacts/screens/cost-report.pdf" })));
-  for (const expected of ["Packrat cost report", `Date: ${printedDay}`, "Period: last 7 days", "mobilenet-v2", untestedName, "per 1M inferences", "not measured", "req/s"]) {
+  const text = squash(
+    pdfText(await page.pdf({ format: "A4", printBackground: true, path: "e2e/.artifacts/screens/cost-report.pdf" })),
+  );
+  for (const expected of [
+    "Packrat cost report",
+    `Date: ${printedDay}`,
+    "Period: last 7 days",
+    "mobilenet-v2",
+    untestedName,
+    "per 1M inferences",
+    "not measured",
+    "req/s",
+  ]) {
     expect(text, `the PDF's text has "${expected}"`).toContain(squash(expected));
   }
 });
@@ -175,7 +231,10 @@ test("a manager reads /cost: numbers for the tested model, 'not measured' for th
 test("an admin changes the demo price: the report uses it, the label goes, the change is audited", async ({ page }) => {
   await signIn(page, "admin@example.com");
   await page.goto("/cost");
-  const row = page.locator(sel.costPrices).locator("tr", { has: page.locator(sel.priceDemo) }).first();
+  const row = page
+    .locator(sel.costPrices)
+    .locator("tr", { has: page.locator(sel.priceDemo) })
+    .first();
   await row.locator(sel.priceEdit).click();
   await row.locator(sel.priceInput).fill("0.25");
   await row.locator(sel.priceSave).click();
@@ -189,5 +248,7 @@ test("an admin changes the demo price: the report uses it, the label goes, the c
   await expect(history.nth(1)).toContainText("npm start");
   await page.locator(sel.priceHistory).scrollIntoViewIfNeeded();
   await screenshot(page, "cost-price-history");
-  expect(await prisma.auditEvent.count({ where: { action: "hardware_price.set", actorLabel: "admin@example.com" } })).toBe(1);
+  expect(
+    await prisma.auditEvent.count({ where: { action: "hardware_price.set", actorLabel: "admin@example.com" } }),
+  ).toBe(1);
 });

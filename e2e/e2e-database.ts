@@ -13,7 +13,10 @@ import { testEnv } from "../test/test-env";
  */
 export function e2eDatabaseUrl(): string {
   const port = Number(testEnv.E2E_PG_PORT ?? 54339);
-  return embeddedPostgresUrl(join(testEnv.E2E_DATA_DIR ?? "", "data", "pg"), port, "packrat") ?? `postgresql://postgres@127.0.0.1:${port}/packrat`;
+  return (
+    embeddedPostgresUrl(join(testEnv.E2E_DATA_DIR ?? "", "data", "pg"), port, "packrat") ??
+    `postgresql://postgres@127.0.0.1:${port}/packrat`
+  );
 }
 
 export function newE2ePrisma(): PrismaClient {

@@ -14,13 +14,19 @@ function collectErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(`${page.url()}: uncaught ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`${page.url()}: console.error ${message.text()} ${message.location().url ?? ""}`);
+    if (message.type() === "error")
+      errors.push(`${page.url()}: console.error ${message.text()} ${message.location().url ?? ""}`);
   });
   return errors;
 }
 
 test("the favicon, app icons and web manifest are served to a signed-out visitor", async ({ request }) => {
-  for (const [path, type] of [["/favicon.ico", /image\/(x-icon|vnd\.microsoft\.icon)/], ["/icon.svg", /image\/svg\+xml/], ["/icon-192.png", /image\/png/], ["/apple-touch-icon.png", /image\/png/]] as const) {
+  for (const [path, type] of [
+    ["/favicon.ico", /image\/(x-icon|vnd\.microsoft\.icon)/],
+    ["/icon.svg", /image\/svg\+xml/],
+    ["/icon-192.png", /image\/png/],
+    ["/apple-touch-icon.png", /image\/png/],
+  ] as const) {
     const response = await request.get(path);
     expect(response.status(), path).toBe(200);
     expect(response.headers()["content-type"], path).toMatch(type);
@@ -42,7 +48,9 @@ test("signing in at 127.0.0.1 works although the dashboard is configured at loca
   await context.close();
 });
 
-test("a sign-in from an origin the dashboard does not accept names the configured address as a link", async ({ page }) => {
+test("a sign-in from an origin the dashboard does not accept names the configured address as a link", async ({
+  page,
+}) => {
   // A browser sets Origin itself (and will not let a page change it): the sign-in goes to the real server with the
   // Origin of a page opened at another address, and the browser gets the server's real answer.
   await page.route("**/api/auth/sign-in/email", async (route) => {
@@ -68,13 +76,24 @@ test("no page logs an error in the browser console", async ({ page }) => {
   await signIn(page, "admin@example.com");
   // Every page of the navigation (an admin may open them all), the planning tools, then one of each page that
   // shows a single object, reached from its list.
-  const paths = [...navLinks.map((l) => l.href), "/planning/capacity", "/planning/batching", "/planning/kv-cache", "/planning/latency-budget", "/profiles/compare", "/account"];
+  const paths = [
+    ...navLinks.map((l) => l.href),
+    "/planning/capacity",
+    "/planning/batching",
+    "/planning/kv-cache",
+    "/planning/latency-budget",
+    "/profiles/compare",
+    "/account",
+  ];
   for (const path of paths) {
     await page.goto(path);
     await expect(page.locator("main h1").first()).toBeVisible();
     await page.waitForLoadState("networkidle");
   }
-  for (const [list, prefix] of [["/models", "/models/"], ["/agents", "/deployments/"]] as const) {
+  for (const [list, prefix] of [
+    ["/models", "/models/"],
+    ["/agents", "/deployments/"],
+  ] as const) {
     await page.goto(list);
     const link = page.locator(`main a[href^="${prefix}"]`).first();
     await expect(async () => {

@@ -11,7 +11,10 @@ import { testEnv } from "../test/test-env";
 export default async function globalTeardown(): Promise<void> {
   if (!testEnv[SECRETS_LIST_ENV]) return;
   const dataDir = join(testEnv.E2E_DATA_DIR ?? "", "data");
-  for (const [file, kind] of [["local-agent.token", "agent token"], ["auth-secret", "auth secret"]] as const) {
+  for (const [file, kind] of [
+    ["local-agent.token", "agent token"],
+    ["auth-secret", "auth secret"],
+  ] as const) {
     const path = join(dataDir, file);
     if (existsSync(path)) recordSecret(kind, readFileSync(path, "utf8").trim());
   }

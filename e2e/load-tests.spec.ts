@@ -17,14 +17,23 @@ test.describe.configure({ mode: "serial" });
 let deploymentId = "";
 let loadTestId = "";
 
-
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   // npm start registers MobileNetV2 and deploys it on the local agent in the background: wait until it serves.
-  const d = await until(() => prisma.deployment.findFirst({
-    where: { removedAt: null, state: "serving", modelVersion: { model: { name: "mobilenet-v2" } }, agent: { hostName: { not: "" } } },
-    orderBy: { createdAt: "asc" },
-  }), "npm start's demo deployment (MobileNetV2 on the local agent) to serve", 220_000);
+  const d = await until(
+    () =>
+      prisma.deployment.findFirst({
+        where: {
+          removedAt: null,
+          state: "serving",
+          modelVersion: { model: { name: "mobilenet-v2" } },
+          agent: { hostName: { not: "" } },
+        },
+        orderBy: { createdAt: "asc" },
+      }),
+    "npm start's demo deployment (MobileNetV2 on the local agent) to serve",
+    220_000,
+  );
   deploymentId = d.id;
 });
 
@@ -32,7 +41,9 @@ test.afterAll(async () => {
   await prisma.$disconnect();
 });
 
-test("an ML engineer load-tests the serving deployment: confirmation first, then the agent's report on the load-test page", async ({ page }) => {
+test("an ML engineer load-tests the serving deployment: confirmation first, then the agent's report on the load-test page", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await signIn(page, "ml@example.com");
   await page.goto(`/deployments/${deploymentId}`);
@@ -41,7 +52,9 @@ test("an ML engineer load-tests the serving deployment: confirmation first, then
   await openUntilVisible(section.locator(sel.loadTestNew), form);
   await form.locator(sel.loadTestRate).fill("2");
   await form.locator(sel.loadTestDuration).fill("4");
-  await expect(form.locator(sel.loadTestSummary)).toHaveText("Poisson, 2 requests/s for 4 s · binary · 1 row per request");
+  await expect(form.locator(sel.loadTestSummary)).toHaveText(
+    "Poisson, 2 requests/s for 4 s · binary · 1 row per request",
+  );
   // A bad value names itself and blocks the start.
   await form.locator(sel.loadTestRate).fill("fast");
   await expect(form.locator(sel.loadTestFormError)).toContainText('Rate: "fast" is not a number');
@@ -71,7 +84,9 @@ test("an ML engineer load-tests the serving deployment: confirmation first, then
   expect(report.format).toBe("packrat-loadgen/1");
   expect(report.model).toBe("mobilenet-v2");
   await expect(page.locator(sel.loadTestTiles)).toContainText(`${report.open.measured.ok} ok of`);
-  expect(await prisma.auditEvent.count({ where: { action: "load_test.start", targetId: deploymentId } })).toBeGreaterThan(0);
+  expect(
+    await prisma.auditEvent.count({ where: { action: "load_test.start", targetId: deploymentId } }),
+  ).toBeGreaterThan(0);
 
   // The deployment page lists it.
   await page.goto(`/deployments/${deploymentId}`);

@@ -23,7 +23,10 @@ writeFileSync(junkPath, Buffer.from("this is a text file, not a protobuf".repeat
 const modelName = `tiny-cnn-${run}`;
 // A model whose weights live in external data files, zipped with them; and the same without one of its files.
 const external = externalWeightsModel();
-const externalEntries = [{ name: "exported/model.onnx", data: external.onnx }, ...Object.entries(external.files).map(([name, data]) => ({ name: `exported/${name}`, data, deflate: true }))];
+const externalEntries = [
+  { name: "exported/model.onnx", data: external.onnx },
+  ...Object.entries(external.files).map(([name, data]) => ({ name: `exported/${name}`, data, deflate: true })),
+];
 const externalZipPath = join(dir, "external-weights.zip");
 writeFileSync(externalZipPath, zipArchive(externalEntries));
 const missingZipPath = join(dir, "missing-data.zip");
@@ -40,7 +43,9 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 async function expectNoHorizontalScroll(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
   await expect(page.locator("main")).not.toContainText(/\bNaN\b|Infinity|undefined|\[object Object\]/);
 }
@@ -91,7 +96,9 @@ test("upload the tiny CNN and see its analysis; a file that is not ONNX is refus
   await shot(page, "detail-upload");
 });
 
-test("import from URL: plain http and a loopback address are refused, each saying why, and nothing is listed", async ({ page }) => {
+test("import from URL: plain http and a loopback address are refused, each saying why, and nothing is listed", async ({
+  page,
+}) => {
   const name = `imported-${run}`;
   await page.goto("/models");
   // The name follows the URL's file name.
@@ -113,7 +120,9 @@ test("import from URL: plain http and a loopback address are refused, each sayin
   await expect(page.locator(sel.modelsTable).locator(`[data-model="${name}"]`)).toHaveCount(0);
 });
 
-test("a model with external data as one .zip: the form says what archives are for; one missing data file is named", async ({ page }) => {
+test("a model with external data as one .zip: the form says what archives are for; one missing data file is named", async ({
+  page,
+}) => {
   await page.goto("/models");
   await expect(page.locator(sel.uploadForm)).toContainText(".tar / .zip with external data");
   await expect(page.locator(sel.uploadFile)).toHaveAttribute("accept", /\.tar,\.zip/);
@@ -130,12 +139,17 @@ test("a model with external data as one .zip: the form says what archives are fo
   await expect(page.locator(sel.uploadName)).toHaveValue("external-weights");
   await page.locator(sel.uploadName).fill(`external-weights-${run}`);
   await page.locator(sel.uploadSubmit).click();
-  await expect(page.locator(sel.uploadDone)).toContainText(`Uploaded external-weights-${run} as version 1 with 2 external data files`, { timeout: 30_000 });
+  await expect(page.locator(sel.uploadDone)).toContainText(
+    `Uploaded external-weights-${run} as version 1 with 2 external data files`,
+    { timeout: 30_000 },
+  );
   await expectNoHorizontalScroll(page);
   await shot(page, "archive-uploaded");
   await page.locator(sel.uploadOpen).click();
   await expect(page.locator('[data-testid="analysis-parameters"]')).toContainText("208");
-  await expect(page.locator('[data-testid="analysis-bundle"]')).toContainText("model.onnx with 2 external data files (data/weights.bin, v.bin), stored and sent to agents as one bundle");
+  await expect(page.locator('[data-testid="analysis-bundle"]')).toContainText(
+    "model.onnx with 2 external data files (data/weights.bin, v.bin), stored and sent to agents as one bundle",
+  );
   await expectNoHorizontalScroll(page);
   await shot(page, "archive-detail");
 });
@@ -169,11 +183,20 @@ test("register MobileNetV2 from the zoo and watch its job finish", async ({ page
   await expect(row.locator(sel.zooJob).filter({ hasText: `seed ${seed}` })).toBeVisible();
   await shot(page, "zoo-job-running");
   await expect(row.locator(sel.zooJob)).toHaveCount(0, { timeout: 150_000 });
-  await expect(row.locator(sel.zooStatus).locator("div", { hasText: `seed ${seed}` }).getByRole("link")).toHaveText(/^v\d+$/);
+  await expect(
+    row
+      .locator(sel.zooStatus)
+      .locator("div", { hasText: `seed ${seed}` })
+      .getByRole("link"),
+  ).toHaveText(/^v\d+$/);
   await expect(page.locator(sel.modelsTable).locator('[data-model="mobilenet-v2"]')).toContainText("synthetic weights");
   await shot(page, "list-after-zoo");
 
-  await row.locator(sel.zooStatus).locator("div", { hasText: `seed ${seed}` }).getByRole("link").click();
+  await row
+    .locator(sel.zooStatus)
+    .locator("div", { hasText: `seed ${seed}` })
+    .getByRole("link")
+    .click();
   await expect(page.locator(sel.modelName)).toHaveText("mobilenet-v2");
   await expect(page.getByText("synthetic weights").first()).toBeVisible();
   // MobileNetV2 1.0: 3,504,872 parameters (torchvision's count, which the builder matches).
@@ -189,17 +212,31 @@ test("a large upload shows its progress while the bytes travel (upload throttled
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
   // 14.2 MB at 4 MB/s: about 3.5 s of progress to see.
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4_000_000 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: 4_000_000,
+  });
   await page.locator(sel.uploadFile).setInputFiles(bigPath);
   await page.locator(sel.uploadName).fill(`mobilenet-upload-${run}`);
   await page.locator(sel.uploadSubmit).click();
   const bar = page.locator(sel.uploadProgress).getByRole("progressbar");
   await expect(bar).toBeVisible();
-  await expect.poll(async () => Number(await bar.getAttribute("aria-valuenow")), { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await bar.getAttribute("aria-valuenow")), { timeout: 10_000 })
+    .toBeGreaterThan(0);
   await expect(page.locator(sel.uploadProgress)).toContainText(/of 14\.2 MB/);
   await shot(page, "upload-progress");
-  await expect(page.locator(sel.uploadDone)).toContainText(`Uploaded mobilenet-upload-${run} as version 1`, { timeout: 60_000 });
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await expect(page.locator(sel.uploadDone)).toContainText(`Uploaded mobilenet-upload-${run} as version 1`, {
+    timeout: 60_000,
+  });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
 });
 
 test("a manager reads the registry and a model's page, with nothing to change", async ({ page }) => {

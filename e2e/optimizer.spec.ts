@@ -39,10 +39,14 @@ let otherBudgetProfile = "";
 let proposalId = "";
 
 async function trpcPost(request: APIRequestContext, path: string, input: unknown) {
-  return request.post(`${BASE}/api/trpc/${path}`, { data: { json: input }, headers: { origin: BASE, "content-type": "application/json" } });
+  return request.post(`${BASE}/api/trpc/${path}`, {
+    data: { json: input },
+    headers: { origin: BASE, "content-type": "application/json" },
+  });
 }
 
-const signedIn = (browser: Browser, email: string): Promise<Page> => newSignedInPage(browser, email, { baseURL: BASE, viewport: VIEWPORT });
+const signedIn = (browser: Browser, email: string): Promise<Page> =>
+  newSignedInPage(browser, email, { baseURL: BASE, viewport: VIEWPORT });
 
 async function shot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -50,21 +54,29 @@ async function shot(page: Page, testInfo: TestInfo, name: string): Promise<void>
   await testInfo.attach(`optimizer-${name}`, { body, contentType: "image/png" });
 }
 
-
 /**
  * Clicks an action that writes a new generation. That transaction can lose a deadlock to a concurrent heartbeat
  * (a known control-plane bug: a heartbeat locks the agent row, then its deployments; writing a generation locks the
  * deployment, then the agent); the page then shows Postgres's "write conflict or a deadlock" and the action is
  * clicked again, at most twice more. Any other error fails the test.
  */
-async function clickThroughDeadlocks(action: () => Promise<void>, done: () => Promise<boolean>, alert: () => Promise<string>): Promise<void> {
+async function clickThroughDeadlocks(
+  action: () => Promise<void>,
+  done: () => Promise<boolean>,
+  alert: () => Promise<string>,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await action();
     let outcome = "waiting";
-    await expect.poll(async () => {
-      outcome = (await done()) ? "done" : (await alert()).includes("deadlock") ? "deadlock" : "waiting";
-      return outcome;
-    }, { timeout: 20_000 }).not.toBe("waiting");
+    await expect
+      .poll(
+        async () => {
+          outcome = (await done()) ? "done" : (await alert()).includes("deadlock") ? "deadlock" : "waiting";
+          return outcome;
+        },
+        { timeout: 20_000 },
+      )
+      .not.toBe("waiting");
     if (outcome === "done" || attempt === 3) break;
   }
   expect(await done()).toBe(true);
@@ -72,21 +84,55 @@ async function clickThroughDeadlocks(action: () => Promise<void>, done: () => Pr
 
 /** Concurrent OIP requests of zeros at batch 1, so the dispatcher forms full batches of B = 2 on the new plan. */
 
-async function insertProfile(d: { id: string; agentId: string; modelVersionId: string; modelVersion: { servingDims: unknown }; agent: { cpuModel: string; topology: StoredJsonValue; ortVersion: string } }, over: { cores: number; perturbed?: boolean }): Promise<string> {
+async function insertProfile(
+  d: {
+    id: string;
+    agentId: string;
+    modelVersionId: string;
+    modelVersion: { servingDims: unknown };
+    agent: { cpuModel: string; topology: StoredJsonValue; ortVersion: string };
+  },
+  over: { cores: number; perturbed?: boolean },
+): Promise<string> {
   const threads = [...new Set([1, 2, over.cores])].filter((t) => t <= over.cores).sort((a, b) => a - b);
   const batches = [1, 2, 4];
   const id = randomUUID();
   await prisma.profile.create({
     data: {
-      id, modelVersionId: d.modelVersionId, agentId: d.agentId, deploymentId: d.id, dimensions: (d.modelVersion.servingDims ?? {}) as object,
-      hardwareClass: hardwareClassOf(d.agent), runtimeSignature: runtimeSignatureOf(d.agent), cores: over.cores, threads, batches,
-      stoppingRule: { kind: "fixed", warmup: 10, iterations: 100 }, status: "complete", finishedAt: new Date(),
-      perturbed: over.perturbed ?? false, perturbedRatePerS: over.perturbed ? 42 : null,
+      id,
+      modelVersionId: d.modelVersionId,
+      agentId: d.agentId,
+      deploymentId: d.id,
+      dimensions: (d.modelVersion.servingDims ?? {}) as object,
+      hardwareClass: hardwareClassOf(d.agent),
+      runtimeSignature: runtimeSignatureOf(d.agent),
+      cores: over.cores,
+      threads,
+      batches,
+      stoppingRule: { kind: "fixed", warmup: 10, iterations: 100 },
+      status: "complete",
+      finishedAt: new Date(),
+      perturbed: over.perturbed ?? false,
+      perturbedRatePerS: over.perturbed ? 42 : null,
       cells: {
-        create: threads.flatMap((t) => batches.map((b) => {
-          const ms = latency(t, b);
-          return { threads: t, batch: b, meanMs: ms, p50Ms: ms, p90Ms: ms * 1.05, p99Ms: ms * 1.1, stddevMs: 0.05, ciHalfWidthMs: 0.02, iterations: 100, stopReason: "fixed-count", histogram: "" };
-        })),
+        create: threads.flatMap((t) =>
+          batches.map((b) => {
+            const ms = latency(t, b);
+            return {
+              threads: t,
+              batch: b,
+              meanMs: ms,
+              p50Ms: ms,
+              p90Ms: ms * 1.05,
+              p99Ms: ms * 1.1,
+              stddevMs: 0.05,
+              ciHalfWidthMs: 0.02,
+              iterations: 100,
+              stopReason: "fixed-count",
+              histogram: "",
+            };
+          }),
+        ),
       },
     },
   });
@@ -96,10 +142,22 @@ async function insertProfile(d: { id: string; agentId: string; modelVersionId: s
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   // npm start registers MobileNetV2 and deploys it on the local agent in the background: wait until it serves.
-  const d = await until(() => prisma.deployment.findFirst({
-    where: { removedAt: null, state: "serving", observedGeneration: 1, modelVersion: { model: { name: "mobilenet-v2" } }, agent: { hostName: { not: "" } } },
-    include: { agent: true, modelVersion: true }, orderBy: { createdAt: "asc" },
-  }), "npm start's demo deployment (MobileNetV2 on the local agent) to serve", 220_000);
+  const d = await until(
+    () =>
+      prisma.deployment.findFirst({
+        where: {
+          removedAt: null,
+          state: "serving",
+          observedGeneration: 1,
+          modelVersion: { model: { name: "mobilenet-v2" } },
+          agent: { hostName: { not: "" } },
+        },
+        include: { agent: true, modelVersion: true },
+        orderBy: { createdAt: "asc" },
+      }),
+    "npm start's demo deployment (MobileNetV2 on the local agent) to serve",
+    220_000,
+  );
   deploymentId = d.id;
   cores = budgetCores(agentTopology(d.agent), d.cpus);
   // Oldest first: the good one is the newest, so the page picks it by default.
@@ -114,13 +172,17 @@ test.afterAll(async () => {
   await prisma.$disconnect();
 });
 
-test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page and proposes it", async ({ browser }, testInfo) => {
+test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page and proposes it", async ({
+  browser,
+}, testInfo) => {
   const page = await signedIn(browser, "ml@example.com");
   await page.getByRole("link", { name: "Optimizer" }).click();
   await expect(page.getByRole("heading", { name: "Optimizer", level: 1 })).toBeVisible();
   await page.locator(sel.optDeployment).selectOption(deploymentId);
   await expect(page.locator(sel.runningPlan)).toContainText("Running (generation 1)");
-  await expect(page.locator(sel.runningPlan)).toContainText(`1 × ⟨${cores} thread${cores === 1 ? "" : "s"}, b = 1⟩; B = 1`);
+  await expect(page.locator(sel.runningPlan)).toContainText(
+    `1 × ⟨${cores} thread${cores === 1 ? "" : "s"}, b = 1⟩; B = 1`,
+  );
 
   // The profile measured on another core budget is listed, disabled, saying what differs.
   const incompatible = page.locator(`${sel.optProfile} option[value="${otherBudgetProfile}"]`);
@@ -147,7 +209,9 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
   await expect(results.locator(sel.baselines)).toContainText("All threads ⟨1, T, B⟩");
   // Why, from the plan itself: two one-thread instances on b = 1, where a second thread gives L(1, 1) / L(2, 1) =
   // 10 / (10 · 0.8) = 1.25× on twice the cores.
-  await expect(results.locator(sel.whyLine)).toContainText("2 instances (2 × 1 thread): at b = 1, going from 1 to 2 threads (2.00× the cores) is only 1.25× faster");
+  await expect(results.locator(sel.whyLine)).toContainText(
+    "2 instances (2 × 1 thread): at b = 1, going from 1 to 2 threads (2.00× the cores) is only 1.25× faster",
+  );
   await expect(results.locator(sel.whyLine)).not.toContainText("one wide instance");
   // The allocation: two one-thread instances, each pinned to its own CPU of the budget.
   await expect(results.locator(sel.plannedCoreMap).locator(".cpu.owned:not(.budget)")).toHaveCount(2);
@@ -162,7 +226,9 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
   // The validator: six checks against the 100 ms SLO, each with its numbers.
   await expect(results.locator(sel.optValidatorVerdict)).toHaveText(/passes|fails/);
   await expect(results.locator(`${sel.optChecks} tbody tr`)).toHaveCount(6);
-  await expect(results.locator(`${sel.optChecks} tr[data-check="window-fraction"]`)).toContainText("0.3 × 100 ms = 30.000 ms");
+  await expect(results.locator(`${sel.optChecks} tr[data-check="window-fraction"]`)).toContainText(
+    "0.3 × 100 ms = 30.000 ms",
+  );
   // The view is in the URL, so it can be shared.
   await expect(page).toHaveURL(new RegExp(`deployment=${deploymentId}&profile=${goodProfile}&B=2`));
   await expectReadable(page);
@@ -171,26 +237,37 @@ test("an ML engineer plans B = 2 for the demo deployment on the Optimizer page a
   // Propose: a reason is required.
   await expect(page.locator(sel.proposeSubmit)).toBeDisabled();
   // Disabled, and it says why beside the button.
-  await expect(page.getByTestId("propose-blocked")).toHaveText("Write a reason first: the SRE who approves it reads it.");
-  await page.locator(sel.proposeReason).fill("the profile says a second thread buys only 1.25×: two one-thread instances serve B = 2");
+  await expect(page.getByTestId("propose-blocked")).toHaveText(
+    "Write a reason first: the SRE who approves it reads it.",
+  );
+  await page
+    .locator(sel.proposeReason)
+    .fill("the profile says a second thread buys only 1.25×: two one-thread instances serve B = 2");
   // This one on its (synthetic) profile's predictions alone: the plan trial has a test of its own below.
   await page.locator(sel.proposeTrial).uncheck();
   await page.locator(sel.proposeSubmit).click();
   await expect(page.locator(sel.proposeDone)).toBeVisible();
-  const row = await prisma.proposal.findFirstOrThrow({ where: { deploymentId, state: "pending", source: "manual" }, orderBy: { createdAt: "desc" } });
+  const row = await prisma.proposal.findFirstOrThrow({
+    where: { deploymentId, state: "pending", source: "manual" },
+    orderBy: { createdAt: "desc" },
+  });
   proposalId = row.id;
   expect(row.batchSize).toBe(2);
   expect((row.evidence as { validation?: { checks: unknown[] } }).validation?.checks).toHaveLength(6);
   await page.context().close();
 });
 
-test("a manager sees the proposal but has no approve control, and the API refuses him", async ({ browser }, testInfo) => {
+test("a manager sees the proposal but has no approve control, and the API refuses him", async ({
+  browser,
+}, testInfo) => {
   const page = await signedIn(browser, "manager@example.com");
   await page.locator(sel.mainNav).getByRole("link", { name: "Approvals" }).click();
   const card = page.locator(sel.proposal(proposalId));
   await expect(card).toContainText("two one-thread instances serve B = 2");
   const diff = card.locator(sel.proposalDiff);
-  await expect(diff.locator('tr[data-row="Instances ⟨i, t, b⟩"]')).toContainText(`1 × ⟨${cores} thread${cores === 1 ? "" : "s"}, b = 1⟩`);
+  await expect(diff.locator('tr[data-row="Instances ⟨i, t, b⟩"]')).toContainText(
+    `1 × ⟨${cores} thread${cores === 1 ? "" : "s"}, b = 1⟩`,
+  );
   await expect(diff.locator('tr[data-row="Instances ⟨i, t, b⟩"]')).toContainText("2 × ⟨1 thread, b = 1⟩");
   await expect(diff.locator('tr[data-row="Batch size B"]')).toContainText("2 samples");
   await expect(diff.locator('tr[data-row="Predicted batch latency"]')).toContainText("10 ms");
@@ -215,7 +292,9 @@ test("a manager sees the proposal but has no approve control, and the API refuse
   await page.context().close();
 });
 
-test("an SRE approves; the agent applies generation 2; the Audit page shows propose → approve → applied", async ({ browser }, testInfo) => {
+test("an SRE approves; the agent applies generation 2; the Audit page shows propose → approve → applied", async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(240_000);
   const page = await signedIn(browser, "sre@example.com");
   await page.goto("/approvals");
@@ -236,13 +315,16 @@ test("an SRE approves; the agent applies generation 2; the Audit page shows prop
   // The agent starts two one-thread instances beside the running one, switches, and reports it applied.
   await expect(row.locator(sel.proposalState)).toHaveText("applied", { timeout: 180_000 });
   await expect(row).toContainText("applied as generation 2 (active-passive)");
-  await expect(row.locator(sel.phaseTimings)).toContainText(/start .* ms · warm .* ms · switch .* ms · drain .* ms · stop .* ms · total .* ms/);
+  await expect(row.locator(sel.phaseTimings)).toContainText(
+    /start .* ms · warm .* ms · switch .* ms · drain .* ms · stop .* ms · total .* ms/,
+  );
   await expect(row.locator(sel.latencyGap)).toContainText("predicted 10 ms; not measured yet");
   // Traffic: the agent measures the first full batches after the switch and reports their mean beside the
   // prediction (10 ms); more than 15% worse is flagged.
   const agent = await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId }, include: { agent: true } });
   await sendOipTraffic(agent.agent.inferenceUrl!, "mobilenet-v2", 8 * 6, 8);
-  const storedMeasuredMs = async () => (await prisma.proposal.findUniqueOrThrow({ where: { id: proposalId } })).measuredBatchLatencyMs;
+  const storedMeasuredMs = async () =>
+    (await prisma.proposal.findUniqueOrThrow({ where: { id: proposalId } })).measuredBatchLatencyMs;
   await until(storedMeasuredMs, "the measured batch latency", 60_000);
   const gap = row.locator(sel.latencyGap);
   await expect(gap).toContainText(/measured [\d.,]+ ms vs predicted 10 ms/, { timeout: 30_000 });
@@ -267,7 +349,9 @@ test("an SRE approves; the agent applies generation 2; the Audit page shows prop
   const table = page.locator(sel.auditTable);
   await expect(table.locator('tr[data-action="proposal.applied"]')).toHaveCount(1);
   // This proposal's rows only: the agent's estimator may already have proposed again from the traffic above.
-  const actions = await table.locator(`tr[data-target-id="${proposalId}"]`).evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
+  const actions = await table
+    .locator(`tr[data-target-id="${proposalId}"]`)
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
   const at = (a: string) => actions.indexOf(a);
   // Newest first: applied, then approve, then create.
   expect(at("proposal.applied")).toBeGreaterThanOrEqual(0);
@@ -277,7 +361,9 @@ test("an SRE approves; the agent applies generation 2; the Audit page shows prop
   await page.context().close();
 });
 
-test("an SRE rolls the deployment back to generation 1 from its page: generation 3 copies it", async ({ browser }, testInfo) => {
+test("an SRE rolls the deployment back to generation 1 from its page: generation 3 copies it", async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(180_000);
   const ml = await signedIn(browser, "ml@example.com");
   await ml.goto(`/deployments/${deploymentId}`);
@@ -293,7 +379,10 @@ test("an SRE rolls the deployment back to generation 1 from its page: generation
   const current = history.locator("tbody tr").filter({ has: page.locator("td.gen", { hasText: /^2$/ }) });
   await expect(current.locator(sel.rollback)).toHaveCount(0); // not to the current one
   const dialogs: string[] = [];
-  page.on("dialog", (dialog) => { dialogs.push(dialog.message()); void dialog.accept(); });
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.accept();
+  });
   await clickThroughDeadlocks(
     () => first.locator(sel.rollback).click(),
     async () => (await page.locator(sel.desiredGeneration).textContent()) === "3",
@@ -302,8 +391,12 @@ test("an SRE rolls the deployment back to generation 1 from its page: generation
   expect(dialogs[0]).toContain("Roll back to generation 1? This writes generation 3");
   await expect(history).toContainText("rollback to generation 1");
   const [copy, original] = await Promise.all([
-    prisma.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId, generation: 3 } } }),
-    prisma.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId, generation: 1 } } }),
+    prisma.deploymentGeneration.findUniqueOrThrow({
+      where: { deploymentId_generation: { deploymentId, generation: 3 } },
+    }),
+    prisma.deploymentGeneration.findUniqueOrThrow({
+      where: { deploymentId_generation: { deploymentId, generation: 1 } },
+    }),
   ]);
   expect(copy.plan).toEqual(original.plan);
   // The agent switches back: one instance with every thread again.
@@ -314,7 +407,9 @@ test("an SRE rolls the deployment back to generation 1 from its page: generation
   await page.context().close();
 });
 
-test("a plan trial checks a proposal before it is offered: predicted beside measured on the Optimizer page and on Approvals", async ({ browser }, testInfo) => {
+test("a plan trial checks a proposal before it is offered: predicted beside measured on the Optimizer page and on Approvals", async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(420_000);
   const page = await signedIn(browser, "ml@example.com");
   await page.goto(`/optimizer?deployment=${deploymentId}&profile=${goodProfile}&B=2`);
@@ -336,7 +431,10 @@ test("a plan trial checks a proposal before it is offered: predicted beside meas
   await expect(trial.locator(sel.planTrialStatus)).toContainText(/trial (confirms|contradicts)|within noise/);
   await expectReadable(page);
   await shot(page, testInfo, "optimizer-trial");
-  const row = await prisma.proposal.findFirstOrThrow({ where: { deploymentId, source: "manual", reason: { startsWith: "checked by a plan trial" } }, orderBy: { createdAt: "desc" } });
+  const row = await prisma.proposal.findFirstOrThrow({
+    where: { deploymentId, source: "manual", reason: { startsWith: "checked by a plan trial" } },
+    orderBy: { createdAt: "desc" },
+  });
   expect(row.state).toBe("pending");
   await page.context().close();
 

@@ -11,7 +11,10 @@ test("the overview shows a healthy control plane on the embedded database", asyn
   await expect(page.locator(sel.healthStatus)).toHaveText("healthy");
   await expect(page.locator(sel.healthCard)).toContainText(/reachable \([\d.]+ ms\)/);
   await expect(page.locator(sel.healthCard)).toContainText(/current \(\d+ applied\)/);
-  await expect(page.locator(sel.mainNav).getByRole("link", { name: "Overview" })).toHaveAttribute("aria-current", "page");
+  await expect(page.locator(sel.mainNav).getByRole("link", { name: "Overview" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
 });
 
 test("health endpoints answer as JSON for probes", async ({ request }) => {
@@ -33,7 +36,9 @@ test("tRPC rejects a malformed call with a JSON error, not a crash", async ({ re
   expect(JSON.stringify(body)).toContain("No procedure found");
 });
 
-test("the Overview names the demo deployment and its state, shows the loop with profiling next, then the traffic", async ({ page }) => {
+test("the Overview names the demo deployment and its state, shows the loop with profiling next, then the traffic", async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   const deployment = await demoDeployment();
   await signIn(page, "sre@example.com");
@@ -54,10 +59,14 @@ test("the Overview names the demo deployment and its state, shows the loop with 
   if (loop.next === null) await expect(page.getByTestId("overview-loop")).toHaveCount(0);
   else {
     for (const step of loop.steps) {
-      await expect(page.getByTestId(`loop-${step.key}`)).toHaveAttribute("data-state", step.done ? "done" : step.key === loop.next ? "next" : "todo");
+      await expect(page.getByTestId(`loop-${step.key}`)).toHaveAttribute(
+        "data-state",
+        step.done ? "done" : step.key === loop.next ? "next" : "todo",
+      );
     }
   }
-  for (const tile of ["overview-approvals", "overview-alerts", "overview-jobs", "overview-cost", "overview-rate"]) await expect(page.getByTestId(tile)).toBeVisible();
+  for (const tile of ["overview-approvals", "overview-alerts", "overview-jobs", "overview-cost", "overview-rate"])
+    await expect(page.getByTestId(tile)).toBeVisible();
   await screenshot(page, "overview-fresh");
 
   await sendTrafficAndWait(deployment.id, deployment.agent.inferenceUrl!, 400, 4);
@@ -70,10 +79,13 @@ test("the Overview names the demo deployment and its state, shows the loop with 
   await expect(page).toHaveURL(/\/approvals$/);
 });
 
-test("a manager's Overview has no agent, deployment or job tiles (not theirs to read), but cost and approvals", async ({ page }) => {
+test("a manager's Overview has no agent, deployment or job tiles (not theirs to read), but cost and approvals", async ({
+  page,
+}) => {
   await signIn(page, "manager@example.com");
   await page.goto("/");
   await expect(page.getByTestId("overview-cost")).toBeVisible();
   await expect(page.getByTestId("overview-approvals")).toBeVisible();
-  for (const tile of ["overview-agents", "overview-rate", "overview-jobs", "overview-deployments"]) await expect(page.getByTestId(tile)).toHaveCount(0);
+  for (const tile of ["overview-agents", "overview-rate", "overview-jobs", "overview-deployments"])
+    await expect(page.getByTestId(tile)).toHaveCount(0);
 });

@@ -1,11 +1,23 @@
 // The batching planner (issue #20) in Chromium at 1366×768, signed in as an ML engineer.
 import { expect, test } from "@playwright/test";
 import { sel } from "./selectors";
-import { VIEWPORT, attachScreenshot, chartSignature, downloadCsv, expectReadable, field, fieldError, openPlanner, setField } from "./planning-helpers";
+import {
+  VIEWPORT,
+  attachScreenshot,
+  chartSignature,
+  downloadCsv,
+  expectReadable,
+  field,
+  fieldError,
+  openPlanner,
+  setField,
+} from "./planning-helpers";
 
 test.use({ viewport: VIEWPORT });
 
-test("Table 10: 500 QPS under a 50 ms SLO sees a p99 batch of 13, and 12 ms / batch 32 passes every screen", async ({ page }, testInfo) => {
+test("Table 10: 500 QPS under a 50 ms SLO sees a p99 batch of 13, and 12 ms / batch 32 passes every screen", async ({
+  page,
+}, testInfo) => {
   await openPlanner(page, "/planning/batching?rate=900&cWindow=20");
   await page.locator(sel.presets).getByRole("button", { name: "Table 10: ResNet-50, 500 QPS, 50 ms SLO" }).click();
   await expect(page.locator(field("rate"))).toHaveValue("500");
@@ -16,14 +28,18 @@ test("Table 10: 500 QPS under a 50 ms SLO sees a p99 batch of 13, and 12 ms / ba
   for (const id of ["stability", "mean-screen", "tail-envelope", "window-fraction", "memory-cap", "zero-window"]) {
     await expect(page.locator(`[data-testid="check-${id}"]`)).toContainText("pass");
   }
-  await expect(page.locator('[data-testid="check-tail-envelope"]')).toContainText("T_w + T(13) = 15.923 ms ≤ 50.000 ms");
+  await expect(page.locator('[data-testid="check-tail-envelope"]')).toContainText(
+    "T_w + T(13) = 15.923 ms ≤ 50.000 ms",
+  );
   await expect(page.locator(sel.kneeNote)).toContainText("Knee B* = (T_w + F)/s ≈ 410.3");
   await expect(page.locator(sel.paretoChart)).toContainText("model, not measurement");
   await expectReadable(page);
   await attachScreenshot(page, testInfo, "batching-table10");
 });
 
-test("typing a latency limit highlights the best frontier point and shows its configuration", async ({ page }, testInfo) => {
+test("typing a latency limit highlights the best frontier point and shows its configuration", async ({
+  page,
+}, testInfo) => {
   await openPlanner(page, "/planning/batching");
   await expect(page.locator(sel.paretoNote)).toContainText("Type a latency limit");
   await expect(page.locator(sel.paretoChart).locator(sel.referenceDot)).toHaveCount(0);
@@ -57,7 +73,10 @@ test("an invalid window shows a message; the rest of the page stays", async ({ p
   await expectReadable(page);
 });
 
-test("changing an input changes the charts; a 20 ms window fails the window share; the URL reproduces the view", async ({ page, context }) => {
+test("changing an input changes the charts; a 20 ms window fails the window share; the URL reproduces the view", async ({
+  page,
+  context,
+}) => {
   await openPlanner(page, "/planning/batching");
   const knee = await chartSignature(page, sel.kneeChart);
   const pareto = await chartSignature(page, sel.paretoChart);
@@ -81,7 +100,9 @@ test("changing an input changes the charts; a 20 ms window fails the window shar
   await expect(other.locator(sel.kneeNote)).toContainText("≈ 167.1");
 });
 
-test("fitting Table 8's profiled points shows the fit and its residuals; the frontier downloads as CSV", async ({ page }, testInfo) => {
+test("fitting Table 8's profiled points shows the fit and its residuals; the frontier downloads as CSV", async ({
+  page,
+}, testInfo) => {
   await openPlanner(page, "/planning/batching");
   await page.locator(sel.presets).getByRole("button", { name: "Fit to Table 8" }).click();
   await expect(page.locator(sel.residuals)).toBeVisible();
@@ -92,7 +113,9 @@ test("fitting Table 8's profiled points shows the fit and its residuals; the fro
   await expect(page.locator(fieldError("points"))).toContainText('entry 3 ("8-3.76") must be batch:ms');
   await setField(page, "points", "1:3.53, 4:3.63, 8:3.76, 16:4.02, 32:4.55");
   const csv = await downloadCsv(page, sel.paretoChart);
-  expect(csv.text.split("\r\n")[0]).toBe("window_ms,max_batch,throughput_per_s,mean_latency_ms,p99_envelope_ms,status,best_under_limit,arrival_rate_per_s");
+  expect(csv.text.split("\r\n")[0]).toBe(
+    "window_ms,max_batch,throughput_per_s,mean_latency_ms,p99_envelope_ms,status,best_under_limit,arrival_rate_per_s",
+  );
   expect(csv.text.trim().split("\r\n")).toHaveLength(65);
   await expectReadable(page);
   await attachScreenshot(page, testInfo, "batching-fit");

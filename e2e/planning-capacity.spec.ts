@@ -2,11 +2,23 @@
 import { expect, test } from "@playwright/test";
 import { sel } from "./selectors";
 import { demoDeployment, sendTrafficAndWait } from "./live-traffic";
-import { VIEWPORT, attachScreenshot, chartSignature, downloadCsv, expectReadable, field, fieldError, openPlanner, setField } from "./planning-helpers";
+import {
+  VIEWPORT,
+  attachScreenshot,
+  chartSignature,
+  downloadCsv,
+  expectReadable,
+  field,
+  fieldError,
+  openPlanner,
+  setField,
+} from "./planning-helpers";
 
 test.use({ viewport: VIEWPORT });
 
-test("Napkin Math 13.3: ρ_max 67.5%, 7,402.9 req/s, 27 GPUs, 36 with 30% headroom, N+1 at 50.4%", async ({ page }, testInfo) => {
+test("Napkin Math 13.3: ρ_max 67.5%, 7,402.9 req/s, 27 GPUs, 36 with 30% headroom, N+1 at 50.4%", async ({
+  page,
+}, testInfo) => {
   await openPlanner(page, "/planning/capacity?rate=100");
   await page.locator(sel.presets).getByRole("button", { name: "Napkin Math 13.3", exact: true }).click();
   await expect(page.locator(sel.rhoMax)).toContainText("67.5%");
@@ -22,7 +34,9 @@ test("Napkin Math 13.3: ρ_max 67.5%, 7,402.9 req/s, 27 GPUs, 36 with 30% headro
   await attachScreenshot(page, testInfo, "capacity-napkin");
 });
 
-test("N+2, both readings: 29 at the same threshold, 38 keeping the headroom; the batched plan carries its caveat", async ({ page }, testInfo) => {
+test("N+2, both readings: 29 at the same threshold, 38 keeping the headroom; the batched plan carries its caveat", async ({
+  page,
+}, testInfo) => {
   await openPlanner(page, "/planning/capacity");
   await page.locator(sel.presets).getByRole("button", { name: "Napkin Math 13.3, N+2" }).click();
   await expect(page.locator(sel.replicaTable).locator("tr", { hasText: "N+2 on base" })).toContainText("29");
@@ -68,12 +82,16 @@ test("changing an input changes the chart, and the URL reproduces the view", asy
   await expect(other.locator(sel.capacityChart)).toContainText("M/M/8 mean");
 
   const csv = await downloadCsv(page, sel.capacityChart);
-  expect(csv.text.split("\r\n")[0]).toBe("utilization,mm1_mean_ms,mm1_p99_ms,md1_mean_ms,mmc_mean_ms,mmc_p99_ms,servers,service_ms,p99_multiplier");
+  expect(csv.text.split("\r\n")[0]).toBe(
+    "utilization,mm1_mean_ms,mm1_p99_ms,md1_mean_ms,mmc_mean_ms,mmc_p99_ms,servers,service_ms,p99_multiplier",
+  );
   const replicas = await downloadCsv(page, sel.replicasChart);
   expect(replicas.text).toContain("+30% headroom,36,");
 });
 
-test("the live operating point: after traffic on npm start's MobileNetV2, its ρ, rate and time in the server are drawn on the curves", async ({ page }, testInfo) => {
+test("the live operating point: after traffic on npm start's MobileNetV2, its ρ, rate and time in the server are drawn on the curves", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(240_000); // npm start deploys the demo model on first start
   const deployment = await demoDeployment();
   await sendTrafficAndWait(deployment.id, deployment.agent.inferenceUrl!, 60, 4);

@@ -29,18 +29,25 @@ export async function chartSignature(page: Page, chart: string): Promise<string>
   const svg = page.locator(chart).locator(sel.chartSvg).first();
   await expect(svg).toBeVisible();
   let last = await svg.innerHTML();
-  await expect.poll(async () => {
-    const now = await svg.innerHTML();
-    const settled = now === last;
-    last = now;
-    return settled;
-  }, { message: `the chart ${chart} to stop changing`, intervals: [300], timeout: 15_000 }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const now = await svg.innerHTML();
+        const settled = now === last;
+        last = now;
+        return settled;
+      },
+      { message: `the chart ${chart} to stop changing`, intervals: [300], timeout: 15_000 },
+    )
+    .toBe(true);
   return last;
 }
 
 export async function expectReadable(page: Page): Promise<void> {
   // No horizontal scroll at 1366 px, and nothing on screen that is not a number where one belongs.
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
   await expect(page.locator("main")).not.toContainText(/\bNaN\b|Infinity|undefined/);
 }
@@ -53,7 +60,10 @@ export async function attachScreenshot(page: Page, testInfo: TestInfo, name: str
 
 /** Clicks a chart's CSV button and returns the file's name and text. */
 export async function downloadCsv(page: Page, chart: string): Promise<{ name: string; text: string }> {
-  const [download] = await Promise.all([page.waitForEvent("download"), page.locator(chart).getByRole("button", { name: "CSV" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.locator(chart).getByRole("button", { name: "CSV" }).click(),
+  ]);
   const path = await download.path();
   return { name: download.suggestedFilename(), text: await readFile(path, "utf8") };
 }

@@ -1,15 +1,31 @@
 // The KV-cache planner (issue #18 item 3) in Chromium at 1366×768, signed in as an ML engineer.
 import { expect, test } from "@playwright/test";
 import { sel } from "./selectors";
-import { PLANNER_USER, VIEWPORT, attachScreenshot, chartSignature, downloadCsv, expectReadable, field, fieldError, openPlanner, setField } from "./planning-helpers";
+import {
+  PLANNER_USER,
+  VIEWPORT,
+  attachScreenshot,
+  chartSignature,
+  downloadCsv,
+  expectReadable,
+  field,
+  fieldError,
+  openPlanner,
+  setField,
+} from "./planning-helpers";
 
 test.use({ viewport: VIEWPORT });
 
-test("Llama 3 8B: 131,072 bytes per token, 1.07 GB at 8,192 tokens, 65 sequences (TV-068)", async ({ page }, testInfo) => {
+test("Llama 3 8B: 131,072 bytes per token, 1.07 GB at 8,192 tokens, 65 sequences (TV-068)", async ({
+  page,
+}, testInfo) => {
   // Start from another preset, then load Llama 3 8B with one click.
   await openPlanner(page, "/planning/kv-cache?layers=48&kvHeads=25&queryHeads=25&headDim=64&context=1024&weights=3");
   await page.locator(sel.presets).getByRole("button", { name: "Llama 3 8B" }).click();
-  await expect(page.locator(sel.presets).getByRole("button", { name: "Llama 3 8B" })).toHaveAttribute("aria-pressed", "true");
+  await expect(page.locator(sel.presets).getByRole("button", { name: "Llama 3 8B" })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
   await expect(page.locator(sel.bytesPerToken)).toContainText("131,072 B");
   await expect(page.locator(sel.bytesPerToken)).toContainText("GQA 4× smaller");
   await expect(page.locator(sel.bytesPerSequence)).toContainText("1.07 GB");
@@ -22,7 +38,9 @@ test("Llama 3 8B: 131,072 bytes per token, 1.07 GB at 8,192 tokens, 65 sequences
   await attachScreenshot(page, testInfo, "kv-cache-llama3-8b");
 });
 
-test("Figure 8 on the 70B-class model: batch 32 runs out at 4,825 tokens; too many sequences does not fit, with the shortfall", async ({ page }, testInfo) => {
+test("Figure 8 on the 70B-class model: batch 32 runs out at 4,825 tokens; too many sequences does not fit, with the shortfall", async ({
+  page,
+}, testInfo) => {
   await openPlanner(page, "/planning/kv-cache");
   await page.locator(sel.presets).getByRole("button", { name: "70B-class GQA" }).click();
   await expect(page.locator(sel.bytesPerToken)).toContainText("327,680 B");
@@ -75,14 +93,16 @@ test("changing an input changes the charts, and the URL reproduces the view", as
   await other.goto(shared);
   await expect(other.locator(field("weights"))).toHaveValue("4");
   await expect(other.locator(field("memoryUnit"))).toHaveValue("GB");
-  await expect(other.locator(sel.sequencesFit)).toHaveText(await page.locator(sel.sequencesFit).textContent() ?? "");
+  await expect(other.locator(sel.sequencesFit)).toHaveText((await page.locator(sel.sequencesFit).textContent()) ?? "");
 });
 
 test("each chart's data downloads as CSV", async ({ page }) => {
   await openPlanner(page, "/planning/kv-cache");
   const fig8 = await downloadCsv(page, sel.figure8Chart);
   expect(fig8.name).toBe("concurrency-vs-context-figure-8.csv");
-  expect(fig8.text.split("\r\n")[0]).toBe("context_tokens,kv_gb_batch_1,kv_gb_batch_8,kv_gb_batch_16,kv_gb_batch_32,kv_gb_batch_64,kv_budget_gb");
+  expect(fig8.text.split("\r\n")[0]).toBe(
+    "context_tokens,kv_gb_batch_1,kv_gb_batch_8,kv_gb_batch_16,kv_gb_batch_32,kv_gb_batch_64,kv_budget_gb",
+  );
   const spec = await downloadCsv(page, sel.speculative);
   expect(spec.text.split("\r\n")[0]).toBe("acceptance,speedup_gamma_1,speedup_gamma_2,speedup_gamma_4,speedup_gamma_8");
 });
@@ -95,5 +115,8 @@ test("an anonymous visitor signs in and lands on the same planner view", async (
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/planning\/kv-cache\?.*context=4096/);
   await expect(page.locator(field("concurrency"))).toHaveValue("16");
-  await expect(page.locator(sel.mainNav).getByRole("link", { name: "Planning" })).toHaveAttribute("aria-current", "page");
+  await expect(page.locator(sel.mainNav).getByRole("link", { name: "Planning" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
 });

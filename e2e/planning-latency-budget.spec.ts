@@ -4,13 +4,26 @@ import { sel } from "./selectors";
 import { signIn } from "./sign-in";
 import { LatencyHistogram } from "@packrat/core/stats/histogram";
 import { demoDeployment, e2ePrisma, sendTrafficAndWait } from "./live-traffic";
-import { PLANNER_USER, VIEWPORT, attachScreenshot, chartSignature, downloadCsv, expectReadable, field, fieldError, openPlanner, setField } from "./planning-helpers";
+import {
+  PLANNER_USER,
+  VIEWPORT,
+  attachScreenshot,
+  chartSignature,
+  downloadCsv,
+  expectReadable,
+  field,
+  fieldError,
+  openPlanner,
+  setField,
+} from "./planning-helpers";
 
 test.use({ viewport: VIEWPORT });
 
 const stage = (kind: string) => `[data-testid="stage-${kind}"]`;
 
-test("the ResNet-50 preset (Table 3): 8.6 ms, preprocessing 52.3%, the forward pass 40.7%; Amdahl 5.45 ms, 1.578×", async ({ page }, testInfo) => {
+test("the ResNet-50 preset (Table 3): 8.6 ms, preprocessing 52.3%, the forward pass 40.7%; Amdahl 5.45 ms, 1.578×", async ({
+  page,
+}, testInfo) => {
   await openPlanner(page, "/planning/latency-budget?deadline=10");
   await page.locator(sel.presets).getByRole("button", { name: "ResNet-50 (Table 3)" }).click();
   await expect(page.locator(sel.presetSource)).toContainText("Example 13.2 / Table 3");
@@ -90,14 +103,23 @@ test("the nav's Planning entry opens the planners, and the tabs move between the
   await page.locator(sel.mainNav).getByRole("link", { name: "Planning" }).click();
   await expect(page).toHaveURL(/\/planning\/latency-budget/);
   await expect(page.getByRole("heading", { name: "Latency budget", exact: true })).toBeVisible();
-  for (const [tab, heading] of [["Capacity", "Capacity"], ["Batching", "Batching"], ["KV cache", "KV cache"]]) {
+  for (const [tab, heading] of [
+    ["Capacity", "Capacity"],
+    ["Batching", "Batching"],
+    ["KV cache", "KV cache"],
+  ]) {
     await page.locator(sel.planningTabs).getByRole("link", { name: tab }).click();
     await expect(page.getByRole("heading", { name: heading, exact: true })).toBeVisible();
-    await expect(page.locator(sel.planningTabs).getByRole("link", { name: tab })).toHaveAttribute("aria-current", "page");
+    await expect(page.locator(sel.planningTabs).getByRole("link", { name: tab })).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
   }
 });
 
-test("measured stages: after traffic on npm start's MobileNetV2, choosing its deployment fills deserialize through serialize from its heartbeats", async ({ page }, testInfo) => {
+test("measured stages: after traffic on npm start's MobileNetV2, choosing its deployment fills deserialize through serialize from its heartbeats", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(240_000); // npm start deploys the demo model on first start
   const deployment = await demoDeployment();
   await sendTrafficAndWait(deployment.id, deployment.agent.inferenceUrl!, 60, 4);
@@ -111,14 +133,23 @@ test("measured stages: after traffic on npm start's MobileNetV2, choosing its de
     await expect(page.locator(stage(kind))).toContainText("measured");
     await expect(page.locator(stage(kind))).toContainText("last 15 min, n = ");
   }
-  for (const kind of ["network", "preprocess", "transfer", "postprocess"]) await expect(page.locator(stage(kind))).toContainText("entered");
+  for (const kind of ["network", "preprocess", "transfer", "postprocess"])
+    await expect(page.locator(stage(kind))).toContainText("entered");
   // The inference time drawn is the p50 of the compute histograms the heartbeats stored in the last 15 minutes. The
   // page's window was cut at its last refetch (every 5 s) by the server's clock: if a minute turned since, the next
   // refetch lines the two windows up again, so this is retried for a little while.
   await expect(async () => {
     const since = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 14 * 60_000);
-    const rollups = await e2ePrisma().metricsRollup.findMany({ where: { deploymentId: deployment.id, minute: { gte: since } } });
-    const compute = LatencyHistogram.merge(rollups.flatMap((r) => ((r.histograms as Record<string, string>).compute ? [LatencyHistogram.decode((r.histograms as Record<string, string>).compute!)] : [])));
+    const rollups = await e2ePrisma().metricsRollup.findMany({
+      where: { deploymentId: deployment.id, minute: { gte: since } },
+    });
+    const compute = LatencyHistogram.merge(
+      rollups.flatMap((r) =>
+        (r.histograms as Record<string, string>).compute
+          ? [LatencyHistogram.decode((r.histograms as Record<string, string>).compute!)]
+          : [],
+      ),
+    );
     const csv = await downloadCsv(page, sel.latencyChart);
     const inferenceP50 = csv.text.split("\r\n").find((l) => l.startsWith("p50,Inference,"));
     expect(inferenceP50).toMatch(/^p50,Inference,measured,/);

@@ -24,13 +24,17 @@ test.describe.configure({ mode: "serial" });
 
 async function trpcCall<T>(request: APIRequestContext, path: string, input?: unknown, mutation = false): Promise<T> {
   const res = mutation
-    ? await request.post(`${BASE}/api/trpc/${path}`, { data: { json: input }, headers: { origin: BASE, "content-type": "application/json" } })
-    : await request.get(`${BASE}/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`}`);
+    ? await request.post(`${BASE}/api/trpc/${path}`, {
+        data: { json: input },
+        headers: { origin: BASE, "content-type": "application/json" },
+      })
+    : await request.get(
+        `${BASE}/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`}`,
+      );
   const body = (await res.json()) as { result?: { data: { json: T } }; error?: unknown };
   if (!res.ok() || !body.result) throw new Error(`${path}: HTTP ${res.status()} ${JSON.stringify(body.error ?? body)}`);
   return body.result.data.json;
 }
-
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,22 +54,42 @@ async function screenshot(page: Page, testInfo: TestInfo, name: string, fullPage
   await testInfo.attach(`profiles-${name}`, { body, contentType: "image/png" });
 }
 
-const signedIn = (browser: Browser, email: string): Promise<Page> => newSignedInPage(browser, email, { baseURL: BASE, viewport: VIEWPORT });
+const signedIn = (browser: Browser, email: string): Promise<Page> =>
+  newSignedInPage(browser, email, { baseURL: BASE, viewport: VIEWPORT });
 
 /** Registers a zoo model version through the registry API and waits for its job; returns the version's id. */
-async function registerZoo(request: APIRequestContext, zooName: string, seed: number): Promise<{ versionId: string; modelId: string }> {
-  const outcome = await trpcCall<{ status: string; jobId: string | null; modelId?: string; versionNumber?: number }>(request, "models.registerZoo", { zooName, seed }, true);
+async function registerZoo(
+  request: APIRequestContext,
+  zooName: string,
+  seed: number,
+): Promise<{ versionId: string; modelId: string }> {
+  const outcome = await trpcCall<{ status: string; jobId: string | null; modelId?: string; versionNumber?: number }>(
+    request,
+    "models.registerZoo",
+    { zooName, seed },
+    true,
+  );
   if (outcome.status === "registered") {
     // Already there (a retried run): the registry answers with the version it has, and queues nothing.
-    const versions = await trpcCall<Array<{ id: string; number: number }>>(request, "models.versions", { modelId: outcome.modelId });
+    const versions = await trpcCall<Array<{ id: string; number: number }>>(request, "models.versions", {
+      modelId: outcome.modelId,
+    });
     return { versionId: versions.find((v) => v.number === outcome.versionNumber)!.id, modelId: outcome.modelId! };
   }
   expect(outcome.jobId).toBeTruthy();
-  const job = await until(async () => {
-    const j = await trpcCall<{ state: string; error: string | null; result: { versionId: string; modelId: string } | null }>(request, "models.job", { id: outcome.jobId });
-    if (j.state === "failed") throw new Error(`zoo registration failed: ${j.error}`);
-    return j.state === "done" ? j : null;
-  }, `${zooName} seed ${seed} to register`, 180_000);
+  const job = await until(
+    async () => {
+      const j = await trpcCall<{
+        state: string;
+        error: string | null;
+        result: { versionId: string; modelId: string } | null;
+      }>(request, "models.job", { id: outcome.jobId });
+      if (j.state === "failed") throw new Error(`zoo registration failed: ${j.error}`);
+      return j.state === "done" ? j : null;
+    },
+    `${zooName} seed ${seed} to register`,
+    180_000,
+  );
   return job.result!;
 }
 
@@ -88,33 +112,81 @@ test.beforeAll(async ({ browser }) => {
   v1 = first.versionId;
   v2 = second.versionId;
 
-  const { token } = await trpcCall<{ token: string }>(sre.request, "agentTokens.create", { name: "e2e-profiles" }, true);
+  const { token } = await trpcCall<{ token: string }>(
+    sre.request,
+    "agentTokens.create",
+    { name: "e2e-profiles" },
+    true,
+  );
   const port = await freePort();
   stateDir = mkdtempSync(join(tmpdir(), "packrat-e2e-agent-"));
   const publicUrl = `http://127.0.0.1:${port}`;
-  agent = spawn(process.execPath, ["--import", "tsx", "apps/agent/src/cli.ts", "--control-plane", BASE, "--port", String(port), "--host", "127.0.0.1"], {
-    env: { ...testEnv, AGENT_TOKEN: token, AGENT_STATE_DIR: stateDir, AGENT_PUBLIC_URL: publicUrl, RECONNECT_BACKOFF_MIN_MS: "100", RECONNECT_BACKOFF_MAX_MS: "500" },
-    stdio: ["ignore", "pipe", "pipe"],
+  agent = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "apps/agent/src/cli.ts",
+      "--control-plane",
+      BASE,
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+    ],
+    {
+      env: {
+        ...testEnv,
+        AGENT_TOKEN: token,
+        AGENT_STATE_DIR: stateDir,
+        AGENT_PUBLIC_URL: publicUrl,
+        RECONNECT_BACKOFF_MIN_MS: "100",
+        RECONNECT_BACKOFF_MAX_MS: "500",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  agent.stdout!.on("data", (d) => {
+    agentLog += d;
   });
-  agent.stdout!.on("data", (d) => { agentLog += d; });
-  agent.stderr!.on("data", (d) => { agentLog += d; });
+  agent.stderr!.on("data", (d) => {
+    agentLog += d;
+  });
   type AgentRow = { id: string; inferenceUrl: string; topology: HostTopology; online: boolean };
-  const registered = await until(async () => {
-    const agents = await trpcCall<AgentRow[]>(sre.request, "agents.list");
-    return agents.find((a) => a.inferenceUrl.startsWith(publicUrl) && a.online);
-  }, `the agent to register (log: ${agentLog.slice(-400)})`, 60_000);
+  const registered = await until(
+    async () => {
+      const agents = await trpcCall<AgentRow[]>(sre.request, "agents.list");
+      return agents.find((a) => a.inferenceUrl.startsWith(publicUrl) && a.online);
+    },
+    `the agent to register (log: ${agentLog.slice(-400)})`,
+    60_000,
+  );
 
   // A budget of two physical cores whatever the host has: the grids below are t ∈ {1, 2}.
   const twoCores = listCores(registered.topology).slice(0, 2);
   expect(twoCores, "the spec needs a host with 2 physical cores").toHaveLength(2);
-  deploymentId = (await trpcCall<{ id: string }>(sre.request, "deployments.deploy", { agentId: registered.id, modelVersionId: v1, cpus: twoCores.flatMap((c) => c.cpus) }, true)).id;
-  await until(async () => (await trpcCall<{ state: string }>(sre.request, "deployments.get", { id: deploymentId })).state === "serving",
-    "the deployment to serve", 120_000);
+  deploymentId = (
+    await trpcCall<{ id: string }>(
+      sre.request,
+      "deployments.deploy",
+      { agentId: registered.id, modelVersionId: v1, cpus: twoCores.flatMap((c) => c.cpus) },
+      true,
+    )
+  ).id;
+  await until(
+    async () =>
+      (await trpcCall<{ state: string }>(sre.request, "deployments.get", { id: deploymentId })).state === "serving",
+    "the deployment to serve",
+    120_000,
+  );
 });
 
 test.afterAll(async () => {
   if (agent && agent.exitCode === null && agent.signalCode === null) {
-    await new Promise<void>((done) => { agent!.once("exit", () => done()); agent!.kill("SIGTERM"); });
+    await new Promise<void>((done) => {
+      agent!.once("exit", () => done());
+      agent!.kill("SIGTERM");
+    });
   }
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
   await sre?.context().close();
@@ -122,13 +194,27 @@ test.afterAll(async () => {
 });
 
 /** Fills the form on the deployment page and starts the job; returns the new profile's id. */
-async function startProfile(page: Page, testInfo: TestInfo, opts: { version: string; rule: "decision" | "adaptive" | "paper"; shot?: string; expectEstimate: RegExp; beforeStart?: () => void }): Promise<string> {
+async function startProfile(
+  page: Page,
+  testInfo: TestInfo,
+  opts: {
+    version: string;
+    rule: "decision" | "adaptive" | "paper";
+    shot?: string;
+    expectEstimate: RegExp;
+    beforeStart?: () => void;
+  },
+): Promise<string> {
   await page.goto(`/deployments/${deploymentId}`);
   const form = page.locator(sel.profileCreateForm);
   await expect(form).toBeVisible();
   await form.locator(sel.profileFieldVersion).selectOption(opts.version);
   await form.locator(sel.profileFieldMaxBatch).selectOption("2");
-  await form.getByRole("radio", { name: opts.rule === "paper" ? /Paper/ : opts.rule === "adaptive" ? /Precision 2%/ : /Decision-aware/ }).check();
+  await form
+    .getByRole("radio", {
+      name: opts.rule === "paper" ? /Paper/ : opts.rule === "adaptive" ? /Precision 2%/ : /Decision-aware/,
+    })
+    .check();
   // T = the deployment's budget (2 cores here): both thread counts are checked by default.
   await expect(form.locator(sel.profileFieldThreads).getByRole("checkbox")).toHaveCount(2);
   await expect(form.locator(sel.profileGridSize)).toHaveText("t ∈ {1, 2} × b ∈ {1, 2} = 4 cells");
@@ -151,15 +237,19 @@ async function watchProgress(page: Page, testInfo?: TestInfo): Promise<number[]>
   let shot = false;
   const bar = page.locator(sel.profileProgressBar);
   const navigations = await page.evaluate(() => performance.getEntriesByType("navigation").length);
-  await until(async () => {
-    const v = Number(await bar.getAttribute("aria-valuenow"));
-    if (seen[seen.length - 1] !== v) seen.push(v);
-    if (testInfo && !shot && v > 0 && v < 100) {
-      shot = true; // best effort: the job may finish before a middle value is seen
-      await screenshot(page, testInfo, "profile-running", false);
-    }
-    return v === 100;
-  }, "the progress bar to reach 100%", 240_000);
+  await until(
+    async () => {
+      const v = Number(await bar.getAttribute("aria-valuenow"));
+      if (seen[seen.length - 1] !== v) seen.push(v);
+      if (testInfo && !shot && v > 0 && v < 100) {
+        shot = true; // best effort: the job may finish before a middle value is seen
+        await screenshot(page, testInfo, "profile-running", false);
+      }
+      return v === 100;
+    },
+    "the progress bar to reach 100%",
+    240_000,
+  );
   expect(await page.evaluate(() => performance.getEntriesByType("navigation").length)).toBe(navigations); // no reload
   return seen;
 }
@@ -178,8 +268,12 @@ test("profile the deployment live, read the heatmap and charts", async ({}, test
   let initialPercent = Number.NaN;
   try {
     first = await startProfile(page, testInfo, {
-      version: v1, rule: "decision", shot: "form-probe-estimate", beforeStart: () => agent!.kill("SIGSTOP"),
-      expectEstimate: /Estimated duration: .+ of measuring \(from a 3-iteration probe at t=1, b=1: [\d.]+ ms, scaled by b \/ t per cell\)/,
+      version: v1,
+      rule: "decision",
+      shot: "form-probe-estimate",
+      beforeStart: () => agent!.kill("SIGSTOP"),
+      expectEstimate:
+        /Estimated duration: .+ of measuring \(from a 3-iteration probe at t=1, b=1: [\d.]+ ms, scaled by b \/ t per cell\)/,
     });
     initialPercent = Number(await page.locator(sel.profileProgressBar).getAttribute("aria-valuenow"));
   } finally {
@@ -195,7 +289,8 @@ test("profile the deployment live, read the heatmap and charts", async ({}, test
   // The heatmap: 2 × 2 cells, each with a latency; hovering one shows its exact figures.
   const heatmap = page.locator(sel.profileHeatmap);
   await expect(heatmap.locator("[data-cell]")).toHaveCount(4);
-  for (const cell of ["1x1", "1x2", "2x1", "2x2"]) expect(Number(await heatmap.locator(`[data-cell="${cell}"]`).getAttribute("data-value"))).toBeGreaterThan(0);
+  for (const cell of ["1x1", "1x2", "2x1", "2x2"])
+    expect(Number(await heatmap.locator(`[data-cell="${cell}"]`).getAttribute("data-value"))).toBeGreaterThan(0);
   await expect(heatmap).toContainText("Mean batch latency L(t, b), ms");
   await expect(heatmap).toContainText("intra-op threads t");
   await expect(heatmap).toContainText("batch size b (samples per batch)");
@@ -208,7 +303,13 @@ test("profile the deployment live, read the heatmap and charts", async ({}, test
   const cellMeanMs = Number(await heatmap.locator('[data-cell="2x2"]').getAttribute("data-value"));
   expect(Math.abs(tooltipMeanMs - cellMeanMs)).toBeLessThanOrEqual(Math.max(0.01, cellMeanMs * 0.01));
 
-  for (const chart of [sel.profileLatencyThreads, sel.profileSpeedup, sel.profileEfficiency, sel.profileThroughput, sel.profilePerSample]) {
+  for (const chart of [
+    sel.profileLatencyThreads,
+    sel.profileSpeedup,
+    sel.profileEfficiency,
+    sel.profileThroughput,
+    sel.profilePerSample,
+  ]) {
     await expect(page.locator(chart).locator(sel.chartSvg)).toBeVisible();
   }
   await expect(page.locator(sel.profileSpeedup)).toContainText("speedup L(1, b) / L(t, b)");
@@ -217,8 +318,12 @@ test("profile the deployment live, read the heatmap and charts", async ({}, test
   // Every cell says how much of its CPUs other processes took; the profile has a verdict, and where it was measured
   // (its serving cores when the budget leaves no free ones, as on a 2-core host).
   await expect(page.locator(sel.profileCells).locator('[data-testid="cell-quality"]')).toHaveCount(4);
-  await expect(page.locator(sel.profileCells).locator('[data-testid="cell-quality"]').first()).toContainText(/others [\d.]+%/);
-  await expect(page.locator('[data-testid="profile-verdict"]')).toContainText(/Measurement quality: (clean|unreliable|\d+ of 4 cells flagged).*Measured on (the deployment's serving cores|free CPUs [\d, ]+, outside every deployment's budget)\./);
+  await expect(page.locator(sel.profileCells).locator('[data-testid="cell-quality"]').first()).toContainText(
+    /others [\d.]+%/,
+  );
+  await expect(page.locator('[data-testid="profile-verdict"]')).toContainText(
+    /Measurement quality: (clean|unreliable|\d+ of 4 cells flagged).*Measured on (the deployment's serving cores|free CPUs [\d, ]+, outside every deployment's budget)\./,
+  );
   await expect(page.locator(sel.profileSpread).locator("[data-cell]")).toHaveCount(4);
   await expect(page.locator(sel.staleBanner)).toHaveCount(0);
   await expectReadable(page);
@@ -227,7 +332,9 @@ test("profile the deployment live, read the heatmap and charts", async ({}, test
   // Its creator hears of it in the app: the bell counts it, its panel links to the profile, opening it marks it read.
   await expect(page.locator(sel.notificationCount)).toBeVisible({ timeout: 30_000 });
   await page.locator(sel.notificationBell).click();
-  const note = page.locator(sel.notificationPanel).locator(`[data-testid="notification-item"]:has(a[href="/profiles/${first}"])`);
+  const note = page
+    .locator(sel.notificationPanel)
+    .locator(`[data-testid="notification-item"]:has(a[href="/profiles/${first}"])`);
   await expect(note).toContainText(/Profile of .+ v1 on .+ finished/);
   await expect(note).toContainText("4 of 4 cells measured");
   await expect(note).toHaveAttribute("data-read", "false");
@@ -256,12 +363,19 @@ test("a second profile (v2, paper rule) with an estimate, compared cell by cell;
   await form.locator(sel.profileFieldMaxBatch).selectOption("2");
   await form.getByRole("radio", { name: /Paper/ }).check();
   // The form asks the agent for a fresh probe (a job: a child process, 3 iterations): as long as startProfile allows.
-  await expect(form.locator(sel.profileEstimate)).toContainText(/Estimated duration: (about |under )?\d.* of measuring \(from a 3-iteration probe at t=1, b=1: [\d.]+ ms/, { timeout: 60_000 });
+  await expect(form.locator(sel.profileEstimate)).toContainText(
+    /Estimated duration: (about |under )?\d.* of measuring \(from a 3-iteration probe at t=1, b=1: [\d.]+ ms/,
+    { timeout: 60_000 },
+  );
   await screenshot(page, testInfo, "form-estimate");
 
   // v2 is not deployed and never profiled: the agent fetches its artifact for the probe, and the paper rule's fixed
   // count makes the estimate one figure.
-  const second = await startProfile(page, testInfo, { version: v2, rule: "paper", expectEstimate: /Estimated duration: .+ of measuring \(from a 3-iteration probe at t=1, b=1/ });
+  const second = await startProfile(page, testInfo, {
+    version: v2,
+    rule: "paper",
+    expectEstimate: /Estimated duration: .+ of measuring \(from a 3-iteration probe at t=1, b=1/,
+  });
   await watchProgress(page);
   await expect(page.locator(sel.profileStatus)).toHaveText("complete");
   await expect(page.locator(sel.profileConditions)).toContainText("paper rule: 10 warm-up + 100 iterations");
@@ -276,7 +390,10 @@ test("a second profile (v2, paper rule) with an estimate, compared cell by cell;
   await expect(page.locator(sel.compareConditions).locator('tr[data-field="stopping rule"]')).toContainText("differs");
   await expect(page.locator(sel.compareConditions).locator('tr[data-field="host"]')).toContainText("same");
   await expect(page.locator(sel.compareTable).locator("tbody tr")).toHaveCount(4);
-  const ratios = await page.locator(sel.compareRatioHeatmap).locator("[data-cell]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-value"))));
+  const ratios = await page
+    .locator(sel.compareRatioHeatmap)
+    .locator("[data-cell]")
+    .evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-value"))));
   expect(ratios).toHaveLength(4);
   for (const r of ratios) expect(r).toBeGreaterThan(0);
   // The table's ratio is B ÷ A of its own two columns.
@@ -299,9 +416,19 @@ test("a second profile (v2, paper rule) with an estimate, compared cell by cell;
   expect(csv[0]).toBe("threads,batch,latency_ms,p50_ms,p90_ms,p99_ms,stddev_ms,iterations");
   expect(csv.slice(1).map((line) => line.split(",").slice(0, 2).join(","))).toEqual(["1,1", "1,2", "2,1", "2,2"]);
   await testInfo.attach("profile.csv", { path: file, contentType: "text/csv" });
-  const run = spawnSync("npm", ["run", "-s", "packrat", "--", "optimize", "--profile", file, "--cores", "2", "--batch", "2", "--json"], { encoding: "utf8", timeout: 120_000 });
+  const run = spawnSync(
+    "npm",
+    ["run", "-s", "packrat", "--", "optimize", "--profile", file, "--cores", "2", "--batch", "2", "--json"],
+    { encoding: "utf8", timeout: 120_000 },
+  );
   expect(run.status, run.stderr).toBe(0);
-  const plan = JSON.parse(run.stdout) as { kind: string; cores: number; batch: number; latencyMs: number; instances: Array<{ count: number; threads: number; batch: number }> };
+  const plan = JSON.parse(run.stdout) as {
+    kind: string;
+    cores: number;
+    batch: number;
+    latencyMs: number;
+    instances: Array<{ count: number; threads: number; batch: number }>;
+  };
   await testInfo.attach("optimizer.json", { body: run.stdout, contentType: "application/json" });
   expect(plan).toMatchObject({ kind: "plan", cores: 2, batch: 2 });
   // The plan's latency is one of the profile's cells (a batch latency is the slowest instance's cell).
@@ -344,11 +471,19 @@ test("a job cancelled mid-way keeps its cells and says what is missing", async (
   await page.getByRole("button", { name: "Cancel job" }).click();
   await expect(page.locator(sel.profileStatus)).toHaveText("cancelled");
   // The agent hands in what its rounds measured once it sees the cancel: the page shows those cells, cut short.
-  await expect(page.locator(sel.profileHeadline)).toContainText(/^Cancelled with \d+ of 26 cells measured, (all|\d+) cut short by the cancel\.$/, { timeout: 60_000 });
-  await expect(page.locator(sel.profileMissing)).toContainText(/cells? (was|were) cut short by the cancel: (its estimate rests|their estimates rest) on \d+(–\d+)? rounds, fewer than the rule asks\./);
+  await expect(page.locator(sel.profileHeadline)).toContainText(
+    /^Cancelled with \d+ of 26 cells measured, (all|\d+) cut short by the cancel\.$/,
+    { timeout: 60_000 },
+  );
+  await expect(page.locator(sel.profileMissing)).toContainText(
+    /cells? (was|were) cut short by the cancel: (its estimate rests|their estimates rest) on \d+(–\d+)? rounds, fewer than the rule asks\./,
+  );
   await expect(page.locator(sel.profileMissing)).toContainText("the optimizer plans from complete profiles only");
   await expect(page.locator(sel.profileCells)).toContainText("cancelled");
-  const measured = await page.locator(sel.profileHeatmap).locator("[data-cell]").evaluateAll((els) => els.filter((e) => e.getAttribute("data-value") !== "").length);
+  const measured = await page
+    .locator(sel.profileHeatmap)
+    .locator("[data-cell]")
+    .evaluateAll((els) => els.filter((e) => e.getAttribute("data-value") !== "").length);
   expect(measured).toBeGreaterThan(0);
   await expectReadable(page);
   await screenshot(page, testInfo, "profile-cancelled");

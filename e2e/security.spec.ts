@@ -8,18 +8,24 @@ import { screenshot, signIn } from "./sign-in";
 /** CSP violations the page reports (the securitypolicyviolation event) and console errors, from now on. */
 async function watchViolations(page: Page): Promise<string[]> {
   const problems: string[] = [];
-  page.on("console", (message) => { if (message.type() === "error") problems.push(`${page.url()}: ${message.text()}`); });
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`${page.url()}: ${message.text()}`);
+  });
   page.on("pageerror", (error) => problems.push(`${page.url()}: uncaught ${error.message}`));
   await page.exposeFunction("reportCspViolation", (text: string) => problems.push(text));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) => {
-      (window as unknown as { reportCspViolation: (t: string) => void }).reportCspViolation(`${location.pathname}: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`);
+      (window as unknown as { reportCspViolation: (t: string) => void }).reportCspViolation(
+        `${location.pathname}: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`,
+      );
     });
   });
   return problems;
 }
 
-test("pages carry a fresh nonce CSP (no framing), nosniff and a referrer policy; no HSTS over http; the API runs nothing", async ({ request }) => {
+test("pages carry a fresh nonce CSP (no framing), nosniff and a referrer policy; no HSTS over http; the API runs nothing", async ({
+  request,
+}) => {
   const first = await request.get("/sign-in");
   const second = await request.get("/sign-in");
   const csp = first.headers()["content-security-policy"]!;
@@ -57,12 +63,17 @@ test("with the CSP, pages render and hydrate (forms, charts) without a single vi
   await form.getByLabel("New password", { exact: true }).fill("one-new-password-1");
   await form.getByLabel("New password again").fill("another-password-2");
   await form.getByRole("button", { name: "Change password" }).click();
-  await expect.poll(() => form.getByLabel("New password again").evaluate((el) => (el as HTMLInputElement).validationMessage)).toBe("does not match the new password");
+  await expect
+    .poll(() => form.getByLabel("New password again").evaluate((el) => (el as HTMLInputElement).validationMessage))
+    .toBe("does not match the new password");
   await screenshot(page, "account");
   expect(problems).toEqual([]);
 });
 
-test("a user changes their own password: the current one is needed, their other sessions end, the new one signs in", async ({ browser, page }) => {
+test("a user changes their own password: the current one is needed, their other sessions end, the new one signs in", async ({
+  browser,
+  page,
+}) => {
   test.setTimeout(120_000);
   await signIn(page, "admin@example.com");
   const email = `pw-${Date.now()}@example.com`;
@@ -92,7 +103,9 @@ test("a user changes their own password: the current one is needed, their other 
   await form.getByLabel("New password", { exact: true }).fill("second-password-456");
   await form.getByLabel("New password again").fill("second-password-456");
   await form.getByRole("button", { name: "Change password" }).click();
-  await expect(me.getByTestId("change-password-notice")).toHaveText("Password changed. 1 other session was signed out.");
+  await expect(me.getByTestId("change-password-notice")).toHaveText(
+    "Password changed. 1 other session was signed out.",
+  );
   await screenshot(me, "account-password-changed");
   // This browser stays signed in; the other one is out.
   await me.goto("/");
@@ -104,7 +117,9 @@ test("a user changes their own password: the current one is needed, their other 
   await here.close();
 });
 
-test("an enrollment token expires in 30 days unless asked otherwise, and the Agents page says when", async ({ page }) => {
+test("an enrollment token expires in 30 days unless asked otherwise, and the Agents page says when", async ({
+  page,
+}) => {
   await signIn(page, "sre@example.com");
   await page.goto("/agents");
   const form = page.getByTestId("enrollment-token-form");
@@ -112,29 +127,48 @@ test("an enrollment token expires in 30 days unless asked otherwise, and the Age
   await form.getByLabel("Name").fill(`e2e-default-${Date.now()}`);
   await form.getByRole("button", { name: "Create" }).click();
   await expect(page.getByTestId("new-enrollment-token")).toContainText("It expires");
-  recordSecret("enrollment token", (await page.getByTestId("new-enrollment-token").locator("code").textContent()) ?? "");
+  recordSecret(
+    "enrollment token",
+    (await page.getByTestId("new-enrollment-token").locator("code").textContent()) ?? "",
+  );
   await expect(page.getByTestId("enrollment-token-expiry").first()).toContainText("(in 30 days)");
   await page.getByTestId("new-enrollment-token").getByRole("button", { name: "Done" }).click();
   await form.getByLabel("Name").fill(`e2e-forever-${Date.now()}`);
   await form.getByLabel("Expires in").selectOption("never");
   await form.getByRole("button", { name: "Create" }).click();
   await expect(page.getByTestId("new-enrollment-token")).toContainText("It never expires");
-  recordSecret("enrollment token", (await page.getByTestId("new-enrollment-token").locator("code").textContent()) ?? "");
+  recordSecret(
+    "enrollment token",
+    (await page.getByTestId("new-enrollment-token").locator("code").textContent()) ?? "",
+  );
   await expect(page.getByTestId("enrollment-token-expiry").first()).toHaveText("never");
   await screenshot(page, "enrollment-tokens");
 });
 
-test("the sign-in throttle and the audit log see the TCP peer, not a forged X-Forwarded-For", async ({ request, baseURL }) => {
+test("the sign-in throttle and the audit log see the TCP peer, not a forged X-Forwarded-For", async ({
+  request,
+  baseURL,
+}) => {
   const response = await request.post("/api/auth/sign-in/email", {
-    headers: { origin: baseURL!, "content-type": "application/json", "x-forwarded-for": "203.0.113.77", "x-packrat-peer-address": "203.0.113.78" },
+    headers: {
+      origin: baseURL!,
+      "content-type": "application/json",
+      "x-forwarded-for": "203.0.113.77",
+      "x-packrat-peer-address": "203.0.113.78",
+    },
     data: { email: "manager@example.com", password: "packrat-demo" },
   });
   expect(response.status()).toBe(200);
-  const cookie = response.headersArray().find((h) => h.name.toLowerCase() === "set-cookie" && h.value.includes("session_token"));
+  const cookie = response
+    .headersArray()
+    .find((h) => h.name.toLowerCase() === "set-cookie" && h.value.includes("session_token"));
   if (cookie) recordSessionCookie(cookie.value.split(";")[0]!);
   const prisma = newE2ePrisma();
   try {
-    const event = await prisma.auditEvent.findFirstOrThrow({ where: { action: "auth.sign_in", actorLabel: "manager@example.com" }, orderBy: { id: "desc" } });
+    const event = await prisma.auditEvent.findFirstOrThrow({
+      where: { action: "auth.sign_in", actorLabel: "manager@example.com" },
+      orderBy: { id: "desc" },
+    });
     expect((event.after as { ip: string }).ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
   } finally {
     await prisma.$disconnect();

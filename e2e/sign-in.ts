@@ -15,12 +15,17 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
   await expect(page.locator(sel.userMenu)).toContainText(email, { timeout: 30_000 });
   // The session is a secret the CI scan looks for in the server's output and the bundles (so is a password
   // other than the documented demo one).
-  for (const c of await page.context().cookies()) if (c.name.includes("session_token")) recordSessionCookie(`${c.name}=${c.value}`);
+  for (const c of await page.context().cookies())
+    if (c.name.includes("session_token")) recordSessionCookie(`${c.name}=${c.value}`);
   if (password !== DEMO_PASSWORD) recordSecret("password", password);
 }
 
 /** A page in a fresh browser context (its own cookies), signed in as `email`. */
-export async function newSignedInPage(browser: Browser, email: string, options: { baseURL: string; viewport: { width: number; height: number } }): Promise<Page> {
+export async function newSignedInPage(
+  browser: Browser,
+  email: string,
+  options: { baseURL: string; viewport: { width: number; height: number } },
+): Promise<Page> {
   const context = await browser.newContext(options);
   const page = await context.newPage();
   await signIn(page, email);

@@ -1,7 +1,12 @@
 // Polls `probe` until it returns something truthy (a thrown probe counts as "not yet"); for waits on the database
 // or the API that Playwright's own expect-polling cannot express. The timeout only keeps a hang from lasting.
 import { expect, type Locator } from "@playwright/test";
-export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs: number, intervalMs = 300): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  what: string,
+  timeoutMs: number,
+  intervalMs = 300,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);

@@ -18,7 +18,11 @@ try {
   process.exit(1);
 }
 const problems = args.includes("--packrat-quick")
-  ? checkPackratResult(json, { models: ["tiny MLP", "tiny CNN", "tiny transformer (seq 16)"], batches: [1, 2, 4, 8], quick: true })
+  ? checkPackratResult(json, {
+      models: ["tiny MLP", "tiny CNN", "tiny transformer (seq 16)"],
+      batches: [1, 2, 4, 8],
+      quick: true,
+    })
   : checkBenchResult(json);
 if (problems.length) {
   console.error(`${file}: ${problems.length} problem(s)`);

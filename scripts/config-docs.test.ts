@@ -24,20 +24,31 @@ describe("the table generator", () => {
   const schema = z.object({
     A_MS: z.coerce.number().default(5),
     B_URL: z.string().url().optional(),
-    C_FLAG: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+    C_FLAG: z
+      .enum(["true", "false"])
+      .default("true")
+      .transform((v) => v === "true"),
     D_NEEDED: z.string(),
   });
 
   it("reads defaults off the schema: a number, unset, a transformed boolean, required", () => {
     expect(envRows(schema)).toEqual([
-      { name: "A_MS", default: "`5`" }, { name: "B_URL", default: "unset" }, { name: "C_FLAG", default: "`true`" }, { name: "D_NEEDED", default: "required" },
+      { name: "A_MS", default: "`5`" },
+      { name: "B_URL", default: "unset" },
+      { name: "C_FLAG", default: "`true`" },
+      { name: "D_NEEDED", default: "required" },
     ]);
   });
 
   it("a changed default, a new variable and a removed one all change the table; meanings stay by name", () => {
-    const markdown = regenerate("x\n<!-- env-table t: generated from the schema by scripts/config-docs.ts; edit only the meanings -->\n<!-- /env-table -->\ny", { t: z.object({ A_MS: z.coerce.number().default(5), OLD: z.string().optional() }) });
+    const markdown = regenerate(
+      "x\n<!-- env-table t: generated from the schema by scripts/config-docs.ts; edit only the meanings -->\n<!-- /env-table -->\ny",
+      { t: z.object({ A_MS: z.coerce.number().default(5), OLD: z.string().optional() }) },
+    );
     const withMeaning = markdown.replace("| `A_MS` | `5` |  |", "| `A_MS` | `5` | how long |");
-    const next = regenerate(withMeaning, { t: z.object({ A_MS: z.coerce.number().default(7), NEW: z.string().optional() }) });
+    const next = regenerate(withMeaning, {
+      t: z.object({ A_MS: z.coerce.number().default(7), NEW: z.string().optional() }),
+    });
     expect(next).toContain("| `A_MS` | `7` | how long |");
     expect(next).toContain("| `NEW` | unset |  |");
     expect(next).not.toContain("OLD");

@@ -6,7 +6,11 @@ import { loadgenEnvSchema } from "../apps/loadgen/src/env";
 import { controlPlaneEnvSchema } from "../src/server/env";
 import { regenerate } from "./lib/config-docs";
 
-export const configSchemas = { "control-plane": controlPlaneEnvSchema, agent: agentEnvSchema, loadgen: loadgenEnvSchema };
+export const configSchemas = {
+  "control-plane": controlPlaneEnvSchema,
+  agent: agentEnvSchema,
+  loadgen: loadgenEnvSchema,
+};
 export const configDocPath = join(import.meta.dirname, "..", "docs", "configuration.md");
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -8,12 +8,23 @@ import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
 
-interface Instruction { op: string; args: string }
-interface Stage { name: string | undefined; from: string; instructions: Instruction[] }
+interface Instruction {
+  op: string;
+  args: string;
+}
+interface Stage {
+  name: string | undefined;
+  from: string;
+  instructions: Instruction[];
+}
 
 /** The Dockerfile as stages of instructions (comments dropped, continuation lines joined). */
 function dockerfileStages(text: string): Stage[] {
-  const lines = text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   const stages: Stage[] = [];
   for (const line of lines) {
     const [, op = "", args = ""] = /^(\S+)\s*(.*)$/.exec(line) ?? [];
@@ -33,7 +44,17 @@ function ignored(patterns: string[], path: string): boolean {
   for (const raw of patterns) {
     const negate = raw.startsWith("!");
     const pattern = (negate ? raw.slice(1) : raw).replace(/^\/+/, "").replace(/\/+$/, "");
-    const regex = new RegExp(`^${pattern.split("**").map((part) => part.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]")).join(".*")}(/.*)?$`);
+    const regex = new RegExp(
+      `^${pattern
+        .split("**")
+        .map((part) =>
+          part
+            .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+            .replace(/\*/g, "[^/]*")
+            .replace(/\?/g, "[^/]"),
+        )
+        .join(".*")}(/.*)?$`,
+    );
     if (regex.test(path)) out = !negate;
   }
   return out;
@@ -41,16 +62,37 @@ function ignored(patterns: string[], path: string): boolean {
 
 const stages = dockerfileStages(readFileSync(join(root, "Dockerfile"), "utf8"));
 const final = stages.at(-1)!;
-const ignorePatterns = readFileSync(join(root, ".dockerignore"), "utf8").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+const ignorePatterns = readFileSync(join(root, ".dockerignore"), "utf8")
+  .split("\n")
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith("#"));
 
 describe(".dockerignore", () => {
   it("keeps secrets, local state and build output out of the build context", () => {
-    for (const path of [".env", ".env.local", ".env.production", "node_modules", ".next", ".data", ".git", "test-results", "server.key", ".npmrc"]) {
+    for (const path of [
+      ".env",
+      ".env.local",
+      ".env.production",
+      "node_modules",
+      ".next",
+      ".data",
+      ".git",
+      "test-results",
+      "server.key",
+      ".npmrc",
+    ]) {
       expect(ignored(ignorePatterns, path), path).toBe(true);
     }
   });
   it("keeps the sources the build needs", () => {
-    for (const path of ["src/server/env.ts", "package.json", "package-lock.json", "prisma/schema.prisma", "public", ".env.example"]) {
+    for (const path of [
+      "src/server/env.ts",
+      "package.json",
+      "package-lock.json",
+      "prisma/schema.prisma",
+      "public",
+      ".env.example",
+    ]) {
       expect(ignored(ignorePatterns, path), path).toBe(false);
     }
   });
@@ -76,22 +118,37 @@ describe("Dockerfile: the final stage", () => {
   it("copies its code as root's (no --chown), never the build context or a whole stage", () => {
     expect(copies.filter((c) => /--chown/.test(c.args)).map((c) => c.args)).toEqual([]);
     expect(copies.filter((c) => !/--from=/.test(c.args)).map((c) => c.args)).toEqual([]);
-    const sources = (c: Instruction) => c.args.split(/\s+/).filter((t) => !t.startsWith("--")).slice(0, -1);
-    expect(copies.filter((c) => sources(c).some((src) => src === "/app" || src === "/app/")).map((c) => c.args)).toEqual([]);
+    const sources = (c: Instruction) =>
+      c.args
+        .split(/\s+/)
+        .filter((t) => !t.startsWith("--"))
+        .slice(0, -1);
+    expect(
+      copies.filter((c) => sources(c).some((src) => src === "/app" || src === "/app/")).map((c) => c.args),
+    ).toEqual([]);
   });
 
   it("hands its user only the places it writes: /data and Next's cache", () => {
-    const chowned = final.instructions.filter((i) => i.op === "RUN").flatMap((i) => [...i.args.matchAll(/chown\s+(?:-R\s+)?\S+\s+([^&;]+)/g)].flatMap((m) => m[1]!.trim().split(/\s+/)));
+    const chowned = final.instructions
+      .filter((i) => i.op === "RUN")
+      .flatMap((i) =>
+        [...i.args.matchAll(/chown\s+(?:-R\s+)?\S+\s+([^&;]+)/g)].flatMap((m) => m[1]!.trim().split(/\s+/)),
+      );
     expect(chowned.sort()).toEqual(["/app/.next/cache", "/data"]);
   });
 });
 
 describe("docker-compose.yml", () => {
   it("runs the control plane and the agent on a read-only root filesystem with tmpfs where they write", () => {
-    const compose = load(readFileSync(join(root, "docker-compose.yml"), "utf8")) as { services: Record<string, { read_only?: boolean; tmpfs?: string[] }> };
+    const compose = load(readFileSync(join(root, "docker-compose.yml"), "utf8")) as {
+      services: Record<string, { read_only?: boolean; tmpfs?: string[] }>;
+    };
     for (const name of ["control-plane", "agent"]) {
       expect(compose.services[name]?.read_only, name).toBe(true);
-      expect(compose.services[name]?.tmpfs?.some((t) => t.startsWith("/tmp")), name).toBe(true);
+      expect(
+        compose.services[name]?.tmpfs?.some((t) => t.startsWith("/tmp")),
+        name,
+      ).toBe(true);
     }
   });
 });

@@ -27,13 +27,16 @@ describe("deployment defaults", () => {
     const env = imageEnv();
     expect(env.HOST).toBe("0.0.0.0");
     expect(env.PACKRAT_DEMO_USERS).toBeUndefined();
-    expect(loadControlPlaneEnv({ ...env, DATABASE_URL: "postgresql://packrat:s3cret-value@db/packrat" }).PACKRAT_DEMO_USERS).toBe(false);
+    expect(
+      loadControlPlaneEnv({ ...env, DATABASE_URL: "postgresql://packrat:s3cret-value@db/packrat" }).PACKRAT_DEMO_USERS,
+    ).toBe(false);
   });
 
   it("compose publishes on 127.0.0.1 unless PACKRAT_BIND_ADDRESS says otherwise, and requires the first admin", () => {
     const compose = load(read("docker-compose.yml")) as any;
     for (const service of ["control-plane", "agent"]) {
-      for (const port of compose.services[service].ports as string[]) expect(port, service).toMatch(/^\$\{PACKRAT_BIND_ADDRESS:-127\.0\.0\.1\}:\d+:\d+$/);
+      for (const port of compose.services[service].ports as string[])
+        expect(port, service).toMatch(/^\$\{PACKRAT_BIND_ADDRESS:-127\.0\.0\.1\}:\d+:\d+$/);
     }
     const environment = compose.services["control-plane"].environment;
     expect(environment.PACKRAT_ADMIN_EMAIL).toMatch(/^\$\{PACKRAT_ADMIN_EMAIL:\?/);
@@ -44,16 +47,27 @@ describe("deployment defaults", () => {
 
   it("the Kubernetes config turns demo users off, and its example secrets are refused at start", () => {
     const config = load(read("deploy/kubernetes/base/config.yaml")) as any;
-    const secrets = read("deploy/kubernetes/overlays/example/secrets.example.yaml").split(/^---$/m).map((doc) => (load(doc) as any).stringData);
+    const secrets = read("deploy/kubernetes/overlays/example/secrets.example.yaml")
+      .split(/^---$/m)
+      .map((doc) => (load(doc) as any).stringData);
     const merged = { ...imageEnv(), ...config.data, ...Object.assign({}, ...secrets) };
-    expect(() => loadControlPlaneEnv(merged)).toThrow(/^invalid environment variable (DATABASE_URL|BETTER_AUTH_SECRET|PACKRAT_ADMIN_PASSWORD): .*placeholder/);
+    expect(() => loadControlPlaneEnv(merged)).toThrow(
+      /^invalid environment variable (DATABASE_URL|BETTER_AUTH_SECRET|PACKRAT_ADMIN_PASSWORD): .*placeholder/,
+    );
     // Each placeholder on its own is refused too, not just the first one found.
     for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "PACKRAT_ADMIN_PASSWORD"]) {
       const value = (Object.assign({}, ...secrets) as Record<string, string>)[name]!;
-      expect(() => loadControlPlaneEnv({ ...imageEnv(), ...config.data, [name]: value }), name).toThrow(new RegExp(`^invalid environment variable ${name}: .*placeholder`));
+      expect(() => loadControlPlaneEnv({ ...imageEnv(), ...config.data, [name]: value }), name).toThrow(
+        new RegExp(`^invalid environment variable ${name}: .*placeholder`),
+      );
     }
     // With real values in their place the same configuration starts, without demo users.
-    const real = { ...merged, DATABASE_URL: "postgresql://packrat:Zq8-vW2zLp7@10.20.0.5:5432/packrat", BETTER_AUTH_SECRET: "tN4b0J1u9yJ6gZ6cS3Rk1mDq2fV7hPzWcL5eXaY8oQ0", PACKRAT_ADMIN_PASSWORD: "correct-horse-battery" };
+    const real = {
+      ...merged,
+      DATABASE_URL: "postgresql://packrat:Zq8-vW2zLp7@10.20.0.5:5432/packrat",
+      BETTER_AUTH_SECRET: "tN4b0J1u9yJ6gZ6cS3Rk1mDq2fV7hPzWcL5eXaY8oQ0",
+      PACKRAT_ADMIN_PASSWORD: "correct-horse-battery",
+    };
     expect(loadControlPlaneEnv(real).PACKRAT_DEMO_USERS).toBe(false);
   });
 });

@@ -5,7 +5,12 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
-const files = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const files = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 describe("README and docs/", () => {
   it("the README is at most 150 lines", () => {
@@ -30,7 +35,8 @@ describe("README and docs/", () => {
     for (const file of files) {
       const text = readFileSync(join(root, file), "utf8");
       for (const [, block] of text.matchAll(/```(?:sh|bash|shell)?\n([\s\S]*?)```/g)) {
-        for (const line of block!.split("\n")) if (/--(token|password|secret)[= ]\S/.test(line)) onCommandLine.push(`${file}: ${line.trim()}`);
+        for (const line of block!.split("\n"))
+          if (/--(token|password|secret)[= ]\S/.test(line)) onCommandLine.push(`${file}: ${line.trim()}`);
       }
     }
     expect(onCommandLine).toEqual([]);

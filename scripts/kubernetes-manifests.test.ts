@@ -17,7 +17,10 @@ const get = (kind: string, name: string): any => {
   if (!found) throw new Error(`${kind}/${name} is not in the overlay`);
   return found;
 };
-const containersOf = (o: any): any[] => [...(o.spec.template.spec.initContainers ?? []), ...o.spec.template.spec.containers];
+const containersOf = (o: any): any[] => [
+  ...(o.spec.template.spec.initContainers ?? []),
+  ...o.spec.template.spec.containers,
+];
 const envOf = (container: any, name: string) => (container.env ?? []).find((e: any) => e.name === name);
 /** Kubernetes quantities as numbers: "16" → 16, "100m" → 0.1, "32Gi" → 32 × 2^30. */
 const quantity = (q: string): number => {
@@ -30,11 +33,25 @@ const quantity = (q: string): number => {
 describe("deploy/kubernetes: the example overlay", () => {
   it("renders the objects the issue asks for", () => {
     expect(overlay.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
-      "ConfigMap/packrat-config", "DaemonSet/packrat-agent", "Deployment/packrat-control-plane", "Job/packrat-migrate", "Namespace/packrat", "Namespace/packrat-agents",
-      "NetworkPolicy/agent", "NetworkPolicy/allow-dns", "NetworkPolicy/allow-dns", "NetworkPolicy/control-plane", "NetworkPolicy/default-deny",
-      "NetworkPolicy/default-deny", "NetworkPolicy/migrate",
-      "PodDisruptionBudget/packrat-control-plane", "Secret/packrat-agent-enrollment", "Secret/packrat-auth", "Secret/packrat-database",
-      "Service/packrat-agent", "Service/packrat-control-plane",
+      "ConfigMap/packrat-config",
+      "DaemonSet/packrat-agent",
+      "Deployment/packrat-control-plane",
+      "Job/packrat-migrate",
+      "Namespace/packrat",
+      "Namespace/packrat-agents",
+      "NetworkPolicy/agent",
+      "NetworkPolicy/allow-dns",
+      "NetworkPolicy/allow-dns",
+      "NetworkPolicy/control-plane",
+      "NetworkPolicy/default-deny",
+      "NetworkPolicy/default-deny",
+      "NetworkPolicy/migrate",
+      "PodDisruptionBudget/packrat-control-plane",
+      "Secret/packrat-agent-enrollment",
+      "Secret/packrat-auth",
+      "Secret/packrat-database",
+      "Service/packrat-agent",
+      "Service/packrat-control-plane",
     ]);
   });
 
@@ -46,13 +63,24 @@ describe("deploy/kubernetes: the example overlay", () => {
 
   it("refers only to itself: selectors select pods, Secrets and ConfigMaps (and keys) exist; the control plane's and the agents' namespaces", () => {
     expect(crossReferenceErrors(overlay)).toEqual([]);
-    expect(new Set(overlay.filter((o) => o.kind !== "Namespace").map((o) => o.metadata.namespace))).toEqual(new Set(["packrat", "packrat-agents"]));
+    expect(new Set(overlay.filter((o) => o.kind !== "Namespace").map((o) => o.metadata.namespace))).toEqual(
+      new Set(["packrat", "packrat-agents"]),
+    );
   });
 
   it("the base names exactly the three Secrets an overlay must supply, and nothing else is missing", () => {
-    expect(crossReferenceErrors(base).map((e) => /Secret (\S+) is not in the set/.exec(e)?.[1] ?? e).sort()).toEqual(
-      ["packrat-agent-enrollment", "packrat-auth", "packrat-auth", "packrat-auth", "packrat-database", "packrat-database"],
-    );
+    expect(
+      crossReferenceErrors(base)
+        .map((e) => /Secret (\S+) is not in the set/.exec(e)?.[1] ?? e)
+        .sort(),
+    ).toEqual([
+      "packrat-agent-enrollment",
+      "packrat-auth",
+      "packrat-auth",
+      "packrat-auth",
+      "packrat-database",
+      "packrat-database",
+    ]);
   });
 
   it("control plane: ≥ 2 replicas behind a Service, readiness /api/health, liveness /api/health/live, a rollout that never drops below the replica count", () => {
@@ -76,7 +104,10 @@ describe("deploy/kubernetes: the example overlay", () => {
     expect(get("ConfigMap", "packrat-config").data.ARTIFACT_STORE).toBe("postgres");
     const [migrate] = get("Job", "packrat-migrate").spec.template.spec.containers;
     expect(migrate.command).toEqual(["node", "--import", "tsx", "scripts/migrate.ts"]);
-    expect(envOf(migrate, "DATABASE_URL").valueFrom.secretKeyRef).toEqual({ name: "packrat-database", key: "DATABASE_URL" });
+    expect(envOf(migrate, "DATABASE_URL").valueFrom.secretKeyRef).toEqual({
+      name: "packrat-database",
+      key: "DATABASE_URL",
+    });
   });
 
   it("agents: a DaemonSet on labelled nodes, hostNetwork off, Guaranteed QoS with whole CPUs (requests = limits)", () => {
@@ -114,11 +145,16 @@ describe("deploy/kubernetes: the example overlay", () => {
     expect(get("Secret", "packrat-agent-enrollment").stringData.AGENT_TOKEN).toMatch(/^prat_enroll_/);
     const stateDir = envOf(serving, "AGENT_STATE_DIR").value;
     const mount = serving.volumeMounts.find((m: any) => m.mountPath === stateDir);
-    expect(pod.volumes.find((v: any) => v.name === mount.name).hostPath).toEqual({ path: "/var/lib/packrat-agent", type: "DirectoryOrCreate" });
+    expect(pod.volumes.find((v: any) => v.name === mount.name).hostPath).toEqual({
+      path: "/var/lib/packrat-agent",
+      type: "DirectoryOrCreate",
+    });
     expect(envOf(serving, "AGENT_HOST_NAME").valueFrom.fieldRef.fieldPath).toBe("spec.nodeName");
     const controlPlane = get("Service", "packrat-control-plane");
     // The Service is in another namespace than the agents: its name alone would not resolve.
-    expect(envOf(serving, "PACKRAT_CONTROL_PLANE_URL").value).toBe(`http://${controlPlane.metadata.name}.${controlPlane.metadata.namespace}.svc:3000`);
+    expect(envOf(serving, "PACKRAT_CONTROL_PLANE_URL").value).toBe(
+      `http://${controlPlane.metadata.name}.${controlPlane.metadata.namespace}.svc:3000`,
+    );
   });
 
   it("OIP traffic: a headless Service over the agents' oip port; every agent is ready only while it serves", () => {
@@ -143,27 +179,46 @@ describe("deploy/kubernetes: the example overlay", () => {
 
   it("network policies: deny by default; only inference clients and the scraper reach agents; agents reach only the control plane", () => {
     for (const namespace of ["packrat", "packrat-agents"]) {
-      const deny = overlay.find((o) => o.kind === "NetworkPolicy" && o.metadata.name === "default-deny" && o.metadata.namespace === namespace) as any;
+      const deny = overlay.find(
+        (o) => o.kind === "NetworkPolicy" && o.metadata.name === "default-deny" && o.metadata.namespace === namespace,
+      ) as any;
       expect(deny?.spec, namespace).toEqual({ podSelector: {}, policyTypes: ["Ingress", "Egress"] });
-      expect(overlay.some((o) => o.kind === "NetworkPolicy" && o.metadata.name === "allow-dns" && o.metadata.namespace === namespace), namespace).toBe(true);
+      expect(
+        overlay.some(
+          (o) => o.kind === "NetworkPolicy" && o.metadata.name === "allow-dns" && o.metadata.namespace === namespace,
+        ),
+        namespace,
+      ).toBe(true);
     }
     const agentPolicy = get("NetworkPolicy", "agent");
     const agentLabels = get("DaemonSet", "packrat-agent").spec.template.metadata.labels;
     const controlPlaneLabels = get("Deployment", "packrat-control-plane").spec.template.metadata.labels;
     expect(selects(agentPolicy.spec.podSelector, agentLabels)).toBe(true);
-    const sources = agentPolicy.spec.ingress.flatMap((rule: any) => rule.from.map((peer: any) => peer.podSelector.matchLabels));
+    const sources = agentPolicy.spec.ingress.flatMap((rule: any) =>
+      rule.from.map((peer: any) => peer.podSelector.matchLabels),
+    );
     expect(sources).toEqual([{ "packrat.dev/inference-client": "true" }, { "app.kubernetes.io/name": "prometheus" }]);
     expect(agentPolicy.spec.ingress.every((rule: any) => rule.ports.every((p: any) => p.port === 8000))).toBe(true);
     // Egress: the control plane's pods on 3000, nothing else (DNS comes from allow-dns).
     expect(agentPolicy.spec.egress).toHaveLength(1);
     expect(selects(agentPolicy.spec.egress[0].to[0].podSelector, controlPlaneLabels)).toBe(true);
-    expect(agentPolicy.spec.egress[0].to[0].namespaceSelector).toEqual({ matchLabels: { "kubernetes.io/metadata.name": "packrat" } });
+    expect(agentPolicy.spec.egress[0].to[0].namespaceSelector).toEqual({
+      matchLabels: { "kubernetes.io/metadata.name": "packrat" },
+    });
     expect(agentPolicy.spec.egress[0].ports).toEqual([{ protocol: "TCP", port: 3000 }]);
     // The control plane admits the agents; the example overlay narrows PostgreSQL to its subnet.
     const cp = get("NetworkPolicy", "control-plane");
-    expect(cp.spec.ingress[0].from.some((peer: any) => selects(peer.podSelector, agentLabels)
-      && peer.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"] === "packrat-agents")).toBe(true);
-    expect(cp.spec.egress[0]).toEqual({ to: [{ ipBlock: { cidr: "10.20.0.0/24" } }], ports: [{ protocol: "TCP", port: 5432 }] });
+    expect(
+      cp.spec.ingress[0].from.some(
+        (peer: any) =>
+          selects(peer.podSelector, agentLabels) &&
+          peer.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"] === "packrat-agents",
+      ),
+    ).toBe(true);
+    expect(cp.spec.egress[0]).toEqual({
+      to: [{ ipBlock: { cidr: "10.20.0.0/24" } }],
+      ports: [{ protocol: "TCP", port: 5432 }],
+    });
   });
 
   it("nothing runs as root but the agents' init container that hands over the hostPath", () => {
@@ -183,24 +238,32 @@ describe("deploy/kubernetes: the example overlay", () => {
 
 describe("deploy/kubernetes: Pod Security", () => {
   const namespace = (name: string): any => overlay.find((o) => o.kind === "Namespace" && o.metadata.name === name);
-  const podsIn = (ns: string) => overlay.filter((o) => o.metadata.namespace === ns && (o as any).spec?.template?.spec) as any[];
+  const podsIn = (ns: string) =>
+    overlay.filter((o) => o.metadata.namespace === ns && (o as any).spec?.template?.spec) as any[];
 
-  it("the control plane's namespace enforces \"restricted\"; the agents' alone is \"privileged\", auditing and warning at \"restricted\"", () => {
+  it('the control plane\'s namespace enforces "restricted"; the agents\' alone is "privileged", auditing and warning at "restricted"', () => {
     expect(namespace("packrat").metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
     expect(namespace("packrat-agents").metadata.labels).toMatchObject({
-      "pod-security.kubernetes.io/enforce": "privileged", "pod-security.kubernetes.io/audit": "restricted", "pod-security.kubernetes.io/warn": "restricted",
+      "pod-security.kubernetes.io/enforce": "privileged",
+      "pod-security.kubernetes.io/audit": "restricted",
+      "pod-security.kubernetes.io/warn": "restricted",
     });
-    expect(podsIn("packrat").map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(["Deployment/packrat-control-plane", "Job/packrat-migrate"]);
+    expect(
+      podsIn("packrat")
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort(),
+    ).toEqual(["Deployment/packrat-control-plane", "Job/packrat-migrate"]);
     expect(podsIn("packrat-agents").map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(["DaemonSet/packrat-agent"]);
   });
 
-  it("every pod in packrat passes \"restricted\", with a read-only root: non-root, no escalation, ALL capabilities dropped, RuntimeDefault seccomp, emptyDir/Secret/ConfigMap volumes only", () => {
+  it('every pod in packrat passes "restricted", with a read-only root: non-root, no escalation, ALL capabilities dropped, RuntimeDefault seccomp, emptyDir/Secret/ConfigMap volumes only', () => {
     const problems: string[] = [];
     for (const o of podsIn("packrat")) {
       const pod = o.spec.template.spec;
       if (pod.hostNetwork || pod.hostPID || pod.hostIPC) problems.push(`${o.metadata.name}: host namespaces`);
       for (const volume of pod.volumes ?? []) {
-        if (!volume.emptyDir && !volume.secret && !volume.configMap && !volume.projected) problems.push(`${o.metadata.name}: volume ${volume.name} is not emptyDir/Secret/ConfigMap`);
+        if (!volume.emptyDir && !volume.secret && !volume.configMap && !volume.projected)
+          problems.push(`${o.metadata.name}: volume ${volume.name} is not emptyDir/Secret/ConfigMap`);
       }
       for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
         const at = `${o.metadata.name}/${c.name}`;
@@ -210,8 +273,10 @@ describe("deploy/kubernetes: Pod Security", () => {
         if (sc.privileged) problems.push(`${at}: privileged`);
         if (sc.allowPrivilegeEscalation !== false) problems.push(`${at}: allowPrivilegeEscalation`);
         const added = (sc.capabilities?.add ?? []).filter((cap: string) => cap !== "NET_BIND_SERVICE");
-        if (JSON.stringify(sc.capabilities?.drop) !== JSON.stringify(["ALL"]) || added.length) problems.push(`${at}: capabilities`);
-        if ((sc.seccompProfile ?? pod.securityContext?.seccompProfile)?.type !== "RuntimeDefault") problems.push(`${at}: seccompProfile`);
+        if (JSON.stringify(sc.capabilities?.drop) !== JSON.stringify(["ALL"]) || added.length)
+          problems.push(`${at}: capabilities`);
+        if ((sc.seccompProfile ?? pod.securityContext?.seccompProfile)?.type !== "RuntimeDefault")
+          problems.push(`${at}: seccompProfile`);
         if (sc.readOnlyRootFilesystem !== true) problems.push(`${at}: readOnlyRootFilesystem`);
       }
     }
@@ -225,19 +290,30 @@ describe("deploy/kubernetes: Pod Security", () => {
 
   it("the agent keeps only what its host state needs beyond that: the hostPath state dir and the root init container that hands it over", () => {
     const pod = get("DaemonSet", "packrat-agent").spec.template.spec;
-    expect((pod.volumes ?? []).filter((v: any) => v.hostPath).map((v: any) => v.hostPath.path)).toEqual(["/var/lib/packrat-agent"]);
+    expect((pod.volumes ?? []).filter((v: any) => v.hostPath).map((v: any) => v.hostPath.path)).toEqual([
+      "/var/lib/packrat-agent",
+    ]);
     const init = pod.initContainers.find((c: any) => c.name === "state-dir");
     expect(init.securityContext.capabilities).toEqual({ drop: ["ALL"], add: ["CHOWN", "FOWNER"] });
     const agent = pod.containers.find((c: any) => c.name === "agent");
     expect(agent.securityContext).toMatchObject({
-      runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] }, seccompProfile: { type: "RuntimeDefault" },
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "RuntimeDefault" },
     });
     expect(pod.hostNetwork).toBe(false);
     expect(pod.hostPID).toBeUndefined();
   });
 
   it("the agents' enrollment Secret is in their namespace, the control plane's Secrets in its own", () => {
-    const ns = (name: string) => overlay.find((o) => o.kind === "Secret" && o.metadata.name === name)?.metadata.namespace;
-    expect([ns("packrat-database"), ns("packrat-auth"), ns("packrat-agent-enrollment")]).toEqual(["packrat", "packrat", "packrat-agents"]);
+    const ns = (name: string) =>
+      overlay.find((o) => o.kind === "Secret" && o.metadata.name === name)?.metadata.namespace;
+    expect([ns("packrat-database"), ns("packrat-auth"), ns("packrat-agent-enrollment")]).toEqual([
+      "packrat",
+      "packrat",
+      "packrat-agents",
+    ]);
   });
 });

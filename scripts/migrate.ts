@@ -9,4 +9,6 @@ if (!env.DATABASE_URL) {
   process.exit(2);
 }
 const applied = await migrate(env.DATABASE_URL, resolve("prisma/migrations"));
-console.log(applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : "database is up to date");
+console.log(
+  applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : "database is up to date",
+);

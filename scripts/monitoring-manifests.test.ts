@@ -10,7 +10,13 @@ import { crossReferenceErrors, selects } from "./lib/kustomize/cross-references"
 import { renderKustomization, type K8sObject } from "./lib/kustomize/render";
 import { schemaErrors, unknownFieldErrors } from "./lib/kustomize/schema-validate";
 import {
-  bracketErrors, exposedNames, grafanaDashboardSchema, metricNamesIn, prometheusRuleSchema, serviceMonitorSchema, templatingExpression,
+  bracketErrors,
+  exposedNames,
+  grafanaDashboardSchema,
+  metricNamesIn,
+  prometheusRuleSchema,
+  serviceMonitorSchema,
+  templatingExpression,
 } from "./lib/monitoring-manifests";
 
 const root = resolve(import.meta.dirname, "../deploy");
@@ -24,7 +30,9 @@ const one = (kind: string): K8sObject => {
 };
 const serviceMonitor = serviceMonitorSchema.parse(one("ServiceMonitor"));
 const prometheusRule = prometheusRuleSchema.parse(one("PrometheusRule"));
-const dashboard = grafanaDashboardSchema.parse(JSON.parse(readFileSync(join(root, "monitoring/grafana-dashboard.json"), "utf8")));
+const dashboard = grafanaDashboardSchema.parse(
+  JSON.parse(readFileSync(join(root, "monitoring/grafana-dashboard.json"), "utf8")),
+);
 
 /** Series the agent exposes, from its metrics code (prom-client's registry), plus Prometheus's own `up`. */
 const known = async () => {
@@ -33,18 +41,30 @@ const known = async () => {
   return names;
 };
 
-const alertExpressions = prometheusRule.spec.groups.flatMap((g) => g.rules.map((r) => ({ at: r.alert ?? r.record!, expr: String(r.expr) })));
+const alertExpressions = prometheusRule.spec.groups.flatMap((g) =>
+  g.rules.map((r) => ({ at: r.alert ?? r.record!, expr: String(r.expr) })),
+);
 const dashboardExpressions = [
   ...dashboard.panels.flatMap((p) => p.targets.map((t) => ({ at: `${p.title} ${t.refId}`, expr: t.expr }))),
-  ...(dashboard.templating?.list ?? []).filter((v) => v.type === "query" && v.query !== undefined)
-    .map((v) => ({ at: `$${v.name}`, expr: templatingExpression(typeof v.query === "string" ? v.query! : v.query!.query) })),
+  ...(dashboard.templating?.list ?? [])
+    .filter((v) => v.type === "query" && v.query !== undefined)
+    .map((v) => ({
+      at: `$${v.name}`,
+      expr: templatingExpression(typeof v.query === "string" ? v.query! : v.query!.query),
+    })),
 ];
 
 describe("metric names", () => {
   it("are found in expressions: selectors, not functions, keywords, labels, numbers, strings or Grafana variables", () => {
-    expect(metricNamesIn('histogram_quantile(0.99, sum by (model, le) (rate(a_seconds_bucket{job="x", model=~"$model"}[$__rate_interval]))) > 0.5 and on (model) b_total offset 5m > 1e3')).toEqual(["a_seconds_bucket", "b_total"]);
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.99, sum by (model, le) (rate(a_seconds_bucket{job="x", model=~"$model"}[$__rate_interval]))) > 0.5 and on (model) b_total offset 5m > 1e3',
+      ),
+    ).toEqual(["a_seconds_bucket", "b_total"]);
     expect(metricNamesIn("changes(up[5m]) >= 3 unless absent(c)")).toEqual(["up", "c"]);
-    expect(templatingExpression('label_values(packrat_requests_total{pod=~"$pod"}, model)')).toBe('packrat_requests_total{pod=~"$pod"}');
+    expect(templatingExpression('label_values(packrat_requests_total{pod=~"$pod"}, model)')).toBe(
+      'packrat_requests_total{pod=~"$pod"}',
+    );
   });
 
   it("brackets: unbalanced, crossed and unclosed are reported, brackets inside strings are not", () => {
@@ -56,7 +76,13 @@ describe("metric names", () => {
 
   it("the agent's names come from its code: histograms as _bucket/_sum/_count, counters with _total, the serving process's defaults", async () => {
     const names = await known();
-    for (const name of ["packrat_request_seconds_bucket", "packrat_request_seconds_sum", "packrat_request_seconds_count", "packrat_requests_total", "packrat_agent_process_start_time_seconds"]) {
+    for (const name of [
+      "packrat_request_seconds_bucket",
+      "packrat_request_seconds_sum",
+      "packrat_request_seconds_count",
+      "packrat_requests_total",
+      "packrat_agent_process_start_time_seconds",
+    ]) {
       expect(names.has(name), name).toBe(true);
     }
     expect(names.has("packrat_request_seconds")).toBe(false);
@@ -67,8 +93,12 @@ describe("metric names", () => {
 describe("PrometheusRule and ServiceMonitor (deploy/kubernetes/components/monitoring)", () => {
   it("the plain example overlay has no custom resources: it applies on clusters without the Prometheus operator", () => {
     expect(plain.filter(isCustom)).toEqual([]);
-    expect(overlay.filter(isCustom).map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`).sort())
-      .toEqual(["PrometheusRule/packrat-agents/packrat-agent", "ServiceMonitor/packrat-agents/packrat-agent"]);
+    expect(
+      overlay
+        .filter(isCustom)
+        .map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)
+        .sort(),
+    ).toEqual(["PrometheusRule/packrat-agents/packrat-agent", "ServiceMonitor/packrat-agents/packrat-agent"]);
   });
 
   it("with the component, the built-in objects stay valid against the Kubernetes schemas and refer only to the set", async () => {
@@ -83,13 +113,17 @@ describe("PrometheusRule and ServiceMonitor (deploy/kubernetes/components/monito
     expect(custom).toHaveLength(2);
     expect((await Promise.all(custom.map(schemaErrors))).flat()).toEqual([]);
     // The schemas do refuse a wrong object: a numeric endpoint port (the CRD wants the port's name).
-    const bad = structuredClone(custom.find((o) => o.kind === "ServiceMonitor")!) as K8sObject & { spec: { endpoints: Array<{ port: unknown }> } };
+    const bad = structuredClone(custom.find((o) => o.kind === "ServiceMonitor")!) as K8sObject & {
+      spec: { endpoints: Array<{ port: unknown }> };
+    };
     bad.spec.endpoints[0]!.port = 8000;
     expect((await schemaErrors(bad)).join("\n")).toMatch(/port must be string/);
   });
 
   it("the ServiceMonitor scrapes the agents' Service on its oip port at /metrics, with the token the agents require", () => {
-    const service = overlay.find((o) => o.kind === "Service" && o.metadata.name === "packrat-agent") as K8sObject & { spec: { ports: Array<{ name: string }> } };
+    const service = overlay.find((o) => o.kind === "Service" && o.metadata.name === "packrat-agent") as K8sObject & {
+      spec: { ports: Array<{ name: string }> };
+    };
     expect(selects(serviceMonitor.spec.selector, service.metadata.labels ?? {})).toBe(true);
     expect(serviceMonitor.spec.namespaceSelector?.matchNames).toEqual([service.metadata.namespace]);
     const [endpoint] = serviceMonitor.spec.endpoints;
@@ -97,26 +131,52 @@ describe("PrometheusRule and ServiceMonitor (deploy/kubernetes/components/monito
     expect(endpoint!.path).toBe("/metrics");
     const credentials = endpoint!.authorization!.credentials!;
     // The Secret in the ServiceMonitor's namespace (the operator reads it there), with that key.
-    const secret = overlay.find((o) => o.kind === "Secret" && o.metadata.name === credentials.name) as K8sObject & { stringData: Record<string, string> };
+    const secret = overlay.find((o) => o.kind === "Secret" && o.metadata.name === credentials.name) as K8sObject & {
+      stringData: Record<string, string>;
+    };
     expect(secret.metadata.namespace).toBe(serviceMonitor.metadata.namespace);
     expect(Object.keys(secret.stringData)).toContain(credentials.key);
     // The agents require the same key as AGENT_METRICS_TOKEN.
-    const agent = overlay.find((o) => o.kind === "DaemonSet" && o.metadata.name === "packrat-agent") as K8sObject & { spec: { template: { spec: { containers: Array<{ name: string; env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }> }> } } } };
-    const env = agent.spec.template.spec.containers.find((c) => c.name === "agent")!.env.find((e) => e.name === "AGENT_METRICS_TOKEN");
+    const agent = overlay.find((o) => o.kind === "DaemonSet" && o.metadata.name === "packrat-agent") as K8sObject & {
+      spec: {
+        template: {
+          spec: {
+            containers: Array<{
+              name: string;
+              env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
+            }>;
+          };
+        };
+      };
+    };
+    const env = agent.spec.template.spec.containers
+      .find((c) => c.name === "agent")!
+      .env.find((e) => e.name === "AGENT_METRICS_TOKEN");
     expect(env?.valueFrom?.secretKeyRef).toEqual({ name: credentials.name, key: credentials.key });
   });
 
   it("alerts: agent down, crash loop, instance crash, p99 over threshold, rejections; with severity and summary; on the ServiceMonitor's job", () => {
     const alerts = prometheusRule.spec.groups.flatMap((g) => g.rules);
-    expect(alerts.map((a) => a.alert)).toEqual(expect.arrayContaining(["PackratAgentDown", "PackratServingCrashLoop", "PackratInstanceCrashed", "PackratLatencyP99High", "PackratQueueRejections"]));
+    expect(alerts.map((a) => a.alert)).toEqual(
+      expect.arrayContaining([
+        "PackratAgentDown",
+        "PackratServingCrashLoop",
+        "PackratInstanceCrashed",
+        "PackratLatencyP99High",
+        "PackratQueueRejections",
+      ]),
+    );
     for (const alert of alerts) {
       expect(["critical", "warning"], alert.alert).toContain(alert.labels?.severity);
       expect(alert.annotations?.summary, alert.alert).toBeTruthy();
       // The job label of the scraped series is the Service's name (no jobLabel set).
-      for (const job of String(alert.expr).matchAll(/job="([^"]*)"/g)) expect(job[1], alert.alert).toBe("packrat-agent");
+      for (const job of String(alert.expr).matchAll(/job="([^"]*)"/g))
+        expect(job[1], alert.alert).toBe("packrat-agent");
     }
     expect(serviceMonitor.spec.jobLabel).toBeUndefined();
-    expect(String(alerts.find((a) => a.alert === "PackratLatencyP99High")!.expr)).toMatch(/histogram_quantile\(0\.99,.*packrat_request_seconds_bucket/s);
+    expect(String(alerts.find((a) => a.alert === "PackratLatencyP99High")!.expr)).toMatch(
+      /histogram_quantile\(0\.99,.*packrat_request_seconds_bucket/s,
+    );
   });
 });
 
@@ -137,7 +197,10 @@ describe("Grafana dashboard (deploy/monitoring/grafana-dashboard.json)", () => {
 });
 
 describe("every metric the alerts and the dashboard name exists on the agent", () => {
-  it.each([["PrometheusRule", alertExpressions], ["Grafana dashboard", dashboardExpressions]])("%s", async (_, expressions) => {
+  it.each([
+    ["PrometheusRule", alertExpressions],
+    ["Grafana dashboard", dashboardExpressions],
+  ])("%s", async (_, expressions) => {
     const names = await known();
     const problems: string[] = [];
     for (const { at, expr } of expressions) {

@@ -15,11 +15,19 @@ const schemaPath = "prisma/schema.prisma";
 const stampPath = "src/generated/prisma/.schema-sha256";
 if (!existsSync(schemaPath)) process.exit(0);
 const schemaHash = createHash("sha256").update(readFileSync(schemaPath)).digest("hex");
-if (process.argv.includes("--if-stale") && existsSync(stampPath) && readFileSync(stampPath, "utf8").trim() === schemaHash) process.exit(0);
+if (
+  process.argv.includes("--if-stale") &&
+  existsSync(stampPath) &&
+  readFileSync(stampPath, "utf8").trim() === schemaHash
+)
+  process.exit(0);
 const stubDir = join(tmpdir(), "packrat-prisma-stub");
 mkdirSync(stubDir, { recursive: true });
 const stub = join(stubDir, "schema-engine");
-writeFileSync(stub, "#!/bin/sh\necho 'schema engine not available offline; packrat applies migrations itself' >&2\nexit 1\n");
+writeFileSync(
+  stub,
+  "#!/bin/sh\necho 'schema engine not available offline; packrat applies migrations itself' >&2\nexit 1\n",
+);
 chmodSync(stub, 0o755);
 const result = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "generate"], {
   stdio: "inherit",

@@ -23,10 +23,13 @@ function scratch(stamp?: string): string {
   }
   return dir;
 }
-const run = (dir: string, ...args: string[]) => spawnSync(process.execPath, [script, ...args], { cwd: dir, encoding: "utf8" });
+const run = (dir: string, ...args: string[]) =>
+  spawnSync(process.execPath, [script, ...args], { cwd: dir, encoding: "utf8" });
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe("prisma-generate --if-stale", () => {
   it("skips when the client was generated from this very schema", () => {

@@ -14,7 +14,11 @@ function pngSize(bytes: Buffer): string {
 }
 
 describe("public/", () => {
-  const manifest = JSON.parse(read("/manifest.webmanifest").toString("utf8")) as { name: string; start_url: string; icons: { src: string; sizes: string; type: string }[] };
+  const manifest = JSON.parse(read("/manifest.webmanifest").toString("utf8")) as {
+    name: string;
+    start_url: string;
+    icons: { src: string; sizes: string; type: string }[];
+  };
 
   it("the manifest names the app and each of its icons exists at its declared size and type", () => {
     expect(manifest.name).toBe("Packrat");
@@ -32,7 +36,10 @@ describe("public/", () => {
     expect([ico.readUInt16LE(0), ico.readUInt16LE(2)]).toEqual([0, 1]); // reserved, type 1 = icon
     const sizes = Array.from({ length: ico.readUInt16LE(4) }, (_, i) => {
       const entry = 6 + 16 * i;
-      const png = ico.subarray(ico.readUInt32LE(entry + 12), ico.readUInt32LE(entry + 12) + ico.readUInt32LE(entry + 8));
+      const png = ico.subarray(
+        ico.readUInt32LE(entry + 12),
+        ico.readUInt32LE(entry + 12) + ico.readUInt32LE(entry + 8),
+      );
       expect(pngSize(png)).toBe(`${ico[entry]}x${ico[entry + 1]}`);
       return `${ico[entry]}x${ico[entry + 1]}`;
     });
@@ -43,7 +50,8 @@ describe("public/", () => {
     expect(metadata.manifest).toBe("/manifest.webmanifest");
     const icons = metadata.icons as { icon: { url: string; sizes?: string }[]; apple: { url: string }[] };
     expect(icons.icon.find((i) => i.url === "/favicon.ico")?.sizes).toBe("16x16 32x32 48x48");
-    for (const url of [...icons.icon, ...icons.apple].map((i) => i.url)) expect(read(url).length, url).toBeGreaterThan(0);
+    for (const url of [...icons.icon, ...icons.apple].map((i) => i.url))
+      expect(read(url).length, url).toBeGreaterThan(0);
     expect(manifest.icons.some((i) => i.src === "/apple-touch-icon.png" && i.sizes === "180x180")).toBe(true);
   });
 });

@@ -37,7 +37,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("scan-secrets", () => {
   it("passes on a clean log and bundle, even where the demo password appears", () => {
-    const paths = tree('const hint="packrat-demo";function f(){return 1}', "[WebServer] GET /api/health 200\nsign in with packrat-demo\n");
+    const paths = tree(
+      'const hint="packrat-demo";function f(){return 1}',
+      "[WebServer] GET /api/health 200\nsign in with packrat-demo\n",
+    );
     const { status, out } = cli(["--list", list, ...paths]);
     expect(status).toBe(0);
     expect(out).toMatch(/2 secret\(s\) \(1 agent token, 1 session token\) in 2 file\(s\)/);

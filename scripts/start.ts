@@ -5,7 +5,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { isLoopbackHost, loadControlPlaneEnv, EnvError, processEnvironment, provideDatabaseUrl, type ControlPlaneEnv } from "../src/server/env";
+import {
+  isLoopbackHost,
+  loadControlPlaneEnv,
+  EnvError,
+  processEnvironment,
+  provideDatabaseUrl,
+  type ControlPlaneEnv,
+} from "../src/server/env";
 import { startEmbeddedPostgres, type RunningPostgres } from "../src/server/db/embedded-postgres";
 import { migrate, MigrationError } from "../src/server/db/migrator";
 import { resolveAuthSecret } from "../src/server/auth/secret";
@@ -21,7 +28,10 @@ let env: ControlPlaneEnv;
 try {
   env = loadControlPlaneEnv();
 } catch (error) {
-  if (error instanceof EnvError) { console.error(`[packrat] ${error.message}`); process.exit(1); }
+  if (error instanceof EnvError) {
+    console.error(`[packrat] ${error.message}`);
+    process.exit(1);
+  }
   throw error;
 }
 
@@ -30,7 +40,12 @@ const runDir = join(dataDir, "run");
 mkdirSync(runDir, { recursive: true });
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === "EPERM"; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Stops processes a previous supervisor recorded (it was SIGKILLed and could not stop them). */
@@ -66,11 +81,22 @@ async function shutdown(code: number): Promise<never> {
       child.kill("SIGTERM");
     }
   }
-  await Promise.all([...children.values()].map((child) => new Promise<void>((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    const timer = setTimeout(() => { child.kill("SIGKILL"); done(); }, 15_000);
-    child.once("exit", () => { clearTimeout(timer); done(); });
-  })));
+  await Promise.all(
+    [...children.values()].map(
+      (child) =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          const timer = setTimeout(() => {
+            child.kill("SIGKILL");
+            done();
+          }, 15_000);
+          child.once("exit", () => {
+            clearTimeout(timer);
+            done();
+          });
+        }),
+    ),
+  );
   if (database) {
     say("stopping PostgreSQL");
     await database.stop().catch((e: Error) => say(`PostgreSQL stop failed: ${e.message}`));
@@ -103,14 +129,20 @@ function startChild(name: string, args: string[], extraEnv: Record<string, strin
 async function ensureDatabase(): Promise<string> {
   if (env.DATABASE_URL) return env.DATABASE_URL;
   const started = Date.now();
-  database = await startEmbeddedPostgres({ dataDir: join(dataDir, "pg"), port: env.PACKRAT_EMBEDDED_PG_PORT, log: say });
+  database = await startEmbeddedPostgres({
+    dataDir: join(dataDir, "pg"),
+    port: env.PACKRAT_EMBEDDED_PG_PORT,
+    log: say,
+  });
   recordPid("postgres", database.pid);
   const admin = new pg.Client({ connectionString: database.url("postgres") });
   await admin.connect();
   const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'packrat'");
   if (exists.rowCount === 0) await admin.query("CREATE DATABASE packrat");
   await admin.end();
-  say(`embedded PostgreSQL ready on 127.0.0.1:${env.PACKRAT_EMBEDDED_PG_PORT} (data in ${database.dataDir}, ${Date.now() - started} ms)`);
+  say(
+    `embedded PostgreSQL ready on 127.0.0.1:${env.PACKRAT_EMBEDDED_PG_PORT} (data in ${database.dataDir}, ${Date.now() - started} ms)`,
+  );
   return database.url("packrat");
 }
 
@@ -124,7 +156,8 @@ function ensureBuild(): void {
 /** One local agent with a demo model, so a new user sees a live agent at once (PACKRAT_LOCAL_AGENT=false: none). */
 async function startLocalAgent(databaseUrl: string): Promise<void> {
   provideDatabaseUrl(databaseUrl); // the services below read it through the env module
-  const { ensureLocalAgentToken, ensureDemoDeployment, ensureDemoPriceForLocalAgent } = await import("../src/server/services/local-agent-service");
+  const { ensureLocalAgentToken, ensureDemoDeployment, ensureDemoPriceForLocalAgent } =
+    await import("../src/server/services/local-agent-service");
   const { token, tokenId } = await ensureLocalAgentToken(join(dataDir, "local-agent.token"));
   startChild("agent", ["--import", "tsx", join(root, "apps/agent/src/cli.ts")], {
     PACKRAT_CONTROL_PLANE_URL: `http://127.0.0.1:${env.PORT}`,
@@ -134,8 +167,13 @@ async function startLocalAgent(databaseUrl: string): Promise<void> {
     AGENT_STATE_DIR: join(dataDir, "agent"),
   });
   say(`local agent: inference at http://127.0.0.1:${env.PACKRAT_LOCAL_AGENT_PORT}/v2 (OIP v2)`);
-  ensureDemoDeployment(tokenId, join(dataDir, "demo-deployment.json"), say).catch((error: Error) => say(`demo deployment failed: ${error.message.split("\n")[0]}`));
-  if (env.PACKRAT_DEMO_USERS) ensureDemoPriceForLocalAgent(tokenId, say).catch((error: Error) => say(`demo price failed: ${error.message.split("\n")[0]}`));
+  ensureDemoDeployment(tokenId, join(dataDir, "demo-deployment.json"), say).catch((error: Error) =>
+    say(`demo deployment failed: ${error.message.split("\n")[0]}`),
+  );
+  if (env.PACKRAT_DEMO_USERS)
+    ensureDemoPriceForLocalAgent(tokenId, say).catch((error: Error) =>
+      say(`demo price failed: ${error.message.split("\n")[0]}`),
+    );
 }
 
 try {
@@ -146,15 +184,29 @@ try {
   if (applied.length) say(`applied ${applied.length} migration(s)`);
   // Before the dashboard starts: the cookie-signing secret exists, and so do the first users.
   resolveAuthSecret({ secret: env.BETTER_AUTH_SECRET, dataDir });
-  const seeded = await seedUsersAtStart(databaseUrl, { demoUsers: env.PACKRAT_DEMO_USERS, adminEmail: env.PACKRAT_ADMIN_EMAIL, adminPassword: env.PACKRAT_ADMIN_PASSWORD });
+  const seeded = await seedUsersAtStart(databaseUrl, {
+    demoUsers: env.PACKRAT_DEMO_USERS,
+    adminEmail: env.PACKRAT_ADMIN_EMAIL,
+    adminPassword: env.PACKRAT_ADMIN_PASSWORD,
+  });
   for (const line of seeded) say(line);
   if (!devMode) ensureBuild();
   const nextBin = join(root, "node_modules/next/dist/bin/next");
   // The dashboard decides the demo-user hint the same way this supervisor decided the seed: hand it the verdict.
-  startChild("web", [nextBin, devMode ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], { DATABASE_URL: databaseUrl, HOST: env.HOST, PACKRAT_DEMO_USERS: String(env.PACKRAT_DEMO_USERS) });
-  if (env.HOST === "127.0.0.1" && !(await forwardIpv6Loopback(env.PORT))) say("no IPv6 loopback here: the dashboard answers on 127.0.0.1 only");
-  say(`dashboard: http://localhost:${env.PORT}  (health: /api/health; listening on ${env.HOST === "127.0.0.1" ? "127.0.0.1 and ::1 only, set HOST=0.0.0.0 to open it" : env.HOST})`);
-  if (env.PACKRAT_DEMO_USERS && !isLoopbackHost(env.HOST)) say("demo users are on (PACKRAT_DEMO_USERS=true) while the dashboard is reachable from other machines: anyone can sign in as admin@example.com");
+  startChild("web", [nextBin, devMode ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], {
+    DATABASE_URL: databaseUrl,
+    HOST: env.HOST,
+    PACKRAT_DEMO_USERS: String(env.PACKRAT_DEMO_USERS),
+  });
+  if (env.HOST === "127.0.0.1" && !(await forwardIpv6Loopback(env.PORT)))
+    say("no IPv6 loopback here: the dashboard answers on 127.0.0.1 only");
+  say(
+    `dashboard: http://localhost:${env.PORT}  (health: /api/health; listening on ${env.HOST === "127.0.0.1" ? "127.0.0.1 and ::1 only, set HOST=0.0.0.0 to open it" : env.HOST})`,
+  );
+  if (env.PACKRAT_DEMO_USERS && !isLoopbackHost(env.HOST))
+    say(
+      "demo users are on (PACKRAT_DEMO_USERS=true) while the dashboard is reachable from other machines: anyone can sign in as admin@example.com",
+    );
   if (env.PACKRAT_LOCAL_AGENT) await startLocalAgent(databaseUrl);
 } catch (error) {
   const message = error instanceof MigrationError || error instanceof Error ? error.message : String(error);

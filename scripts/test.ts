@@ -15,7 +15,12 @@ import { ensureBrowser } from "./lib/find-browser";
 import { readPlaywrightReport, readVitestReport, type ReportReading } from "./lib/test-reports";
 import { testEnv } from "../test/test-env";
 
-interface Stage { name: string; command: string[]; report?: "vitest" | "playwright"; env?: Record<string, string> }
+interface Stage {
+  name: string;
+  command: string[];
+  report?: "vitest" | "playwright";
+  env?: Record<string, string>;
+}
 
 const reportDir = mkdtempSync(join(tmpdir(), "packrat-test-reports-"));
 chmodSync(reportDir, 0o755); // the embedded database of the e2e server runs as user postgres under it
@@ -24,26 +29,74 @@ chmodSync(reportDir, 0o755); // the embedded database of the e2e server runs as 
 // goes with the reports.
 testEnv.PACKRAT_SECRETS_LIST ||= join(reportDir, "secrets.list");
 const retries = Number(testEnv.TEST_RETRIES ?? (testEnv.CI === "true" ? 1 : 0));
-if (!Number.isInteger(retries) || retries < 0) { console.error(`TEST_RETRIES must be a whole number ≥ 0, got "${testEnv.TEST_RETRIES}"`); process.exit(2); }
+if (!Number.isInteger(retries) || retries < 0) {
+  console.error(`TEST_RETRIES must be a whole number ≥ 0, got "${testEnv.TEST_RETRIES}"`);
+  process.exit(2);
+}
 const stages: Stage[] = [
   { name: "typecheck", command: ["npx", "tsc", "--noEmit", "-p", "tsconfig.json"] },
   // ESLint, then Prettier's check (package.json's lint script: one definition of what lint means).
   { name: "lint", command: ["npm", "run", "-s", "lint"] },
-  { name: "unit", command: ["npx", "vitest", "run", "--project", "unit", "--reporter=default", "--reporter=json", `--outputFile.json=${join(reportDir, "unit.json")}`, `--retry=${retries}`], report: "vitest" },
-  { name: "integration", command: ["npx", "vitest", "run", "--project", "integration", "--reporter=default", "--reporter=json", `--outputFile.json=${join(reportDir, "integration.json")}`, `--retry=${retries}`], report: "vitest" },
+  {
+    name: "unit",
+    command: [
+      "npx",
+      "vitest",
+      "run",
+      "--project",
+      "unit",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${join(reportDir, "unit.json")}`,
+      `--retry=${retries}`,
+    ],
+    report: "vitest",
+  },
+  {
+    name: "integration",
+    command: [
+      "npx",
+      "vitest",
+      "run",
+      "--project",
+      "integration",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${join(reportDir, "integration.json")}`,
+      `--retry=${retries}`,
+    ],
+    report: "vitest",
+  },
   // The e2e server's embedded database lives under reportDir, removed below once the server has stopped.
-  { name: "e2e", command: ["npx", "playwright", "test", `--retries=${retries}`], report: "playwright", env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(reportDir, "e2e.json"), E2E_DATA_DIR: join(reportDir, "e2e-data") } },
+  {
+    name: "e2e",
+    command: ["npx", "playwright", "test", `--retries=${retries}`],
+    report: "playwright",
+    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: join(reportDir, "e2e.json"), E2E_DATA_DIR: join(reportDir, "e2e-data") },
+  },
 ];
 
 const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 const selected = only.length ? stages.filter((s) => only.includes(s.name)) : stages;
-for (const name of only) if (!stages.some((s) => s.name === name)) { console.error(`unknown stage "${name}"; stages: ${stages.map((s) => s.name).join(", ")}`); process.exit(2); }
+for (const name of only)
+  if (!stages.some((s) => s.name === name)) {
+    console.error(`unknown stage "${name}"; stages: ${stages.map((s) => s.name).join(", ")}`);
+    process.exit(2);
+  }
 
 const e2e = selected.find((s) => s.name === "e2e");
 if (e2e) {
-  const browser = ensureBrowser(realBrowserSearch(testEnv), realProbe(testEnv), (line) => console.log(`[e2e browser] ${line}`));
-  if (!browser.ok) { rmSync(reportDir, { recursive: true, force: true }); console.error(browser.message); process.exit(1); }
-  console.log(`[e2e browser] ${browser.found.executable} (${browser.installedBy ? `installed by ${browser.installedBy}` : browser.found.source === "system" ? "the system's" : "Playwright's cache"})`);
+  const browser = ensureBrowser(realBrowserSearch(testEnv), realProbe(testEnv), (line) =>
+    console.log(`[e2e browser] ${line}`),
+  );
+  if (!browser.ok) {
+    rmSync(reportDir, { recursive: true, force: true });
+    console.error(browser.message);
+    process.exit(1);
+  }
+  console.log(
+    `[e2e browser] ${browser.found.executable} (${browser.installedBy ? `installed by ${browser.installedBy}` : browser.found.source === "system" ? "the system's" : "Playwright's cache"})`,
+  );
   e2e.env = { ...e2e.env, PACKRAT_E2E_CHROMIUM: browser.found.executable };
 }
 
@@ -59,27 +112,45 @@ function readReport(stage: Stage): ReportReading | undefined {
   const file = join(reportDir, `${stage.name}.json`);
   if (!stage.report || !existsSync(file)) return undefined;
   const json = JSON.parse(readFileSync(file, "utf8"));
-  return stage.report === "vitest" ? readVitestReport(stage.name, json, process.cwd()) : readPlaywrightReport(stage.name, json);
+  return stage.report === "vitest"
+    ? readVitestReport(stage.name, json, process.cwd())
+    : readPlaywrightReport(stage.name, json);
 }
 
 let anyFailed = false;
 for (const stage of selected) {
   console.log(`\n=== ${stage.name} ===`);
   const started = Date.now();
-  const result = spawnSync(stage.command[0]!, stage.command.slice(1), { stdio: "inherit", env: { ...testEnv, ...stage.env } });
+  const result = spawnSync(stage.command[0]!, stage.command.slice(1), {
+    stdio: "inherit",
+    env: { ...testEnv, ...stage.env },
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const counts = readReport(stage);
   const ok = result.status === 0;
-  if (counts) { passed += counts.passed; failed += counts.failed; failures.push(...counts.failures); flaky.push(...counts.flaky); }
-  else if (!stage.report) { if (ok) passed += 1; else failed += 1; } // a check stage counts as one test
-  else { failed += 1; failures.push(`  ${stage.name} (the runner wrote no report: it crashed)`); }
+  if (counts) {
+    passed += counts.passed;
+    failed += counts.failed;
+    failures.push(...counts.failures);
+    flaky.push(...counts.flaky);
+  } else if (!stage.report) {
+    if (ok) passed += 1;
+    else failed += 1;
+  } // a check stage counts as one test
+  else {
+    failed += 1;
+    failures.push(`  ${stage.name} (the runner wrote no report: it crashed)`);
+  }
   if (!ok && !stage.report) failures.push(`  ${stage.name} (see its output above)`);
   if (!ok) anyFailed = true;
-  summary.push(`${ok ? "ok  " : "FAIL"} ${stage.name.padEnd(12)} ${seconds.padStart(7)} s${counts ? `  (${counts.passed} passed, ${counts.failed} failed${counts.flaky.length ? `, ${counts.flaky.length} of the passed needed their retry` : ""})` : ""}`);
+  summary.push(
+    `${ok ? "ok  " : "FAIL"} ${stage.name.padEnd(12)} ${seconds.padStart(7)} s${counts ? `  (${counts.passed} passed, ${counts.failed} failed${counts.flaky.length ? `, ${counts.flaky.length} of the passed needed their retry` : ""})` : ""}`,
+  );
 }
 
 rmSync(reportDir, { recursive: true, force: true });
-if (flaky.length) console.log(`\n=== flaky: failed, then passed when retried (${flaky.length}) ===\n${flaky.join("\n")}`);
+if (flaky.length)
+  console.log(`\n=== flaky: failed, then passed when retried (${flaky.length}) ===\n${flaky.join("\n")}`);
 if (failures.length) console.log(`\n=== failures ===\n${failures.join("\n")}`);
 console.log(`\n=== summary ===\n${summary.join("\n")}`);
 console.log(`${passed} passed, ${failed} failed`);

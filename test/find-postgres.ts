@@ -16,7 +16,15 @@ export interface TestPostgres {
 
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
-  try { await client.connect(); await client.query("SELECT 1"); return true; } catch { return false; } finally { await client.end().catch(() => {}); }
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 function freePort(): Promise<number> {
@@ -24,7 +32,9 @@ function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -55,14 +65,26 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   let server: RunningPostgres | undefined = await startEmbeddedPostgres({ dataDir, port });
   return {
     adminUrl: server.url("postgres"),
-    pause: async () => { await server?.stop(); server = undefined; },
-    resume: async () => { server ??= await startEmbeddedPostgres({ dataDir, port }); },
-    stop: async () => { await server?.stop(); server = undefined; removeCluster(root); },
+    pause: async () => {
+      await server?.stop();
+      server = undefined;
+    },
+    resume: async () => {
+      server ??= await startEmbeddedPostgres({ dataDir, port });
+    },
+    stop: async () => {
+      await server?.stop();
+      server = undefined;
+      removeCluster(root);
+    },
   };
 }
 
 /** A new, empty database on the same server; `drop` removes it (connections are terminated first). */
-export async function createDatabase(adminUrl: string, prefix = "packrat_test"): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+export async function createDatabase(
+  adminUrl: string,
+  prefix = "packrat_test",
+): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

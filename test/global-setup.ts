@@ -8,7 +8,10 @@ import { recordDatabaseSecrets } from "./record-database-secrets";
 import { testEnv } from "./test-env";
 
 declare module "vitest" {
-  export interface ProvidedContext { adminDatabaseUrl: string; databaseUrl: string }
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+    databaseUrl: string;
+  }
 }
 
 export default async function setup(project: TestProject) {
@@ -20,7 +23,9 @@ export default async function setup(project: TestProject) {
   console.log(`[integration] PostgreSQL from ${server.source}; database ${database.name}`);
   return async () => {
     // Sessions and password hashes the tests left behind are secrets the CI scan looks for in the logs.
-    await recordDatabaseSecrets(database.url).catch((error: Error) => console.warn(`[integration] could not record the database's secrets: ${error.message}`));
+    await recordDatabaseSecrets(database.url).catch((error: Error) =>
+      console.warn(`[integration] could not record the database's secrets: ${error.message}`),
+    );
     await database.drop();
     await server.stop();
   };

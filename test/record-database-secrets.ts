@@ -12,7 +12,9 @@ export async function recordDatabaseSecrets(databaseUrl: string, file = testEnv[
   await client.connect();
   try {
     const sessions = await client.query<{ token: string }>(`SELECT token FROM "session"`);
-    const hashes = await client.query<{ password: string }>(`SELECT password FROM "account" WHERE password IS NOT NULL`);
+    const hashes = await client.query<{ password: string }>(
+      `SELECT password FROM "account" WHERE password IS NOT NULL`,
+    );
     for (const { token } of sessions.rows) recordSecret("session token", token, file);
     for (const { password } of hashes.rows) recordSecret("password hash", password, file);
     return sessions.rowCount! + hashes.rowCount!;

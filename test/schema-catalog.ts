@@ -9,7 +9,8 @@ export async function catalogSnapshot(url: string): Promise<Record<string, strin
   try {
     const rows = async (sql: string) => (await client.query(sql)).rows.map((r) => Object.values(r).join(" | ")).sort();
     return {
-      columns: await rows(`SELECT table_name, column_name, data_type, udt_name, is_nullable, coalesce(column_default, ''),
+      columns:
+        await rows(`SELECT table_name, column_name, data_type, udt_name, is_nullable, coalesce(column_default, ''),
           coalesce(character_maximum_length::text, ''), coalesce(numeric_precision::text, ''), coalesce(datetime_precision::text, '')
         FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`),
       enums: await rows(`SELECT t.typname, string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder)

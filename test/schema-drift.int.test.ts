@@ -28,7 +28,9 @@ describe("migrations match schema.prisma", () => {
     await client.query(sql);
     await client.end();
   });
-  afterAll(async () => { for (const drop of dropAll) await drop(); });
+  afterAll(async () => {
+    for (const drop of dropAll) await drop();
+  });
 
   it("has the same tables, columns, enums, indexes and constraints", async () => {
     const [migrated, described] = await Promise.all([catalogSnapshot(fromMigrations), catalogSnapshot(fromSchema)]);

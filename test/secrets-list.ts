@@ -9,8 +9,17 @@ import { testEnv } from "./test-env";
 export const SECRETS_LIST_ENV = "PACKRAT_SECRETS_LIST";
 
 export type SecretKind =
-  | "agent token" | "api token" | "enrollment token" | "session token" | "session cookie" | "password" | "password hash"
-  | "admin password" | "inference token" | "auth secret" | "database password";
+  | "agent token"
+  | "api token"
+  | "enrollment token"
+  | "session token"
+  | "session cookie"
+  | "password"
+  | "password hash"
+  | "admin password"
+  | "inference token"
+  | "auth secret"
+  | "database password";
 
 /**
  * Appends `value` to the secret list (one JSON line; 0600). A no-op when no list is configured, and for values

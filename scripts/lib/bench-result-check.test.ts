@@ -1,9 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { checkBenchResult, checkPackratResult } from "./bench-result-check";
 
-const machine = { cpuModel: "x", logicalCpus: 2, memoryBytes: 1, platform: "linux", kernel: "k", node: "v20", versions: {} };
+const machine = {
+  cpuModel: "x",
+  logicalCpus: 2,
+  memoryBytes: 1,
+  platform: "linux",
+  kernel: "k",
+  node: "v20",
+  versions: {},
+};
 const base = () => ({
-  name: "packrat", description: "d", date: "2026-11-29T10:00:00.000Z", quick: true, durationS: 90, machine,
+  name: "packrat",
+  description: "d",
+  date: "2026-11-29T10:00:00.000Z",
+  quick: true,
+  durationS: 90,
+  machine,
   figures: [] as Array<Record<string, unknown>>,
   tables: [] as Array<{ title: string; columns: string[]; rows: Array<Array<string | number>> }>,
   notes: ["n"],
@@ -13,11 +26,29 @@ const base = () => ({
 function packratResult() {
   const r = base();
   for (const b of [1, 2]) {
-    r.figures.push({ label: `mean batch latency, Packrat ⟨1,2,${b}⟩, tiny CNN, B=${b}`, value: 1.2, unit: "ms", spread: { kind: "min-max", low: 1, high: 2 }, samples: 5 });
-    r.figures.push({ label: `speedup of Packrat over ⟨1,2,B⟩ (mean latency, paired per repetition), tiny CNN, B=${b}`, value: 1, unit: "×" });
-    r.figures.push({ label: `speedup of Packrat over one-thread (mean latency, paired per repetition), tiny CNN, B=${b}`, value: 1.1, unit: "×" });
+    r.figures.push({
+      label: `mean batch latency, Packrat ⟨1,2,${b}⟩, tiny CNN, B=${b}`,
+      value: 1.2,
+      unit: "ms",
+      spread: { kind: "min-max", low: 1, high: 2 },
+      samples: 5,
+    });
+    r.figures.push({
+      label: `speedup of Packrat over ⟨1,2,B⟩ (mean latency, paired per repetition), tiny CNN, B=${b}`,
+      value: 1,
+      unit: "×",
+    });
+    r.figures.push({
+      label: `speedup of Packrat over one-thread (mean latency, paired per repetition), tiny CNN, B=${b}`,
+      value: 1.1,
+      unit: "×",
+    });
   }
-  r.tables.push({ title: "What ran", columns: ["model", "status", "profile s", "B served", "requests per block", "affinity"], rows: [["tiny CNN", "ran", 3.1, "1, 2", "60, 60", "true"]] });
+  r.tables.push({
+    title: "What ran",
+    columns: ["model", "status", "profile s", "B served", "requests per block", "affinity"],
+    rows: [["tiny CNN", "ran", 3.1, "1, 2", "60, 60", "true"]],
+  });
   return r;
 }
 
@@ -60,7 +91,12 @@ describe("checkPackratResult", () => {
 
   it("reports a model that did not run, a missing B and a missing speedup", () => {
     const r = packratResult();
-    r.figures = r.figures.filter((f) => !(f.label as string).startsWith("speedup of Packrat over one-thread (mean latency, paired per repetition), tiny CNN, B=2"));
+    r.figures = r.figures.filter(
+      (f) =>
+        !(f.label as string).startsWith(
+          "speedup of Packrat over one-thread (mean latency, paired per repetition), tiny CNN, B=2",
+        ),
+    );
     const problems = checkPackratResult(r, { models: ["tiny CNN", "tiny MLP"], batches: [1, 2, 4] });
     expect(problems).toContain("What ran: no row for tiny MLP");
     expect(problems).toContain("What ran: tiny CNN served B = 1, 2, expected 1, 2, 4");

@@ -16,7 +16,9 @@ const coreDir = join(createRequire(join(playwrightDir, "package.json")).resolve(
 export const SYSTEM_CHROMIUM_PATHS = ["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
 export function playwrightChromiumRevision(): string {
-  const browsers = JSON.parse(readFileSync(join(coreDir, "browsers.json"), "utf8")) as { browsers: { name: string; revision: string }[] };
+  const browsers = JSON.parse(readFileSync(join(coreDir, "browsers.json"), "utf8")) as {
+    browsers: { name: string; revision: string }[];
+  };
   const chromium = browsers.browsers.find((b) => b.name === "chromium");
   if (!chromium) throw new Error("playwright-core/browsers.json names no chromium");
   return chromium.revision;
@@ -30,7 +32,10 @@ export function playwrightBrowsersPath(env: Record<string, string | undefined>):
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ms-playwright");
 }
 
-export function realBrowserSearch(env: Record<string, string | undefined>, overrides: Partial<BrowserSearch> = {}): BrowserSearch {
+export function realBrowserSearch(
+  env: Record<string, string | undefined>,
+  overrides: Partial<BrowserSearch> = {},
+): BrowserSearch {
   return {
     systemPaths: SYSTEM_CHROMIUM_PATHS,
     pathDirs: (env.PATH ?? "").split(delimiter),
@@ -51,10 +56,15 @@ export function realProbe(env: Record<string, string | undefined>): BrowserProbe
         if (!statSync(path).isFile()) return false;
         accessSync(path, constants.X_OK);
         return true;
-      } catch { return false; }
+      } catch {
+        return false;
+      }
     },
     run(command, args, extraEnv) {
-      const result = spawnSync(command, args, { stdio: ["ignore", "inherit", "inherit"], env: { ...env, ...extraEnv } as NodeJS.ProcessEnv });
+      const result = spawnSync(command, args, {
+        stdio: ["ignore", "inherit", "inherit"],
+        env: { ...env, ...extraEnv } as NodeJS.ProcessEnv,
+      });
       return result.error ? null : result.status;
     },
   };

@@ -4,7 +4,10 @@
 // the file; scripts/config-docs.test.ts fails when a table and its schema disagree.
 import type { z } from "zod";
 
-export interface EnvRow { name: string; default: string }
+export interface EnvRow {
+  name: string;
+  default: string;
+}
 
 function formatDefault(value: unknown): string {
   if (value === undefined) return "unset";
@@ -21,7 +24,8 @@ export function envRows(schema: z.ZodObject): EnvRow[] {
   });
 }
 
-const begin = (id: string) => `<!-- env-table ${id}: generated from the schema by scripts/config-docs.ts; edit only the meanings -->`;
+const begin = (id: string) =>
+  `<!-- env-table ${id}: generated from the schema by scripts/config-docs.ts; edit only the meanings -->`;
 const end = "<!-- /env-table -->";
 
 /** The meanings of the table `id` in `markdown`, by variable. */

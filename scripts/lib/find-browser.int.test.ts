@@ -17,14 +17,17 @@ let env: Record<string, string>;
 
 function fakeAptGet(exitStatus: number): void {
   // POSIX sh with builtins only (PATH holds nothing else); records each call with DEBIAN_FRONTEND.
-  writeFileSync(join(bin, "apt-get"), [
-    "#!/bin/sh",
-    `printf '%s DEBIAN_FRONTEND=%s\\n' "$*" "$DEBIAN_FRONTEND" >> '${calls}'`,
-    `[ ${exitStatus} -ne 0 ] && exit ${exitStatus}`,
-    `if [ "$1" = install ]; then printf '#!/bin/sh\\nexit 0\\n' > '${join(bin, "chromium")}'; /bin/chmod 755 '${join(bin, "chromium")}'; fi`,
-    "exit 0",
-    "",
-  ].join("\n"));
+  writeFileSync(
+    join(bin, "apt-get"),
+    [
+      "#!/bin/sh",
+      `printf '%s DEBIAN_FRONTEND=%s\\n' "$*" "$DEBIAN_FRONTEND" >> '${calls}'`,
+      `[ ${exitStatus} -ne 0 ] && exit ${exitStatus}`,
+      `if [ "$1" = install ]; then printf '#!/bin/sh\\nexit 0\\n' > '${join(bin, "chromium")}'; /bin/chmod 755 '${join(bin, "chromium")}'; fi`,
+      "exit 0",
+      "",
+    ].join("\n"),
+  );
   chmodSync(join(bin, "apt-get"), 0o755);
 }
 
@@ -51,7 +54,10 @@ describe("ensureBrowser in an isolated environment", () => {
     mkdirSync(join(chrome, ".."), { recursive: true });
     writeFileSync(chrome, "#!/bin/sh\n");
     chmodSync(chrome, 0o755);
-    expect(ensureBrowser(s, realProbe(env))).toEqual({ ok: true, found: { executable: chrome, source: "playwright-cache" } });
+    expect(ensureBrowser(s, realProbe(env))).toEqual({
+      ok: true,
+      found: { executable: chrome, source: "playwright-cache" },
+    });
     expect(existsSync(calls)).toBe(false);
   });
 
@@ -59,15 +65,29 @@ describe("ensureBrowser in an isolated environment", () => {
     fakeAptGet(0);
     const logged: string[] = [];
     const result = ensureBrowser(search(), realProbe(env), (l) => logged.push(l));
-    expect(result).toEqual({ ok: true, installedBy: "apt-get install chromium", found: { executable: join(bin, "chromium"), source: "system" } });
-    expect(logged).toEqual(["no Chromium found; trying `playwright install chromium`", "`playwright install chromium` failed", "no Chromium found; trying `apt-get install chromium`"]);
-    expect(readFileSync(calls, "utf8")).toBe("update -qq DEBIAN_FRONTEND=noninteractive\ninstall -y -qq chromium DEBIAN_FRONTEND=noninteractive\n");
+    expect(result).toEqual({
+      ok: true,
+      installedBy: "apt-get install chromium",
+      found: { executable: join(bin, "chromium"), source: "system" },
+    });
+    expect(logged).toEqual([
+      "no Chromium found; trying `playwright install chromium`",
+      "`playwright install chromium` failed",
+      "no Chromium found; trying `apt-get install chromium`",
+    ]);
+    expect(readFileSync(calls, "utf8")).toBe(
+      "update -qq DEBIAN_FRONTEND=noninteractive\ninstall -y -qq chromium DEBIAN_FRONTEND=noninteractive\n",
+    );
   });
 
   it("when every installer fails, says in one line what to run", () => {
     fakeAptGet(100);
     const result = ensureBrowser(search(), realProbe(env));
-    expect(result).toEqual({ ok: false, tried: ["playwright install chromium", "apt-get install chromium"], message: noBrowserMessage(search()) });
+    expect(result).toEqual({
+      ok: false,
+      tried: ["playwright install chromium", "apt-get install chromium"],
+      message: noBrowserMessage(search()),
+    });
     expect(readFileSync(calls, "utf8")).toBe("update -qq DEBIAN_FRONTEND=noninteractive\n");
     expect(existsSync(join(bin, "chromium"))).toBe(false);
   });

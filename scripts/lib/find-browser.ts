@@ -29,15 +29,22 @@ export interface BrowserSearch {
   isDebian: boolean;
 }
 
-export interface BrowserFound { executable: string; source: "system" | "playwright-cache" }
-export interface Installer { name: string; steps: { command: string; args: string[]; env?: Record<string, string> }[] }
+export interface BrowserFound {
+  executable: string;
+  source: "system" | "playwright-cache";
+}
+export interface Installer {
+  name: string;
+  steps: { command: string; args: string[]; env?: Record<string, string> }[];
+}
 
 export type EnsureResult =
-  | { ok: true; found: BrowserFound; installedBy?: string }
-  | { ok: false; tried: string[]; message: string };
+  { ok: true; found: BrowserFound; installedBy?: string } | { ok: false; tried: string[]; message: string };
 
 export function findSystemChromium(search: BrowserSearch, probe: BrowserProbe): string | undefined {
-  const onPath = search.commandNames.flatMap((name) => search.pathDirs.filter((dir) => dir !== "").map((dir) => join(dir, name)));
+  const onPath = search.commandNames.flatMap((name) =>
+    search.pathDirs.filter((dir) => dir !== "").map((dir) => join(dir, name)),
+  );
   return [...search.systemPaths, ...onPath].find((path) => probe.isExecutable(path));
 }
 
@@ -61,15 +68,20 @@ export function findBrowser(search: BrowserSearch, probe: BrowserProbe): Browser
 }
 
 export function installers(search: BrowserSearch): Installer[] {
-  const list: Installer[] = [{
-    name: "playwright install chromium",
-    steps: [{ command: search.playwrightCli[0]!, args: [...search.playwrightCli.slice(1), "install", "chromium"] }],
-  }];
+  const list: Installer[] = [
+    {
+      name: "playwright install chromium",
+      steps: [{ command: search.playwrightCli[0]!, args: [...search.playwrightCli.slice(1), "install", "chromium"] }],
+    },
+  ];
   if (search.isDebian && search.isRoot) {
     const env = { DEBIAN_FRONTEND: "noninteractive" };
     list.push({
       name: "apt-get install chromium",
-      steps: [{ command: "apt-get", args: ["update", "-qq"], env }, { command: "apt-get", args: ["install", "-y", "-qq", "chromium"], env }],
+      steps: [
+        { command: "apt-get", args: ["update", "-qq"], env },
+        { command: "apt-get", args: ["install", "-y", "-qq", "chromium"], env },
+      ],
     });
   }
   return list;
@@ -78,11 +90,17 @@ export function installers(search: BrowserSearch): Installer[] {
 /** The one line printed when nothing was found and nothing could be installed. */
 export function noBrowserMessage(search: BrowserSearch): string {
   const debian = search.isDebian ? `${search.isRoot ? "" : "sudo "}apt-get install -y chromium` : undefined;
-  const playwright = search.isDebian ? "npx playwright install chromium" : "npx playwright install --with-deps chromium";
+  const playwright = search.isDebian
+    ? "npx playwright install chromium"
+    : "npx playwright install --with-deps chromium";
   return `No Chromium for the end-to-end tests, and none could be installed: run \`${debian ?? playwright}\`${debian ? ` (or \`${playwright}\` where its download host is reachable)` : ""}, then \`npm test\` again.`;
 }
 
-export function ensureBrowser(search: BrowserSearch, probe: BrowserProbe, log: (line: string) => void = () => {}): EnsureResult {
+export function ensureBrowser(
+  search: BrowserSearch,
+  probe: BrowserProbe,
+  log: (line: string) => void = () => {},
+): EnsureResult {
   const present = findBrowser(search, probe);
   if (present) return { ok: true, found: present };
   const tried: string[] = [];

@@ -8,7 +8,10 @@ export async function forwardIpv6Loopback(port: number): Promise<Server | null> 
   const server = createServer((client) => {
     const upstream = connect({ host: "127.0.0.1", port });
     client.pipe(upstream).pipe(client);
-    const close = () => { client.destroy(); upstream.destroy(); };
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
     client.on("error", close);
     upstream.on("error", close);
   });

@@ -4,13 +4,34 @@
 import { z } from "zod";
 
 /** The CRDs' Duration pattern (monitoring.coreos.com/v1). */
-const duration = z.string().regex(/^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/, "not a Prometheus duration");
+const duration = z
+  .string()
+  .regex(
+    /^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/,
+    "not a Prometheus duration",
+  );
 const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/);
-const metadata = z.object({ name: z.string().min(1), namespace: z.string().min(1), labels: z.record(z.string(), z.string()).optional() });
-const secretKeySelector = z.strictObject({ name: z.string().min(1), key: z.string().min(1), optional: z.boolean().optional() });
+const metadata = z.object({
+  name: z.string().min(1),
+  namespace: z.string().min(1),
+  labels: z.record(z.string(), z.string()).optional(),
+});
+const secretKeySelector = z.strictObject({
+  name: z.string().min(1),
+  key: z.string().min(1),
+  optional: z.boolean().optional(),
+});
 const labelSelector = z.strictObject({
   matchLabels: z.record(z.string(), z.string()).optional(),
-  matchExpressions: z.array(z.strictObject({ key: z.string(), operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]), values: z.array(z.string()).optional() })).optional(),
+  matchExpressions: z
+    .array(
+      z.strictObject({
+        key: z.string(),
+        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
+        values: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
 });
 
 export const serviceMonitorSchema = z.strictObject({
@@ -20,58 +41,102 @@ export const serviceMonitorSchema = z.strictObject({
   spec: z.strictObject({
     jobLabel: z.string().optional(),
     selector: labelSelector,
-    namespaceSelector: z.strictObject({ any: z.boolean().optional(), matchNames: z.array(z.string()).optional() }).optional(),
-    endpoints: z.array(z.strictObject({
-      port: z.string().optional(),
-      path: z.string().startsWith("/").optional(),
-      scheme: z.enum(["http", "https", "HTTP", "HTTPS"]).optional(),
-      interval: duration.optional(),
-      scrapeTimeout: duration.optional(),
-      // SafeAuthorization: the credentials come from a Secret in the ServiceMonitor's namespace.
-      authorization: z.strictObject({ type: z.string().optional(), credentials: secretKeySelector.optional() }).optional(),
-    })).min(1),
+    namespaceSelector: z
+      .strictObject({ any: z.boolean().optional(), matchNames: z.array(z.string()).optional() })
+      .optional(),
+    endpoints: z
+      .array(
+        z.strictObject({
+          port: z.string().optional(),
+          path: z.string().startsWith("/").optional(),
+          scheme: z.enum(["http", "https", "HTTP", "HTTPS"]).optional(),
+          interval: duration.optional(),
+          scrapeTimeout: duration.optional(),
+          // SafeAuthorization: the credentials come from a Secret in the ServiceMonitor's namespace.
+          authorization: z
+            .strictObject({ type: z.string().optional(), credentials: secretKeySelector.optional() })
+            .optional(),
+        }),
+      )
+      .min(1),
   }),
 });
 
-const rule = z.strictObject({
-  alert: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/).optional(),
-  record: z.string().optional(),
-  expr: z.union([z.string().min(1), z.number().int()]),
-  for: duration.optional(),
-  keep_firing_for: duration.optional(),
-  labels: z.record(labelName, z.string()).optional(),
-  annotations: z.record(labelName, z.string()).optional(),
-}).refine((r) => (r.alert === undefined) !== (r.record === undefined), "a rule is exactly one of alert or record");
+const rule = z
+  .strictObject({
+    alert: z
+      .string()
+      .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/)
+      .optional(),
+    record: z.string().optional(),
+    expr: z.union([z.string().min(1), z.number().int()]),
+    for: duration.optional(),
+    keep_firing_for: duration.optional(),
+    labels: z.record(labelName, z.string()).optional(),
+    annotations: z.record(labelName, z.string()).optional(),
+  })
+  .refine((r) => (r.alert === undefined) !== (r.record === undefined), "a rule is exactly one of alert or record");
 
 export const prometheusRuleSchema = z.strictObject({
   apiVersion: z.literal("monitoring.coreos.com/v1"),
   kind: z.literal("PrometheusRule"),
   metadata,
   spec: z.strictObject({
-    groups: z.array(z.strictObject({ name: z.string().min(1), interval: duration.optional(), rules: z.array(rule).min(1) })).min(1),
+    groups: z
+      .array(z.strictObject({ name: z.string().min(1), interval: duration.optional(), rules: z.array(rule).min(1) }))
+      .min(1),
   }),
 });
 
-const gridPos = z.object({ h: z.number().int().positive(), w: z.number().int().min(1).max(24), x: z.number().int().min(0).max(23), y: z.number().int().min(0) });
+const gridPos = z.object({
+  h: z.number().int().positive(),
+  w: z.number().int().min(1).max(24),
+  x: z.number().int().min(0).max(23),
+  y: z.number().int().min(0),
+});
 const datasourceRef = z.object({ type: z.string(), uid: z.string() });
 
 /** What Grafana needs to import a dashboard of Prometheus panels: schemaVersion, a title, panels with targets. */
 export const grafanaDashboardSchema = z.object({
   title: z.string().min(1),
-  uid: z.string().regex(/^[a-zA-Z0-9_-]{1,40}$/).optional(),
+  uid: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]{1,40}$/)
+    .optional(),
   schemaVersion: z.number().int().min(16),
   time: z.object({ from: z.string(), to: z.string() }).optional(),
-  templating: z.object({
-    list: z.array(z.object({ name: z.string().min(1), type: z.enum(["datasource", "query", "custom", "constant", "interval", "textbox"]), query: z.union([z.string(), z.object({ query: z.string() })]).optional() })),
-  }).optional(),
-  panels: z.array(z.object({
-    id: z.number().int().positive(),
-    type: z.string().min(1),
-    title: z.string().min(1),
-    gridPos,
-    datasource: datasourceRef.optional(),
-    targets: z.array(z.object({ refId: z.string().min(1), expr: z.string().min(1), datasource: datasourceRef.optional(), legendFormat: z.string().optional() })).min(1),
-  })).min(1),
+  templating: z
+    .object({
+      list: z.array(
+        z.object({
+          name: z.string().min(1),
+          type: z.enum(["datasource", "query", "custom", "constant", "interval", "textbox"]),
+          query: z.union([z.string(), z.object({ query: z.string() })]).optional(),
+        }),
+      ),
+    })
+    .optional(),
+  panels: z
+    .array(
+      z.object({
+        id: z.number().int().positive(),
+        type: z.string().min(1),
+        title: z.string().min(1),
+        gridPos,
+        datasource: datasourceRef.optional(),
+        targets: z
+          .array(
+            z.object({
+              refId: z.string().min(1),
+              expr: z.string().min(1),
+              datasource: datasourceRef.optional(),
+              legendFormat: z.string().optional(),
+            }),
+          )
+          .min(1),
+      }),
+    )
+    .min(1),
 });
 
 export type GrafanaDashboard = z.infer<typeof grafanaDashboardSchema>;
@@ -92,7 +157,22 @@ export function bracketErrors(expr: string): string[] {
   return stack.length ? [`unclosed ${stack.join("")} in ${expr}`] : [];
 }
 
-const KEYWORDS = new Set(["and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring", "group_left", "group_right", "inf", "nan", "atan2"]);
+const KEYWORDS = new Set([
+  "and",
+  "or",
+  "unless",
+  "bool",
+  "offset",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "inf",
+  "nan",
+  "atan2",
+]);
 
 /**
  * The metric names a PromQL expression selects (bare names and `{__name__="…"}` are what Packrat writes): string

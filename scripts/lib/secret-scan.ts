@@ -7,12 +7,22 @@ export const DOCUMENTED_DEMO_PASSWORD = "packrat-demo";
 /** Shorter values would match by chance (and no secret we mint is this short). */
 export const MIN_SECRET_LENGTH = 8;
 
-export interface Secret { kind: string; value: string }
-export interface SecretHit { kind: string; masked: string; index: number }
+export interface Secret {
+  kind: string;
+  value: string;
+}
+export interface SecretHit {
+  kind: string;
+  masked: string;
+  index: number;
+}
 
 export class SecretListError extends Error {
   readonly code = "SECRET_LIST_INVALID";
-  constructor(readonly parameter: string, message: string) {
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
     super(message);
     this.name = "SecretListError";
   }
@@ -27,11 +37,20 @@ export function parseSecretList(text: string): Secret[] {
     const line = lines[i]!.trim();
     if (!line) continue;
     let entry: unknown;
-    try { entry = JSON.parse(line); } catch { throw new SecretListError("list", `line ${i + 1} of the secret list is not JSON`); }
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      throw new SecretListError("list", `line ${i + 1} of the secret list is not JSON`);
+    }
     const { kind, value } = (entry ?? {}) as { kind?: unknown; value?: unknown };
-    if (typeof kind !== "string" || typeof value !== "string") throw new SecretListError("list", `line ${i + 1} of the secret list needs string "kind" and "value"`);
+    if (typeof kind !== "string" || typeof value !== "string")
+      throw new SecretListError("list", `line ${i + 1} of the secret list needs string "kind" and "value"`);
     if (value === DOCUMENTED_DEMO_PASSWORD || seen.has(value)) continue;
-    if (value.length < MIN_SECRET_LENGTH) throw new SecretListError("list", `line ${i + 1}: a ${kind} of ${value.length} characters is too short to scan for (minimum ${MIN_SECRET_LENGTH})`);
+    if (value.length < MIN_SECRET_LENGTH)
+      throw new SecretListError(
+        "list",
+        `line ${i + 1}: a ${kind} of ${value.length} characters is too short to scan for (minimum ${MIN_SECRET_LENGTH})`,
+      );
     seen.add(value);
     secrets.push({ kind, value });
   }
@@ -61,7 +80,11 @@ export class SecretMatcher {
     for (let i = 1; i < MIN_SECRET_LENGTH; i++) w = Math.imul(w, BASE);
     this.outWeight = w;
     for (const secret of secrets) {
-      if (secret.value.length < MIN_SECRET_LENGTH) throw new SecretListError("secrets", `a ${secret.kind} shorter than ${MIN_SECRET_LENGTH} characters cannot be scanned for`);
+      if (secret.value.length < MIN_SECRET_LENGTH)
+        throw new SecretListError(
+          "secrets",
+          `a ${secret.kind} shorter than ${MIN_SECRET_LENGTH} characters cannot be scanned for`,
+        );
       // The value itself, and as it appears in a URL or a cookie header when it has characters that get escaped.
       for (const needle of new Set([secret.value, encodeURIComponent(secret.value)])) {
         const h = windowHash(needle, 0);
@@ -72,7 +95,9 @@ export class SecretMatcher {
     }
   }
 
-  get size(): number { return this.byHash.size; }
+  get size(): number {
+    return this.byHash.size;
+  }
 
   /** Every occurrence of every secret in `text` (one hit per secret and position). */
   find(text: string): SecretHit[] {

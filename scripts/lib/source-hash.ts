@@ -19,7 +19,11 @@ export function sourceHash(root: string): string {
   const files: string[] = [];
   for (const dir of ["src", "apps", "public"]) walk(join(root, dir), files);
   for (const name of readdirSync(root)) {
-    if (/^next\.config\.|^package-lock\.json$|^package\.json$|^tsconfig\.json$/.test(name) && statSync(join(root, name)).isFile()) files.push(join(root, name));
+    if (
+      /^next\.config\.|^package-lock\.json$|^package\.json$|^tsconfig\.json$/.test(name) &&
+      statSync(join(root, name)).isFile()
+    )
+      files.push(join(root, name));
   }
   files.push(join(root, "prisma", "schema.prisma"));
   const hash = createHash("sha256");

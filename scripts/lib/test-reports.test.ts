@@ -3,20 +3,40 @@ import { firstLines, readPlaywrightReport, readVitestReport } from "./test-repor
 
 // Shapes as Vitest 4 and Playwright write them (trimmed to the fields read).
 const vitest = {
-  numPassedTests: 3, numFailedTests: 1, numPendingTests: 1, numTodoTests: 0,
+  numPassedTests: 3,
+  numFailedTests: 1,
+  numPendingTests: 1,
+  numTodoTests: 0,
   testResults: [
     {
-      name: "/repo/src/a.test.ts", status: "failed",
+      name: "/repo/src/a.test.ts",
+      status: "failed",
       assertionResults: [
         { fullName: "a > adds", title: "adds", status: "passed", failureMessages: [] },
         // Passed on its retry: the failed try's error stays in failureMessages.
-        { fullName: "a > retried", title: "retried", status: "passed", failureMessages: ["AssertionError: expected 1 to be 2\n    at /repo/src/a.test.ts:3:44\n    at file:///repo/node_modules/@vitest/runner/dist/x.js:1:1"] },
-        { fullName: "a > breaks", title: "breaks", status: "failed", failureMessages: ["\u001b[31mAssertionError: expected 2 to be 3\u001b[39m\n    at new Promise (<anonymous>)"] },
+        {
+          fullName: "a > retried",
+          title: "retried",
+          status: "passed",
+          failureMessages: [
+            "AssertionError: expected 1 to be 2\n    at /repo/src/a.test.ts:3:44\n    at file:///repo/node_modules/@vitest/runner/dist/x.js:1:1",
+          ],
+        },
+        {
+          fullName: "a > breaks",
+          title: "breaks",
+          status: "failed",
+          failureMessages: ["\u001b[31mAssertionError: expected 2 to be 3\u001b[39m\n    at new Promise (<anonymous>)"],
+        },
         { fullName: "a > later", title: "later", status: "skipped", failureMessages: [] },
       ],
     },
     { name: "/repo/src/b.test.ts", status: "failed", message: "SyntaxError: Unexpected token", assertionResults: [] },
-    { name: "/repo/src/c.test.ts", status: "passed", assertionResults: [{ fullName: "c", title: "c", status: "passed", failureMessages: [] }] },
+    {
+      name: "/repo/src/c.test.ts",
+      status: "passed",
+      assertionResults: [{ fullName: "c", title: "c", status: "passed", failureMessages: [] }],
+    },
   ],
 };
 
@@ -36,18 +56,35 @@ describe("readVitestReport", () => {
   });
 
   it("lists a test that passed on its retry as flaky, with the failed try's error", () => {
-    expect(reading.flaky).toEqual(["  unit src/a.test.ts > a > retried\n      AssertionError: expected 1 to be 2\n          at /repo/src/a.test.ts:3:44"]);
+    expect(reading.flaky).toEqual([
+      "  unit src/a.test.ts > a > retried\n      AssertionError: expected 1 to be 2\n          at /repo/src/a.test.ts:3:44",
+    ]);
   });
 });
 
 describe("readPlaywrightReport", () => {
-  const spec = (title: string, line: number, status: string, message?: string) =>
-    ({ title, file: "x.spec.ts", line, tests: [{ status, results: [{ error: message ? { message } : undefined }] }] });
+  const spec = (title: string, line: number, status: string, message?: string) => ({
+    title,
+    file: "x.spec.ts",
+    line,
+    tests: [{ status, results: [{ error: message ? { message } : undefined }] }],
+  });
   const reading = readPlaywrightReport("e2e", {
-    suites: [{
-      title: "x.spec.ts", specs: [spec("fine", 3, "expected"), spec("flakes", 9, "flaky", "Timed out 5000ms")],
-      suites: [{ title: "group", specs: [spec("fails", 20, "unexpected", "Error: expect(locator).toBeVisible()"), spec("not run", 30, "skipped")] }],
-    }],
+    suites: [
+      {
+        title: "x.spec.ts",
+        specs: [spec("fine", 3, "expected"), spec("flakes", 9, "flaky", "Timed out 5000ms")],
+        suites: [
+          {
+            title: "group",
+            specs: [
+              spec("fails", 20, "unexpected", "Error: expect(locator).toBeVisible()"),
+              spec("not run", 30, "skipped"),
+            ],
+          },
+        ],
+      },
+    ],
     errors: [{ message: "Error: webServer exited early" }],
     stats: { expected: 1, flaky: 1, unexpected: 1, skipped: 1 },
   });

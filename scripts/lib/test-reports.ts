@@ -9,19 +9,50 @@ export interface ReportReading {
   flaky: string[];
 }
 
-interface VitestAssertion { status: string; fullName?: string; title?: string; failureMessages?: string[] }
-interface VitestFile { name?: string; status?: string; message?: string; assertionResults?: VitestAssertion[] }
-interface VitestReport { numPassedTests?: number; numFailedTests?: number; numPendingTests?: number; numTodoTests?: number; testResults?: VitestFile[] }
+interface VitestAssertion {
+  status: string;
+  fullName?: string;
+  title?: string;
+  failureMessages?: string[];
+}
+interface VitestFile {
+  name?: string;
+  status?: string;
+  message?: string;
+  assertionResults?: VitestAssertion[];
+}
+interface VitestReport {
+  numPassedTests?: number;
+  numFailedTests?: number;
+  numPendingTests?: number;
+  numTodoTests?: number;
+  testResults?: VitestFile[];
+}
 
-interface PlaywrightTest { status: string; results?: Array<{ error?: { message?: string } }> }
-interface PlaywrightSuite { title?: string; specs?: Array<{ title: string; file: string; line: number; tests?: PlaywrightTest[] }>; suites?: PlaywrightSuite[] }
-interface PlaywrightReport { suites?: PlaywrightSuite[]; errors?: Array<{ message?: string }>; stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } }
+interface PlaywrightTest {
+  status: string;
+  results?: Array<{ error?: { message?: string } }>;
+}
+interface PlaywrightSuite {
+  title?: string;
+  specs?: Array<{ title: string; file: string; line: number; tests?: PlaywrightTest[] }>;
+  suites?: PlaywrightSuite[];
+}
+interface PlaywrightReport {
+  suites?: PlaywrightSuite[];
+  errors?: Array<{ message?: string }>;
+  stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number };
+}
 
 /** The first lines of an error, without colour codes or stack frames outside our code. */
 export function firstLines(text: unknown, n = 6): string {
-  return String(text ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n")
+  return String(text ?? "")
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .split("\n")
     .filter((l) => l.trim() && !/^\s*at .*(node_modules|<anonymous>|node:internal)/.test(l))
-    .slice(0, n).map((l) => `      ${l.slice(0, 300)}`).join("\n");
+    .slice(0, n)
+    .map((l) => `      ${l.slice(0, 300)}`)
+    .join("\n");
 }
 
 const entry = (stage: string, where: string, error: unknown) => `  ${stage} ${where}\n${firstLines(error)}`;
@@ -37,10 +68,12 @@ export function readVitestReport(stage: string, json: VitestReport, root: string
     for (const a of assertions) {
       const name = `${where} > ${a.fullName ?? a.title}`;
       // Passed with the errors of an earlier try: it needed the retry.
-      if (a.status === "passed") { if (a.failureMessages?.length) flaky.push(entry(stage, name, a.failureMessages.join("\n"))); }
-      else failures.push(entry(stage, `${name} (${a.status})`, (a.failureMessages ?? []).join("\n")));
+      if (a.status === "passed") {
+        if (a.failureMessages?.length) flaky.push(entry(stage, name, a.failureMessages.join("\n")));
+      } else failures.push(entry(stage, `${name} (${a.status})`, (a.failureMessages ?? []).join("\n")));
     }
-    if (file.status === "failed" && !assertions.some((a) => a.status !== "passed")) failures.push(entry(stage, `${where} (the file failed to run)`, file.message));
+    if (file.status === "failed" && !assertions.some((a) => a.status !== "passed"))
+      failures.push(entry(stage, `${where} (the file failed to run)`, file.message));
     if (file.status === "failed" && !assertions.length) brokenFiles++;
   }
   const failed = (json.numFailedTests ?? 0) + (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0) + brokenFiles;
@@ -62,10 +95,16 @@ export function readPlaywrightReport(stage: string, json: PlaywrightReport): Rep
         else failures.push(entry(stage, `${where} (${test.status})`, error));
       }
     }
-    for (const child of suite.suites ?? []) visit(child, child.title && !child.title.endsWith(".ts") ? [...titles, child.title] : titles);
+    for (const child of suite.suites ?? [])
+      visit(child, child.title && !child.title.endsWith(".ts") ? [...titles, child.title] : titles);
   };
   for (const suite of json.suites ?? []) visit(suite, []);
   for (const error of json.errors ?? []) failures.push(entry(stage, "(outside any test)", error.message));
   const s = json.stats ?? {};
-  return { passed: (s.expected ?? 0) + (s.flaky ?? 0), failed: (s.unexpected ?? 0) + (s.skipped ?? 0) + (json.errors?.length ?? 0), failures, flaky };
+  return {
+    passed: (s.expected ?? 0) + (s.flaky ?? 0),
+    failed: (s.unexpected ?? 0) + (s.skipped ?? 0) + (json.errors?.length ?? 0),
+    failures,
+    flaky,
+  };
 }

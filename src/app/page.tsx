@@ -15,8 +15,8 @@ export default async function OverviewPage() {
     <HydrateClient>
       <h1>Overview</h1>
       <p className="subtitle">
-        Packrat profiles each ONNX model on the machines that serve it and picks the split of cores into
-        instances, threads and batch that minimizes batch latency.
+        Packrat profiles each ONNX model on the machines that serve it and picks the split of cores into instances,
+        threads and batch that minimizes batch latency.
       </p>
       <OverviewTiles />
       <div className="cards overview-health">

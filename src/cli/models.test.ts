@@ -11,7 +11,14 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 function io(): CliIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
   const errors: string[] = [];
-  return { env: { PACKRAT_DATA_DIR: dataDir }, cwd: "/nonexistent", log: (l) => lines.push(l), error: (l) => errors.push(l), lines, errors };
+  return {
+    env: { PACKRAT_DATA_DIR: dataDir },
+    cwd: "/nonexistent",
+    log: (l) => lines.push(l),
+    error: (l) => errors.push(l),
+    lines,
+    errors,
+  };
 }
 
 describe("npm run models", () => {

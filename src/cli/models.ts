@@ -54,7 +54,8 @@ function parseArgs(argv: readonly string[]): Args | string {
     else if (a === "--list") args.list = true;
     else if (a === "--seed") {
       const value = Number(argv[++i]);
-      if (!Number.isSafeInteger(value) || value < 0 || value > 0xffffffff) return `--seed needs an integer in [0, 2^32), got ${argv[i]}`;
+      if (!Number.isSafeInteger(value) || value < 0 || value > 0xffffffff)
+        return `--seed needs an integer in [0, 2^32), got ${argv[i]}`;
       args.seed = value;
     } else if (a === "--help" || a === "-h") return USAGE;
     else if (a.startsWith("-")) return `unknown option ${a}\n${USAGE}`;
@@ -82,7 +83,8 @@ export async function runModelsCli(argv: readonly string[], io: CliIo): Promise<
     return args === USAGE ? 0 : 2;
   }
   if (args.list) {
-    for (const e of ZOO) io.log(`${e.name.padEnd(18)} ${e.title} — ${e.parameters.toLocaleString("en-US")} parameters, ${e.weights}`);
+    for (const e of ZOO)
+      io.log(`${e.name.padEnd(18)} ${e.title} — ${e.parameters.toLocaleString("en-US")} parameters, ${e.weights}`);
     return 0;
   }
   let entries: ZooEntry[];
@@ -106,22 +108,36 @@ export async function runModelsCli(argv: readonly string[], io: CliIo): Promise<
     // One model in memory at a time: GPT-2 small alone is ~0.5 GB of weights.
     const bytes = entry.build(seed);
     const sidecar: Sidecar = {
-      name: entry.name, title: entry.title, weights: entry.weights, builderVersion: entry.builderVersion, seed,
-      prng: PRNG_NAME, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length,
-      parameters: entry.parameters, inputs: entry.inputs, outputs: entry.outputs, dimDefaults: entry.dimDefaults,
+      name: entry.name,
+      title: entry.title,
+      weights: entry.weights,
+      builderVersion: entry.builderVersion,
+      seed,
+      prng: PRNG_NAME,
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      bytes: bytes.length,
+      parameters: entry.parameters,
+      inputs: entry.inputs,
+      outputs: entry.outputs,
+      dimDefaults: entry.dimDefaults,
     };
     const tmp = `${onnxPath}.tmp-${process.pid}`;
     await writeFile(tmp, bytes);
     await rename(tmp, onnxPath);
     await writeFile(sidecarPath, `${JSON.stringify(sidecar, null, 2)}\n`);
-    io.log(`${entry.name}: wrote ${onnxPath} (${size(bytes.length)}, ${entry.weights}, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    io.log(
+      `${entry.name}: wrote ${onnxPath} (${size(bytes.length)}, ${entry.weights}, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
   return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   runModelsCli(process.argv.slice(2), {
-    env: processEnvironment(), cwd: process.cwd(), log: (l) => console.log(l), error: (l) => console.error(l),
+    env: processEnvironment(),
+    cwd: process.cwd(),
+    log: (l) => console.log(l),
+    error: (l) => console.error(l),
   }).then(
     (code) => {
       process.exitCode = code;

@@ -20,7 +20,14 @@ import { createApiToken, revokeApiToken } from "@/server/services/api-tokens-ser
 import { parseProtobufText, protobufTextProblems } from "@/testing/protobuf-text";
 import { TRITON_MODEL_CONFIG_PROTO } from "@/testing/triton-model-config";
 import { freePort } from "../../apps/agent/src/test-agent-process";
-import { agentApiRoutes, startAgentProcess, startRouteServer, stopProcess, until, type Route } from "../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  startAgentProcess,
+  startRouteServer,
+  stopProcess,
+  until,
+  type Route,
+} from "../../test/control-plane-harness";
 import { recordSecret } from "../../test/secrets-list";
 import { REMOTE_EXIT } from "./remote-commands";
 import { testEnv } from "../../test/test-env";
@@ -44,13 +51,32 @@ async function dashboardRoutes(): Promise<Route[]> {
   ];
 }
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 /** One CLI process, as a pipeline runs it; `as` picks the config file (one per login). */
 function cli(as: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, ["--import", "tsx", "src/cli/packrat.ts", ...args], {
-      cwd: repoRoot, env: { ...testEnv, INIT_CWD: repoRoot, PACKRAT_CONFIG: join(dataDir, `config-${as}.json`), PACKRAT_URL: "", PACKRAT_TOKEN: "", ...env }, maxBuffer: 16 << 20,
-    }, (error, stdout, stderr) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "src/cli/packrat.ts", ...args],
+      {
+        cwd: repoRoot,
+        env: {
+          ...testEnv,
+          INIT_CWD: repoRoot,
+          PACKRAT_CONFIG: join(dataDir, `config-${as}.json`),
+          PACKRAT_URL: "",
+          PACKRAT_TOKEN: "",
+          ...env,
+        },
+        maxBuffer: 16 << 20,
+      },
+      (error, stdout, stderr) =>
+        done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 const json = <T>(run: Run): T => {
@@ -59,14 +85,20 @@ const json = <T>(run: Run): T => {
 };
 
 async function mint(user: SessionUser, role: SessionUser["role"]) {
-  const created = await createApiToken({ user, requestId: "cli-test" }, { name: `cli-${role}`, role, expiresInDays: 1 });
+  const created = await createApiToken(
+    { user, requestId: "cli-test" },
+    { name: `cli-${role}`, role, expiresInDays: 1 },
+  );
   recordSecret("api token", created.token);
   return created;
 }
 
 beforeAll(async () => {
   Object.assign(testEnv, {
-    HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, LOG_LEVEL: "error",
+    HEARTBEAT_INTERVAL_MS: "300",
+    LONG_POLL_HOLD_MS: "1000",
+    PACKRAT_DATA_DIR: dataDir,
+    LOG_LEVEL: "error",
     BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
   });
   resetEnvForTests();
@@ -90,7 +122,9 @@ beforeAll(async () => {
   const agentToken = await createTestAgentToken({ user: admin, requestId: "cli-test" }, { name: "cli-agent" });
   const agent = startAgentProcess(server.url, agentToken.token, join(dataDir, "agent"), await freePort());
   children.push(agent.process);
-  agentId = (await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: agentToken.id } } } }), "registration")).id;
+  agentId = (
+    await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: agentToken.id } } } }), "registration")
+  ).id;
 }, 300_000);
 
 afterAll(async () => {
@@ -131,7 +165,16 @@ describe("packrat CLI over the control plane", () => {
     const deploymentId = deployed.stdout.trim();
     expect(deployed.stderr).toMatch(/serving/);
 
-    const started = await cli("ml", ["profile", "start", "--deployment", deploymentId, "--threads", "1,2", "--batches", "1,2,4"]);
+    const started = await cli("ml", [
+      "profile",
+      "start",
+      "--deployment",
+      deploymentId,
+      "--threads",
+      "1,2",
+      "--batches",
+      "1,2,4",
+    ]);
     expect(started.code, started.stderr).toBe(0);
     const profileId = started.stdout.trim();
     const waited = await cli("ml", ["profile", "wait", profileId]);
@@ -139,12 +182,25 @@ describe("packrat CLI over the control plane", () => {
     expect(waited.stdout).toMatch(/complete/);
     expect(waited.stderr).toMatch(/profile .*: (queued|running|complete)/);
 
-    const optimized = json<{ kind: string; instances: Array<{ count: number; threads: number; batch: number }>; batchSize: number }>(
-      await cli("ml", ["optimize", "--deployment", deploymentId, "--profile", profileId, "--batch", "4", "--json"]));
+    const optimized = json<{
+      kind: string;
+      instances: Array<{ count: number; threads: number; batch: number }>;
+      batchSize: number;
+    }>(await cli("ml", ["optimize", "--deployment", deploymentId, "--profile", profileId, "--batch", "4", "--json"]));
     expect(optimized.kind).toBe("plan");
     expect(optimized.instances.reduce((s, g) => s + g.count * g.batch, 0)).toBe(4);
 
-    const proposed = await cli("ml", ["propose", "--deployment", deploymentId, "--profile", profileId, "--batch", "4", "--reason", "from the CLI test"]);
+    const proposed = await cli("ml", [
+      "propose",
+      "--deployment",
+      deploymentId,
+      "--profile",
+      profileId,
+      "--batch",
+      "4",
+      "--reason",
+      "from the CLI test",
+    ]);
     expect(proposed.code, proposed.stderr).toBe(0);
     const proposalId = proposed.stdout.trim();
     // approve is an SRE's too.
@@ -167,11 +223,29 @@ describe("packrat CLI over the control plane", () => {
     const out = join(dataDir, "export");
     const all = await cli("ml", ["plans", "export", "--deployment", deploymentId, "--out", out]);
     expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout.trim().split("\n")).toEqual([join(out, "triton", MODEL_NAME, "config.pbtxt"), join(out, "ovms", "config.json"), join(out, "kserve", `${MODEL_NAME}-inferenceservice.yaml`)]);
-    expect(readFileSync(join(out, "kserve", `${MODEL_NAME}-inferenceservice.yaml`), "utf8")).toMatch(/kind: InferenceService/);
+    expect(all.stdout.trim().split("\n")).toEqual([
+      join(out, "triton", MODEL_NAME, "config.pbtxt"),
+      join(out, "ovms", "config.json"),
+      join(out, "kserve", `${MODEL_NAME}-inferenceservice.yaml`),
+    ]);
+    expect(readFileSync(join(out, "kserve", `${MODEL_NAME}-inferenceservice.yaml`), "utf8")).toMatch(
+      /kind: InferenceService/,
+    );
 
     // A second proposal, rejected: a rejection needs a comment (1), then it is recorded.
-    const second = (await cli("ml", ["propose", "--deployment", deploymentId, "--profile", profileId, "--batch", "2", "--reason", "to be rejected"])).stdout.trim();
+    const second = (
+      await cli("ml", [
+        "propose",
+        "--deployment",
+        deploymentId,
+        "--profile",
+        profileId,
+        "--batch",
+        "2",
+        "--reason",
+        "to be rejected",
+      ])
+    ).stdout.trim();
     expect((await cli("sre", ["reject", second])).code).toBe(REMOTE_EXIT.usage);
     const rejected = await cli("sre", ["reject", second, "--comment", "not now", "--json"]);
     expect(rejected.code, rejected.stderr).toBe(0);
@@ -187,12 +261,24 @@ describe("packrat CLI over the control plane", () => {
       const listed = await cli("none", ["models", "list"], { PACKRAT_URL: server.url, PACKRAT_TOKEN: token });
       expect(listed.code).toBe(REMOTE_EXIT.auth);
     }
-    const manager = await cli("none", ["profile", "start", "--deployment", "any"], { PACKRAT_URL: server.url, PACKRAT_TOKEN: tokens.manager });
+    const manager = await cli("none", ["profile", "start", "--deployment", "any"], {
+      PACKRAT_URL: server.url,
+      PACKRAT_TOKEN: tokens.manager,
+    });
     expect(manager.code).toBe(REMOTE_EXIT.auth);
     expect(manager.stderr).toMatch(/FORBIDDEN/);
     expect((await cli("nobody", ["models", "list"])).code).toBe(REMOTE_EXIT.auth);
     // Bad arguments are 1, a missing object is 5.
-    expect((await cli("none", ["deploy"], { PACKRAT_URL: server.url, PACKRAT_TOKEN: tokens.sre })).code).toBe(REMOTE_EXIT.usage);
-    expect((await cli("none", ["plans", "export", "--proposal", "nope", "--format", "ovms"], { PACKRAT_URL: server.url, PACKRAT_TOKEN: tokens.ml })).code).toBe(REMOTE_EXIT.refused);
+    expect((await cli("none", ["deploy"], { PACKRAT_URL: server.url, PACKRAT_TOKEN: tokens.sre })).code).toBe(
+      REMOTE_EXIT.usage,
+    );
+    expect(
+      (
+        await cli("none", ["plans", "export", "--proposal", "nope", "--format", "ovms"], {
+          PACKRAT_URL: server.url,
+          PACKRAT_TOKEN: tokens.ml,
+        })
+      ).code,
+    ).toBe(REMOTE_EXIT.refused);
   }, 120_000);
 });

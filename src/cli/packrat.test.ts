@@ -31,11 +31,14 @@ function run(argv: string[], files: Record<string, string> = {}) {
 }
 
 // Digest P1 as a CSV (T = 4, b ∈ {1, 2, 4}).
-const P1_CSV = "threads,batch,latency_ms\n1,1,10\n1,2,19\n1,4,37\n2,1,6\n2,2,11\n2,4,21\n3,1,4.8\n3,2,8.5\n3,4,16\n4,1,4.2\n4,2,7.2\n4,4,13\n";
+const P1_CSV =
+  "threads,batch,latency_ms\n1,1,10\n1,2,19\n1,4,37\n2,1,6\n2,2,11\n2,4,21\n3,1,4.8\n3,2,8.5\n3,4,16\n4,1,4.2\n4,2,7.2\n4,4,13\n";
 
 describe("packrat optimize (in-process)", () => {
   it("Packrat DP P1 T=4, B=4 as text: {⟨1,1⟩×4} = 10 ms, 400 samples/s, 1.30× faster than ⟨1,4,4⟩ = 13", () => {
-    const { code, stdout } = run(["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "4"], { "/virtual/p1.csv": P1_CSV });
+    const { code, stdout } = run(["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "4"], {
+      "/virtual/p1.csv": P1_CSV,
+    });
     expect(code).toBe(EXIT.ok);
     expect(stdout).toMatch(/Plan: 4 instances, 4 threads, 0 idle cores/);
     expect(stdout).toMatch(/^\s+4\s+1\s+1\s+10\.00$/m);
@@ -44,27 +47,39 @@ describe("packrat optimize (in-process)", () => {
   });
 
   it("--json prints the library's result", () => {
-    const { code, stdout } = run(["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "3", "--exact-cores", "--json"], {
-      "/virtual/p1.csv": P1_CSV,
-    });
+    const { code, stdout } = run(
+      ["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "3", "--exact-cores", "--json"],
+      {
+        "/virtual/p1.csv": P1_CSV,
+      },
+    );
     expect(code).toBe(EXIT.ok);
     expect(JSON.parse(stdout)).toEqual(optimize(parseProfileCsv(P1_CSV), { cores: 4, batch: 3, exactCores: true }));
   });
 
   it("infeasible: exit 3 with {kind: infeasible, reason} (P1 has no b = 3, one thread allows one instance)", () => {
-    const { code, stdout } = run(["optimize", "--profile", "p1.csv", "--cores", "1", "--batch", "3", "--json"], { "/virtual/p1.csv": P1_CSV });
+    const { code, stdout } = run(["optimize", "--profile", "p1.csv", "--cores", "1", "--batch", "3", "--json"], {
+      "/virtual/p1.csv": P1_CSV,
+    });
     expect(code).toBe(EXIT.infeasible);
     expect(JSON.parse(stdout)).toEqual({ kind: "infeasible", reason: expect.stringMatching(/batch 3/) });
-    expect(run(["optimize", "--profile", "p1.csv", "--cores", "1", "--batch", "3"], { "/virtual/p1.csv": P1_CSV }).stdout).toMatch(/^Infeasible: /);
+    expect(
+      run(["optimize", "--profile", "p1.csv", "--cores", "1", "--batch", "3"], { "/virtual/p1.csv": P1_CSV }).stdout,
+    ).toMatch(/^Infeasible: /);
   });
 
   it.each([
     ["threads,batch\n1,1\n", /p\.csv: line 1: missing column "latency_ms"/],
     ["threads,batch,latency_ms\n1,1,10\n1,2,abc\n", /p\.csv: line 3: latency_ms "abc" is not a number/],
     ["threads,batch,latency_ms\n1,1,-2\n", /p\.csv: line 2: latency_ms must be a finite number > 0, got -2/],
-    ["threads,batch,latency_ms\n1,1,10\n1,1,11\n", /p\.csv: line 3: duplicate cell threads=1, batch=1 \(first on line 2\)/],
+    [
+      "threads,batch,latency_ms\n1,1,10\n1,1,11\n",
+      /p\.csv: line 3: duplicate cell threads=1, batch=1 \(first on line 2\)/,
+    ],
   ])("a bad file exits 2 naming the line: %j", (text, message) => {
-    const { code, stderr, stdout } = run(["optimize", "--profile", "p.csv", "--cores", "4", "--batch", "4"], { "/virtual/p.csv": text });
+    const { code, stderr, stdout } = run(["optimize", "--profile", "p.csv", "--cores", "4", "--batch", "4"], {
+      "/virtual/p.csv": text,
+    });
     expect(code).toBe(EXIT.badFile);
     expect(stderr).toMatch(message);
     expect(stdout).toBe("");
@@ -79,7 +94,10 @@ describe("packrat optimize (in-process)", () => {
   it.each([
     [["optimize", "--profile", "p1.csv", "--cores", "0", "--batch", "4"], /--cores: must be an integer/],
     [["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "two"], /--batch: must be an integer/],
-    [["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "4", "--tie-tolerance=-1"], /--tie-tolerance: must be a finite number/],
+    [
+      ["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "4", "--tie-tolerance=-1"],
+      /--tie-tolerance: must be a finite number/,
+    ],
     [["optimize", "--profile", "p1.csv", "--cores", "4"], /missing --batch/],
     [["plan", "--profile", "p1.csv", "--cores", "4", "--batch", "4"], /expected the command "optimize"/],
     [["optimize", "--profile", "p1.csv", "--cores", "4", "--batch", "4", "--turbo"], /Unknown option '--turbo'/],
@@ -90,28 +108,34 @@ describe("packrat optimize (in-process)", () => {
   });
 
   it("--help prints the usage", () => {
-    expect(run(["--help"])).toMatchObject({ code: EXIT.ok, stdout: expect.stringMatching(/^Usage: npm run -s packrat -- optimize/) });
+    expect(run(["--help"])).toMatchObject({
+      code: EXIT.ok,
+      stdout: expect.stringMatching(/^Usage: npm run -s packrat -- optimize/),
+    });
   });
 });
 
 describe("the authors' measured profiles (fixtures), T = 16", () => {
-  it.each(MODELS)("%s: every B in 1…1024 is feasible and the optimum is ≤ both baselines wherever they exist", (model) => {
-    const cells = parseProfileCsv(fixtureText(model));
-    // 16 threads × 11 batch sizes 2⁰…2¹⁰.
-    expect(cells).toHaveLength(176);
-    const rows = optimumTable(cells, { cores: 16, maxBatch: 1024 }).rows;
-    let compared = 0;
-    for (const row of rows) {
-      expect(row.latencyMs).not.toBeNull();
-      for (const baseline of [row.allThreadsMs, row.oneThreadMs]) {
-        if (baseline === null) continue;
-        compared++;
-        expect(row.latencyMs ?? Infinity).toBeLessThanOrEqual(baseline);
+  it.each(MODELS)(
+    "%s: every B in 1…1024 is feasible and the optimum is ≤ both baselines wherever they exist",
+    (model) => {
+      const cells = parseProfileCsv(fixtureText(model));
+      // 16 threads × 11 batch sizes 2⁰…2¹⁰.
+      expect(cells).toHaveLength(176);
+      const rows = optimumTable(cells, { cores: 16, maxBatch: 1024 }).rows;
+      let compared = 0;
+      for (const row of rows) {
+        expect(row.latencyMs).not.toBeNull();
+        for (const baseline of [row.allThreadsMs, row.oneThreadMs]) {
+          if (baseline === null) continue;
+          compared++;
+          expect(row.latencyMs ?? Infinity).toBeLessThanOrEqual(baseline);
+        }
       }
-    }
-    // ⟨1,16,B⟩ exists at the 11 powers of two; the one-thread split exists where ⌈B/16⌉, ⌊B/16⌋ are profiled.
-    expect(compared).toBeGreaterThanOrEqual(11);
-  });
+      // ⟨1,16,B⟩ exists at the 11 powers of two; the one-thread split exists where ⌈B/16⌉, ⌊B/16⌋ are profiled.
+      expect(compared).toBeGreaterThanOrEqual(11);
+    },
+  );
 });
 
 describe("the CLI as a process (tsx), on the authors' profiles", () => {
@@ -119,7 +143,11 @@ describe("the CLI as a process (tsx), on the authors' profiles", () => {
   const cli = (args: string[]) =>
     execFileAsync(process.execPath, ["--import", "tsx", "src/cli/packrat.ts", ...args], { cwd: repoRoot }).then(
       ({ stdout }) => ({ code: 0, stdout, stderr: "" }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: error.code,
+        stdout: error.stdout ?? "",
+        stderr: error.stderr ?? "",
+      }),
     );
   // One B per model: odd sizes (baselines missing), a power of two, B < T; --exact-cores on one.
   const cases = [
@@ -132,7 +160,17 @@ describe("the CLI as a process (tsx), on the authors' profiles", () => {
   it("prints JSON equal to the library's output for each profile, and exits 2 / 3 for a bad file / an infeasible B", async () => {
     const runs = await Promise.all([
       ...cases.map(({ model, batch, exactCores }) =>
-        cli(["optimize", "--profile", `${fixtures}/${model}-cloudlab16.csv`, "--cores", "16", "--batch", String(batch), "--json", ...(exactCores ? ["--exact-cores"] : [])]),
+        cli([
+          "optimize",
+          "--profile",
+          `${fixtures}/${model}-cloudlab16.csv`,
+          "--cores",
+          "16",
+          "--batch",
+          String(batch),
+          "--json",
+          ...(exactCores ? ["--exact-cores"] : []),
+        ]),
       ),
       cli(["optimize", "--profile", "src/cli/packrat.test.ts", "--cores", "16", "--batch", "4"]),
       // bert with one core: one instance, and b = 3 is not a profiled size.

@@ -60,7 +60,9 @@ export function runPackrat(argv: readonly string[], io: CliIo): number {
     return EXIT.ok;
   }
   if (positionals[0] !== "optimize" || positionals.length !== 1) {
-    io.stderr(`packrat: expected the command "optimize" (or one over a control plane, below), got ${positionals.length === 0 ? "none" : positionals.join(" ")}\n\n${USAGE}\n`);
+    io.stderr(
+      `packrat: expected the command "optimize" (or one over a control plane, below), got ${positionals.length === 0 ? "none" : positionals.join(" ")}\n\n${USAGE}\n`,
+    );
     return EXIT.usage;
   }
   const missing = (["profile", "cores", "batch"] as const).filter((name) => values[name] === undefined);
@@ -181,7 +183,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 // Run as a script (tsx src/cli/packrat.ts), or through bin/packrat.mjs, which sets PACKRAT_CLI_MAIN.
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (invokedDirectly || startedByLauncher()) {
-  void main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

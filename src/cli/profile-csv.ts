@@ -56,9 +56,15 @@ export function parseProfileCsv(text: string): ProfileCell[] {
       return;
     }
     if (fields.length < width) {
-      throw new ProfileCsvError("bad_row", line, `has ${fields.length} fields, the header on line ${headerLine} has ${width}`);
+      throw new ProfileCsvError(
+        "bad_row",
+        line,
+        `has ${fields.length} fields, the header on line ${headerLine} has ${width}`,
+      );
     }
-    const [threads, batch, latencyMs] = columns.map((at, k) => parseNumber(fields[at] ?? "", PROFILE_COLUMNS[k] ?? "", line));
+    const [threads, batch, latencyMs] = columns.map((at, k) =>
+      parseNumber(fields[at] ?? "", PROFILE_COLUMNS[k] ?? "", line),
+    );
     const cell = { threads: threads ?? NaN, batch: batch ?? NaN, latencyMs: latencyMs ?? NaN };
     const problem = describeCellProblem(cell);
     if (problem !== undefined) throw new ProfileCsvError("bad_value", line, problem);
@@ -75,7 +81,8 @@ export function parseProfileCsv(text: string): ProfileCell[] {
     cells.push(cell);
   });
 
-  if (columns === undefined) throw new ProfileCsvError("empty", 1, `empty file: expected the header ${PROFILE_COLUMNS.join(",")}`);
+  if (columns === undefined)
+    throw new ProfileCsvError("empty", 1, `empty file: expected the header ${PROFILE_COLUMNS.join(",")}`);
   if (cells.length === 0) throw new ProfileCsvError("empty", headerLine, "no data rows after the header");
   return cells;
 }

@@ -11,7 +11,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function run(argv: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await runRemote(argv, { env: { PACKRAT_CONFIG: join(dir, "none.json"), ...env }, cwd: dir, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const code = await runRemote(argv, {
+    env: { PACKRAT_CONFIG: join(dir, "none.json"), ...env },
+    cwd: dir,
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+  });
   return { code, stdout, stderr };
 }
 
@@ -20,7 +25,19 @@ describe("which commands go to the control plane", () => {
     expect(isRemoteCommand(["optimize", "--profile", "p.csv", "--cores", "4", "--batch", "4"])).toBe(false);
     expect(isRemoteCommand(["optimize", "--deployment", "d", "--profile", "p", "--batch", "4"])).toBe(true);
     expect(isRemoteCommand(["optimize", "--deployment=d"])).toBe(true);
-    for (const c of ["login", "models", "deploy", "profile", "propose", "approve", "reject", "plans", "whoami", "agents"]) expect(isRemoteCommand([c])).toBe(true);
+    for (const c of [
+      "login",
+      "models",
+      "deploy",
+      "profile",
+      "propose",
+      "approve",
+      "reject",
+      "plans",
+      "whoami",
+      "agents",
+    ])
+      expect(isRemoteCommand([c])).toBe(true);
     expect(isRemoteCommand(["plan"])).toBe(false);
   });
 });
@@ -60,7 +77,10 @@ describe("arguments and exit codes before any request", () => {
   });
 
   it("a model file that cannot be read is exit 2", async () => {
-    const { code, stderr } = await run(["models", "upload", "missing.onnx", "--name", "m"], { PACKRAT_URL: "http://127.0.0.1:9", PACKRAT_TOKEN: "prpat_x" });
+    const { code, stderr } = await run(["models", "upload", "missing.onnx", "--name", "m"], {
+      PACKRAT_URL: "http://127.0.0.1:9",
+      PACKRAT_TOKEN: "prpat_x",
+    });
     expect(code).toBe(REMOTE_EXIT.badFile);
     expect(stderr).toMatch(/cannot read missing\.onnx/);
   });

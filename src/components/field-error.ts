@@ -1,5 +1,8 @@
 // The first message for one form field from a tRPC error (the error formatter adds zod's fieldErrors).
-interface TrpcLikeError { message: string; data?: unknown }
+interface TrpcLikeError {
+  message: string;
+  data?: unknown;
+}
 
 export function fieldError(error: TrpcLikeError | null | undefined, field: string): string | undefined {
   const data = error?.data as { fieldErrors?: Record<string, string[] | undefined> } | null | undefined;

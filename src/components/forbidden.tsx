@@ -8,8 +8,8 @@ export function Forbidden({ role, current }: { role: Role; current: Role }) {
       <div className="code">403 · FORBIDDEN</div>
       <h1>You need the {role} role</h1>
       <p className="subtitle">
-        This page is for the {roleLabels[role]} role{role === "admin" ? "" : " (and admins)"}. You are signed in as {roleLabels[current]}.
-        Ask an admin if you need access.
+        This page is for the {roleLabels[role]} role{role === "admin" ? "" : " (and admins)"}. You are signed in as{" "}
+        {roleLabels[current]}. Ask an admin if you need access.
       </p>
       <Link href="/">Back to the overview</Link>
     </div>

@@ -24,5 +24,7 @@ export const navLinks: readonly NavLink[] = [
 ];
 
 export function linksFor(role: Role): Array<{ href: string; label: string }> {
-  return navLinks.filter((l) => l.roles === null || l.roles.some((r) => roleSatisfies(role, r))).map(({ href, label }) => ({ href, label }));
+  return navLinks
+    .filter((l) => l.roles === null || l.roles.some((r) => roleSatisfies(role, r)))
+    .map(({ href, label }) => ({ href, label }));
 }

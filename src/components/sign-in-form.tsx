@@ -7,7 +7,8 @@ type SignInError = { text: string } | { refusedOrigin: true };
 function errorFor(status: number, body: { code?: string; message?: string; error?: { code?: string } }): SignInError {
   if (status === 401) return { text: "Wrong email or password." };
   if (status === 429) return { text: body.message ?? "Too many failed sign-ins. Try again later." };
-  if (body.code === "ACCOUNT_DEACTIVATED") return { text: "This account is deactivated. Ask an admin to reactivate it." };
+  if (body.code === "ACCOUNT_DEACTIVATED")
+    return { text: "This account is deactivated. Ask an admin to reactivate it." };
   if (status === 403) return { refusedOrigin: true };
   return { text: body.message ?? `Sign-in failed (HTTP ${status}).` };
 }
@@ -50,13 +51,25 @@ export function SignInForm({ next, publicUrl }: { next: string; publicUrl: strin
       </label>
       {error && (
         <div className="error-box" role="alert" data-testid="sign-in-error">
-          {"text" in error ? error.text : (
-            <>This sign-in was refused: the dashboard is configured at another address. Open it at{" "}
-              <a href={new URL(`/sign-in?next=${encodeURIComponent(next)}`, publicUrl).href} data-testid="configured-address">{new URL(publicUrl).origin}</a> and sign in there.</>
+          {"text" in error ? (
+            error.text
+          ) : (
+            <>
+              This sign-in was refused: the dashboard is configured at another address. Open it at{" "}
+              <a
+                href={new URL(`/sign-in?next=${encodeURIComponent(next)}`, publicUrl).href}
+                data-testid="configured-address"
+              >
+                {new URL(publicUrl).origin}
+              </a>{" "}
+              and sign in there.
+            </>
           )}
         </div>
       )}
-      <button type="submit" className="btn primary" disabled={busy}>{busy ? "Signing in…" : "Sign in"}</button>
+      <button type="submit" className="btn primary" disabled={busy}>
+        {busy ? "Signing in…" : "Sign in"}
+      </button>
     </form>
   );
 }

@@ -5,8 +5,19 @@ import { useTRPC } from "@/trpc/react";
 export function SystemHealthCard() {
   const trpc = useTRPC();
   const { data, error, isPending } = useQuery(trpc.system.health.queryOptions(undefined, { refetchInterval: 10_000 }));
-  if (isPending) return <div className="card"><h2>Control plane</h2>Checking…</div>;
-  if (error) return <div className="card"><h2>Control plane</h2><div className="error-box">{error.message}</div></div>;
+  if (isPending)
+    return (
+      <div className="card">
+        <h2>Control plane</h2>Checking…
+      </div>
+    );
+  if (error)
+    return (
+      <div className="card">
+        <h2>Control plane</h2>
+        <div className="error-box">{error.message}</div>
+      </div>
+    );
   // Only a signed-in caller gets the details; the badge alone otherwise.
   const full = "version" in data ? data : null;
   const db = full?.checks.database;
@@ -21,10 +32,16 @@ export function SystemHealthCard() {
       </p>
       {full && db && migrations && (
         <dl className="kv">
-          <dt>Version</dt><dd>{full.version}</dd>
-          <dt>Database</dt><dd>{db.ok ? `reachable (${db.latencyMs} ms)` : `unreachable: ${db.error}`}</dd>
+          <dt>Version</dt>
+          <dd>{full.version}</dd>
+          <dt>Database</dt>
+          <dd>{db.ok ? `reachable (${db.latencyMs} ms)` : `unreachable: ${db.error}`}</dd>
           <dt>Migrations</dt>
-          <dd>{migrations.ok ? `current (${migrations.applied} applied)` : migrations.error ?? `pending: ${migrations.pending?.join(", ")}`}</dd>
+          <dd>
+            {migrations.ok
+              ? `current (${migrations.applied} applied)`
+              : (migrations.error ?? `pending: ${migrations.pending?.join(", ")}`)}
+          </dd>
         </dl>
       )}
     </div>

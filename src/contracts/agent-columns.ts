@@ -6,12 +6,14 @@ import { jsonColumn, storedDate } from "./json-column";
 // agent.topology is declared with its schema, in host-topology.ts.
 
 /** agent.lastHost: the host's load as the newest heartbeat reported it. */
-export const agentLastHostSchema = z.looseObject({
-  cpuBusyFraction: z.number().min(0).max(1),
-  memoryUsedBytes: z.number().int().min(0),
-  servingProcessRestarts: z.number().int().min(0),
-  at: storedDate,
-}).partial();
+export const agentLastHostSchema = z
+  .looseObject({
+    cpuBusyFraction: z.number().min(0).max(1),
+    memoryUsedBytes: z.number().int().min(0),
+    servingProcessRestarts: z.number().int().min(0),
+    at: storedDate,
+  })
+  .partial();
 export const agentLastHostColumn = jsonColumn("agent.lastHost", agentLastHostSchema.nullable());
 
 /** agent_heartbeat.body: a heartbeat as it was accepted. */

@@ -14,18 +14,30 @@ export const AGENT_API_PREFIX = "/api/agent/v1";
 // Characters an address needs (host, IPv6 brackets, port, path, %-escapes) and none a shell gives meaning to: the
 // address is shown to users in a command they paste.
 const SHELL_INERT_URL = /^[A-Za-z0-9._~:/%[\]-]+$/;
-const AGENT_URL_RULE = "must be an http or https URL without credentials or shell characters (letters, digits and . _ ~ : / % [ ] - only)";
+const AGENT_URL_RULE =
+  "must be an http or https URL without credentials or shell characters (letters, digits and . _ ~ : / % [ ] - only)";
 
 /** Where clients reach an agent: http(s), no user:password, nothing a shell would expand. */
-export const agentUrlSchema = z.string().max(2048).refine((value) => {
-  if (!SHELL_INERT_URL.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "" && url.hostname !== "";
-  } catch {
-    return false;
-  }
-}, { message: AGENT_URL_RULE });
+export const agentUrlSchema = z
+  .string()
+  .max(2048)
+  .refine(
+    (value) => {
+      if (!SHELL_INERT_URL.test(value)) return false;
+      try {
+        const url = new URL(value);
+        return (
+          (url.protocol === "http:" || url.protocol === "https:") &&
+          url.username === "" &&
+          url.password === "" &&
+          url.hostname !== ""
+        );
+      } catch {
+        return false;
+      }
+    },
+    { message: AGENT_URL_RULE },
+  );
 
 export const registerRequestSchema = z.object({
   protocolVersion: z.number().int(),
@@ -72,19 +84,24 @@ export type DesiredDeployment = z.infer<typeof desiredDeploymentSchema>;
 
 /** GET /desired?after=<revision>: the revision the agent holds (absent: 0). */
 export const desiredQuerySchema = z.object({
-  after: z.string().optional().transform((raw, ctx) => {
-    const after = Number(raw ?? "0");
-    if (!Number.isInteger(after) || after < 0) {
-      ctx.addIssue({ code: "custom", message: `must be a non-negative integer, got "${raw}"` });
-      return z.NEVER;
-    }
-    return after;
-  }),
+  after: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const after = Number(raw ?? "0");
+      if (!Number.isInteger(after) || after < 0) {
+        ctx.addIssue({ code: "custom", message: `must be a non-negative integer, got "${raw}"` });
+        return z.NEVER;
+      }
+      return after;
+    }),
 });
 export type DesiredQuery = z.infer<typeof desiredQuerySchema>;
 
 /** GET /artifacts/{sha256}: a model file's content hash in the path. */
-export const artifactPathParamsSchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits") });
+export const artifactPathParamsSchema = z.object({
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
+});
 
 export const desiredStateSchema = z.object({
   /** Per-agent revision: bumps whenever any deployment's desired state changes. */
@@ -109,7 +126,6 @@ export const HEARTBEAT_LIMITS = {
   stateLength: 32,
 } as const;
 
-
 const histogram = z.string().max(65_536); // base64 of a compressed HDR histogram (src/core/stats/histogram.ts)
 
 /** How many estimator decisions one report may carry (the heartbeat stays bounded: ~120 × 0.4 kB). */
@@ -124,7 +140,13 @@ export const estimatorDecisionSchema = z.object({
   estimate: nullableNumber,
   stable: nullableNumber,
   current: z.number().int().min(1),
-  triggers: z.object({ timeoutShare: z.number(), batchTimeouts: z.boolean(), meanQueueDelayMs: nullableNumber, queueDelay: z.boolean(), holds: z.boolean() }),
+  triggers: z.object({
+    timeoutShare: z.number(),
+    batchTimeouts: z.boolean(),
+    meanQueueDelayMs: nullableNumber,
+    queueDelay: z.boolean(),
+    holds: z.boolean(),
+  }),
   dwellRemainingMs: z.number().min(0),
   proposed: z.number().int().positive().nullable(),
   outcome: z.enum(DECISION_OUTCOMES),
@@ -133,18 +155,32 @@ export type EstimatorDecisionReport = z.infer<typeof estimatorDecisionSchema>;
 export const estimatorTimelineSchema = z.array(estimatorDecisionSchema).max(ESTIMATOR_TIMELINE_MAX);
 const estimatorTimeline = estimatorTimelineSchema;
 
-const intervalStatsSchema = z.object({ batches: z.number().int().min(0), timedOut: z.number().int().min(0), queueDelaySumMs: z.number().min(0) });
+const intervalStatsSchema = z.object({
+  batches: z.number().int().min(0),
+  timedOut: z.number().int().min(0),
+  queueDelaySumMs: z.number().min(0),
+});
 /** Rings longer than this are refused (the estimator's own default is 10). */
 const ESTIMATOR_RING_MAX = 1000;
 /** The batch-size estimator's whole state as the agent reports it (src/core/estimator/types.ts EstimatorState). */
 export const estimatorStateSchema = z.object({
   version: z.literal(1),
   params: z.object({
-    alpha: z.number().gt(0).max(1), ringSize: z.number().int().min(1).max(ESTIMATOR_RING_MAX), reconfigurationTimeoutMs: z.number().positive(),
-    sampleIntervalMs: z.number().positive(), minDwellMs: z.number().min(0), requireTrigger: z.boolean(), timeoutIntervalShare: z.number().min(0).max(1),
-    queueDelayFactor: z.number().min(0), hysteresis: z.number().min(0), maxBatch: z.number().int().positive().nullable(),
+    alpha: z.number().gt(0).max(1),
+    ringSize: z.number().int().min(1).max(ESTIMATOR_RING_MAX),
+    reconfigurationTimeoutMs: z.number().positive(),
+    sampleIntervalMs: z.number().positive(),
+    minDwellMs: z.number().min(0),
+    requireTrigger: z.boolean(),
+    timeoutIntervalShare: z.number().min(0).max(1),
+    queueDelayFactor: z.number().min(0),
+    hysteresis: z.number().min(0),
+    maxBatch: z.number().int().positive().nullable(),
   }),
-  startedMs: nullableNumber, lastSampleMs: nullableNumber, lastDecisionMs: nullableNumber, lastProposalMs: nullableNumber,
+  startedMs: nullableNumber,
+  lastSampleMs: nullableNumber,
+  lastDecisionMs: nullableNumber,
+  lastProposalMs: nullableNumber,
   pending: intervalStatsSchema.extend({ samples: z.number().int().min(0), depthSum: z.number().min(0) }),
   qTilde: nullableNumber,
   estimates: z.array(z.number()).max(ESTIMATOR_RING_MAX),
@@ -163,7 +199,14 @@ export const reconfigurationReportSchema = z.object({
   kept: z.number().int().min(0),
   /** CPUs the new set shared with the old one while both ran (the overlap staging on a small host). */
   overlapCpus: z.array(z.number().int().min(0)).max(4096),
-  phasesMs: z.object({ start: z.number().min(0), warm: z.number().min(0), switch: z.number().min(0), drain: z.number().min(0), stop: z.number().min(0), total: z.number().min(0) }),
+  phasesMs: z.object({
+    start: z.number().min(0),
+    warm: z.number().min(0),
+    switch: z.number().min(0),
+    drain: z.number().min(0),
+    stop: z.number().min(0),
+    total: z.number().min(0),
+  }),
   /** Mean compute latency of the first full batches after the switch (filled in as they complete). */
   servedBatchLatencyMs: z.number().min(0).optional(),
   servedBatches: z.number().int().min(0),
@@ -178,8 +221,12 @@ void sameState;
 void sameDecision;
 
 export const instanceReportSchema = z.object({
-  id: z.number().int(), threads: z.number().int(), batch: z.number().int(), state: z.string().max(HEARTBEAT_LIMITS.stateLength),
-  cpus: z.array(cpuId).max(HEARTBEAT_LIMITS.cpusPerDeployment), affinityOk: z.boolean(),
+  id: z.number().int(),
+  threads: z.number().int(),
+  batch: z.number().int(),
+  state: z.string().max(HEARTBEAT_LIMITS.stateLength),
+  cpus: z.array(cpuId).max(HEARTBEAT_LIMITS.cpusPerDeployment),
+  affinityOk: z.boolean(),
 });
 
 export const deploymentReportSchema = z.object({
@@ -189,16 +236,31 @@ export const deploymentReportSchema = z.object({
   failureReason: z.string().max(2000).optional(),
   /** Since the previous heartbeat. */
   intervalMs: z.number().min(0),
-  requests: z.object({ completed: z.number().int().min(0), rejected: z.number().int().min(0), withinSlo: z.number().int().min(0) }),
+  requests: z.object({
+    completed: z.number().int().min(0),
+    rejected: z.number().int().min(0),
+    withinSlo: z.number().int().min(0),
+  }),
   rows: z.object({ completed: z.number().int().min(0), rejected: z.number().int().min(0) }),
   /** Per-stage latency histograms (µs) since the previous heartbeat. */
-  histograms: z.object({
-    deserialize: histogram, queue: histogram, formation: histogram, busy: histogram, compute: histogram, system: histogram, serialize: histogram, total: histogram,
-  }).partial(),
+  histograms: z
+    .object({
+      deserialize: histogram,
+      queue: histogram,
+      formation: histogram,
+      busy: histogram,
+      compute: histogram,
+      system: histogram,
+      serialize: histogram,
+      total: histogram,
+    })
+    .partial(),
   /** Time the instance set spent executing batches in the interval (one batch at a time: busyMs / intervalMs = ρ). */
   busyMs: z.number().min(0).optional(),
   queueDepthRows: z.number().int().min(0),
-  instances: z.array(instanceReportSchema).max(HEARTBEAT_LIMITS.instancesPerDeployment)
+  instances: z
+    .array(instanceReportSchema)
+    .max(HEARTBEAT_LIMITS.instancesPerDeployment)
     .refine((instances) => instances.reduce((n, i) => n + i.cpus.length, 0) <= HEARTBEAT_LIMITS.cpusPerDeployment, {
       message: `instances list more than ${HEARTBEAT_LIMITS.cpusPerDeployment} CPUs together`,
     }),
@@ -207,7 +269,13 @@ export const deploymentReportSchema = z.object({
   /** The estimator's decisions since the previous heartbeat (the newest ESTIMATOR_TIMELINE_MAX). */
   estimatorTimeline: estimatorTimeline.optional(),
   /** Set when a decision proposed a new B: the decision and the timeline up to it (the proposal's evidence). */
-  estimatorProposal: z.object({ batchSize: z.number().int().positive(), decision: estimatorDecisionSchema, timeline: estimatorTimeline.optional() }).optional(),
+  estimatorProposal: z
+    .object({
+      batchSize: z.number().int().positive(),
+      decision: estimatorDecisionSchema,
+      timeline: estimatorTimeline.optional(),
+    })
+    .optional(),
   lastReconfiguration: reconfigurationReportSchema.optional(),
 });
 export type DeploymentReport = z.infer<typeof deploymentReportSchema>;

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { AGENT_JOB_KINDS, jobPathParamsSchema, nextJobQuerySchema } from "./agent-jobs";
 import { artifactPathParamsSchema, desiredQuerySchema } from "./agent-protocol";
 
-const firstIssue = (result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) => {
+const firstIssue = (result: {
+  success: boolean;
+  error?: { issues: Array<{ path: PropertyKey[]; message: string }> };
+}) => {
   const issue = result.error!.issues[0]!;
   return `${issue.path.join(".")}: ${issue.message}`;
 };
@@ -21,7 +24,10 @@ describe("agent route query and path schemas", () => {
   it("GET /desired: after is a non-negative integer revision, 0 when absent", () => {
     expect(desiredQuerySchema.parse({})).toEqual({ after: 0 });
     expect(desiredQuerySchema.parse({ after: "17" })).toEqual({ after: 17 });
-    for (const bad of ["-1", "1.5", "x"]) expect(firstIssue(desiredQuerySchema.safeParse({ after: bad }))).toBe(`after: must be a non-negative integer, got "${bad}"`);
+    for (const bad of ["-1", "1.5", "x"])
+      expect(firstIssue(desiredQuerySchema.safeParse({ after: bad }))).toBe(
+        `after: must be a non-negative integer, got "${bad}"`,
+      );
   });
 
   it("path parameters: a job id, an artifact's sha256", () => {

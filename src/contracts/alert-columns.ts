@@ -7,7 +7,12 @@ import { jsonValueSchema } from "./json-value";
 export const alertDetailsColumn = jsonColumn("alert.details", z.record(z.string(), jsonValueSchema));
 
 /** One delivery attempt: when, how long, and the answer (an HTTP status, or why there was none). */
-export const deliveryAttemptSchema = z.object({ at: storedDate, ms: z.number().min(0), httpStatus: z.number().int().optional(), error: z.string().optional() });
+export const deliveryAttemptSchema = z.object({
+  at: storedDate,
+  ms: z.number().min(0),
+  httpStatus: z.number().int().optional(),
+  error: z.string().optional(),
+});
 export type DeliveryAttempt = z.infer<typeof deliveryAttemptSchema>;
 
 /** alert_delivery.log: every attempt so far, oldest first. */

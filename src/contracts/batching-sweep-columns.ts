@@ -5,7 +5,11 @@ import { jsonColumn } from "./json-column";
 
 export const sweepCandidateSchema = z.object({
   windowMs: z.number().min(0, "the window must be ≥ 0 ms").max(60_000, "the window must be at most 60,000 ms"),
-  maxBatch: z.number().int("the max batch must be a whole number").min(1, "the max batch must be ≥ 1").max(65_536, "the max batch must be at most 65,536"),
+  maxBatch: z
+    .number()
+    .int("the max batch must be a whole number")
+    .min(1, "the max batch must be ≥ 1")
+    .max(65_536, "the max batch must be at most 65,536"),
 });
 export type SweepCandidate = z.infer<typeof sweepCandidateSchema>;
 

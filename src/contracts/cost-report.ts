@@ -17,11 +17,20 @@ export const costReportInputSchema = z.object({
   hardwareClass: z.string().min(1).max(500).optional(),
   /** Entered peak rates (requests/s) by deployment id. */
   peakPerS: z.record(z.string().min(1).max(200), positive).default({}),
-  headroomMultiplier: z.number().min(1, "headroom must be at least 1× (no headroom)").max(10).default(DEFAULT_HEADROOM_MULTIPLIER),
+  headroomMultiplier: z
+    .number()
+    .min(1, "headroom must be at least 1× (no headroom)")
+    .max(10)
+    .default(DEFAULT_HEADROOM_MULTIPLIER),
   redundancyK: z.number().int().min(0).max(100).default(DEFAULT_REDUNDANCY_K),
-  breakEven: z.object({
-    modelId: z.string().min(1).max(200), classA: z.string().min(1).max(500), classB: z.string().min(1).max(500),
-    capacityA: positive.optional(), capacityB: positive.optional(),
-  }).optional(),
+  breakEven: z
+    .object({
+      modelId: z.string().min(1).max(200),
+      classA: z.string().min(1).max(500),
+      classB: z.string().min(1).max(500),
+      capacityA: positive.optional(),
+      capacityB: positive.optional(),
+    })
+    .optional(),
 });
 export type CostReportInput = z.output<typeof costReportInputSchema>;

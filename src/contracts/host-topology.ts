@@ -9,16 +9,29 @@ import { jsonColumn, type StoredJsonValue } from "./json-column";
 export const cpuId = z.number().int().min(0).max(65_535);
 
 export const hostTopologySchema = z.object({
-  sockets: z.array(z.object({
-    id: z.number().int(),
-    nodes: z.array(z.object({
-      id: z.number().int(),
-      cores: z.array(z.object({ socket: z.number().int(), node: z.number().int(), coreId: z.number().int(), cpus: z.array(cpuId).min(1) })),
-    })),
-  })).min(1),
+  sockets: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        nodes: z.array(
+          z.object({
+            id: z.number().int(),
+            cores: z.array(
+              z.object({
+                socket: z.number().int(),
+                node: z.number().int(),
+                coreId: z.number().int(),
+                cpus: z.array(cpuId).min(1),
+              }),
+            ),
+          }),
+        ),
+      }),
+    )
+    .min(1),
 });
 
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const _schemaIsHostTopology: Same<z.infer<typeof hostTopologySchema>, HostTopology> = true;
 void _schemaIsHostTopology;
 

@@ -1,7 +1,13 @@
 // The JSON columns of agent jobs: job.params as each kind stores it (the params the agent is sent, and what the
 // control plane keeps beside them), and job.result where a kind stores one.
 import { z } from "zod";
-import { loadTestJobParamsSchema, planTrialParamsSchema, planTrialResultSchema, profileJobParamsSchema, profileProbeParamsSchema } from "./agent-jobs";
+import {
+  loadTestJobParamsSchema,
+  planTrialParamsSchema,
+  planTrialResultSchema,
+  profileJobParamsSchema,
+  profileProbeParamsSchema,
+} from "./agent-jobs";
 import { jsonColumn } from "./json-column";
 import { contentionModelSchema } from "./plan-trial";
 
@@ -14,15 +20,31 @@ export const profileJobColumn = jsonColumn("job.params (profile)", profileJobPar
 export const loadTestJobColumn = jsonColumn("job.params (load_test)", loadTestJobParamsSchema.extend({ agentId }));
 
 /** job.params of a duration probe, with the version and deployment it was asked for. */
-export const profileProbeJobColumn = jsonColumn("job.params (profile_probe)", profileProbeParamsSchema.extend({ agentId, modelVersionId: z.string(), deploymentId: z.string() }));
+export const profileProbeJobColumn = jsonColumn(
+  "job.params (profile_probe)",
+  profileProbeParamsSchema.extend({ agentId, modelVersionId: z.string(), deploymentId: z.string() }),
+);
 export type StoredProbeParams = z.infer<typeof profileProbeJobColumn.schema>;
 
 /** job.result of a duration probe: its one cell's estimate. */
-export const profileProbeResultColumn = jsonColumn("job.result (profile_probe)", z.object({
-  meanMs: z.number().nonnegative(), p50Ms: z.number().nonnegative(), iterations: z.number().int().min(1), threads: z.number().int().min(1), batch: z.number().int().min(1),
-}).nullable());
+export const profileProbeResultColumn = jsonColumn(
+  "job.result (profile_probe)",
+  z
+    .object({
+      meanMs: z.number().nonnegative(),
+      p50Ms: z.number().nonnegative(),
+      iterations: z.number().int().min(1),
+      threads: z.number().int().min(1),
+      batch: z.number().int().min(1),
+    })
+    .nullable(),
+);
 
-const groupSchema = z.object({ count: z.number().int().min(1), threads: z.number().int().min(1), batch: z.number().int().min(1) });
+const groupSchema = z.object({
+  count: z.number().int().min(1),
+  threads: z.number().int().min(1),
+  batch: z.number().int().min(1),
+});
 
 /** A trial's candidate as the control plane planned it (src/core/trial/candidate-plans.ts CandidatePlan). */
 const trialCandidateSchema = z.object({
@@ -37,21 +59,31 @@ const trialCandidateSchema = z.object({
 });
 
 /** job.params of a plan trial: what the agent runs, and the candidates, proposal and contention model it was planned with. */
-export const planTrialJobColumn = jsonColumn("job.params (plan_trial)", planTrialParamsSchema.extend({
-  agentId,
-  proposalId: z.string(),
-  deploymentId: z.string(),
-  cores: z.number().int().min(1),
-  estimateMs: z.number().nonnegative(),
-  candidates: z.array(trialCandidateSchema),
-  model: contentionModelSchema.nullable(),
-}));
+export const planTrialJobColumn = jsonColumn(
+  "job.params (plan_trial)",
+  planTrialParamsSchema.extend({
+    agentId,
+    proposalId: z.string(),
+    deploymentId: z.string(),
+    cores: z.number().int().min(1),
+    estimateMs: z.number().nonnegative(),
+    candidates: z.array(trialCandidateSchema),
+    model: contentionModelSchema.nullable(),
+  }),
+);
 export type StoredTrialParams = z.infer<typeof planTrialJobColumn.schema>;
 
 /** job.result of a plan trial: what the agent measured (null until it reports). */
 export const planTrialResultColumn = jsonColumn("job.result (plan_trial)", planTrialResultSchema.nullable());
 
 /** job.params of a model-zoo registration (a control-plane job): the fields its deduplication reads. */
-export const zooRegistrationJobColumn = jsonColumn("job.params (zoo registration)", z.looseObject({
-  zooName: z.string(), seed: z.number(), builderVersion: z.string(),
-}).partial());
+export const zooRegistrationJobColumn = jsonColumn(
+  "job.params (zoo registration)",
+  z
+    .looseObject({
+      zooName: z.string(),
+      seed: z.number(),
+      builderVersion: z.string(),
+    })
+    .partial(),
+);

@@ -23,15 +23,35 @@ describe("JSON column readers", () => {
     expect(servingDimsColumn.read({ sequence: 128 })).toEqual({ sequence: 128 });
     expect(rollupHistogramsColumn.read({ total: "HISTFAAAA" })).toEqual({ total: "HISTFAAAA" });
     expect(agentLastHostColumn.read(null)).toBeNull();
-    expect(agentLastHostColumn.read({ cpuBusyFraction: 0.25, memoryUsedBytes: 1024, servingProcessRestarts: 0, at: "2026-12-03T06:00:00.000Z" })).toMatchObject({ cpuBusyFraction: 0.25 });
-    expect(deploymentLastReportColumn.read({ at: "2026-12-03T06:00:00.000Z", arrivalRatePerS: 12.5, queueDepthRows: 3 })).toMatchObject({ arrivalRatePerS: 12.5 });
+    expect(
+      agentLastHostColumn.read({
+        cpuBusyFraction: 0.25,
+        memoryUsedBytes: 1024,
+        servingProcessRestarts: 0,
+        at: "2026-12-03T06:00:00.000Z",
+      }),
+    ).toMatchObject({ cpuBusyFraction: 0.25 });
+    expect(
+      deploymentLastReportColumn.read({ at: "2026-12-03T06:00:00.000Z", arrivalRatePerS: 12.5, queueDepthRows: 3 }),
+    ).toMatchObject({ arrivalRatePerS: 12.5 });
     // A plan keeps the defaults the agent assumes for what the stored JSON leaves out.
-    expect(generationPlanColumn.read({ instances: [{ count: 1, threads: 2, batch: 4 }] })).toMatchObject({ batchTimeoutMs: 0, warmupIterations: 3 });
+    expect(generationPlanColumn.read({ instances: [{ count: 1, threads: 2, batch: 4 }] })).toMatchObject({
+      batchTimeoutMs: 0,
+      warmupIterations: 3,
+    });
     expect(proposalPlanColumn.read({})).toEqual({});
-    expect(loadTestSpecColumn.read({ mode: "open", pattern: "constant", ratePerS: 10, durationS: 5, binary: true })).toMatchObject({ batch: 1 });
-    expect(profileStoppingRuleColumn.read({ kind: "fixed", warmup: 10, iterations: 100 })).toEqual({ kind: "fixed", warmup: 10, iterations: 100 });
+    expect(
+      loadTestSpecColumn.read({ mode: "open", pattern: "constant", ratePerS: 10, durationS: 5, binary: true }),
+    ).toMatchObject({ batch: 1 });
+    expect(profileStoppingRuleColumn.read({ kind: "fixed", warmup: 10, iterations: 100 })).toEqual({
+      kind: "fixed",
+      warmup: 10,
+      iterations: 100,
+    });
     expect(profileProbeResultColumn.read(null)).toBeNull();
-    expect(proposalEvidenceColumn.read({ sweep: { candidates: [] }, baselines: { oneThread: { latencyMs: null } } })).toMatchObject({ sweep: { candidates: [] } });
+    expect(
+      proposalEvidenceColumn.read({ sweep: { candidates: [] }, baselines: { oneThread: { latencyMs: null } } }),
+    ).toMatchObject({ sweep: { candidates: [] } });
     expect(sweepPointsColumn.read([])).toEqual([]);
     expect(autoApprovedPolicyColumn.read(null)).toBeNull();
   });
@@ -56,7 +76,9 @@ describe("JSON column readers", () => {
     const trial = corrupt(() => planTrialJobColumn.read({ modelName: "m" }));
     expect(trial.column).toBe("job.params (plan_trial)");
     expect(corrupt(() => sweepPointsColumn.read([{ windowMs: 1, maxBatch: 2, generation: 3 }])).path).toMatch(/^0\./);
-    expect(corrupt(() => autoApprovedPolicyColumn.read({ mode: "sometimes" })).message).toMatch(/column proposal\.autoApprovedPolicy at mode/);
+    expect(corrupt(() => autoApprovedPolicyColumn.read({ mode: "sometimes" })).message).toMatch(
+      /column proposal\.autoApprovedPolicy at mode/,
+    );
   });
 
   it("accept no value where the column is not nullable", () => {

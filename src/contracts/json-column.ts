@@ -5,10 +5,20 @@
 import { z } from "zod";
 
 /** A value as a JSON column hands it back (Prisma's JsonValue is one). */
-export type StoredJsonValue = string | number | boolean | null | readonly StoredJsonValue[] | { readonly [key: string]: StoredJsonValue | undefined };
+export type StoredJsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly StoredJsonValue[]
+  | { readonly [key: string]: StoredJsonValue | undefined };
 
 export class CorruptJsonColumnError extends Error {
-  constructor(readonly column: string, readonly path: string, detail: string) {
+  constructor(
+    readonly column: string,
+    readonly path: string,
+    detail: string,
+  ) {
     super(`corrupt JSON in column ${column}${path ? ` at ${path}` : ""}: ${detail}`);
     this.name = "CorruptJsonColumnError";
   }

@@ -16,11 +16,17 @@ describe("live source in the URL", () => {
 
   it("falls back instead of throwing: an unknown window to 15 min, a malformed id to planner mode", () => {
     expect(parseLiveSourceParams({ live: "abc", liveWindow: "7" })).toEqual({ deploymentId: "abc", windowMinutes: 15 });
-    expect(parseLiveSourceParams({ live: "abc", liveWindow: "360" })).toEqual({ deploymentId: "abc", windowMinutes: 360 });
+    expect(parseLiveSourceParams({ live: "abc", liveWindow: "360" })).toEqual({
+      deploymentId: "abc",
+      windowMinutes: 360,
+    });
     expect(parseLiveSourceParams({ live: "../x?y", liveWindow: "60" })).toEqual(DEFAULT_LIVE_SOURCE);
     expect(parseLiveSourceParams({ live: "a".repeat(101) })).toEqual(DEFAULT_LIVE_SOURCE);
     // A repeated key takes its first value, as the planner fields do.
-    expect(parseLiveSourceParams({ live: ["first", "second"], liveWindow: ["5", "60"] })).toEqual({ deploymentId: "first", windowMinutes: 5 });
+    expect(parseLiveSourceParams({ live: ["first", "second"], liveWindow: ["5", "60"] })).toEqual({
+      deploymentId: "first",
+      windowMinutes: 5,
+    });
   });
 
   it("the procedures' schema refuses a window the pages do not offer, with the choices in the message", () => {

@@ -11,7 +11,10 @@ export const liveSourceInputSchema = z.object({
   windowMinutes: z
     .number()
     .int()
-    .refine((m) => (LIVE_WINDOW_MINUTES as readonly number[]).includes(m), `windowMinutes must be one of ${LIVE_WINDOW_MINUTES.join(", ")}`),
+    .refine(
+      (m) => (LIVE_WINDOW_MINUTES as readonly number[]).includes(m),
+      `windowMinutes must be one of ${LIVE_WINDOW_MINUTES.join(", ")}`,
+    ),
 });
 
 /** deploymentId "" is planner mode: no live numbers. */
@@ -35,12 +38,17 @@ export function parseLiveSourceParams(params: Record<string, string | string[] |
   const deployment = deploymentParam.safeParse(first(params[LIVE_URL_KEYS.deployment]));
   if (!deployment.success) return DEFAULT_LIVE_SOURCE;
   const window = Number(first(params[LIVE_URL_KEYS.window]));
-  const windowMinutes = (LIVE_WINDOW_MINUTES as readonly number[]).includes(window) ? window : DEFAULT_LIVE_WINDOW_MINUTES;
+  const windowMinutes = (LIVE_WINDOW_MINUTES as readonly number[]).includes(window)
+    ? window
+    : DEFAULT_LIVE_WINDOW_MINUTES;
   return { deploymentId: deployment.data, windowMinutes };
 }
 
 /** The query string for a live source ("" in planner mode, so planner-only links stay as they were). */
 export function serializeLiveSource(source: LiveSource): string {
   if (source.deploymentId === "") return "";
-  return new URLSearchParams({ [LIVE_URL_KEYS.deployment]: source.deploymentId, [LIVE_URL_KEYS.window]: String(source.windowMinutes) }).toString();
+  return new URLSearchParams({
+    [LIVE_URL_KEYS.deployment]: source.deploymentId,
+    [LIVE_URL_KEYS.window]: String(source.windowMinutes),
+  }).toString();
 }

@@ -8,7 +8,10 @@ import { servingPlanSchema } from "./serving-plan";
 export const loadTestSpecColumn = jsonColumn("load_test.spec", loadTestSpecSchema);
 
 /** load_test.planAtStart: the generation the agent served when the test started (null before it starts). */
-export const loadTestPlanAtStartColumn = jsonColumn("load_test.planAtStart", z.object({ label: z.string(), plan: servingPlanSchema }).nullable());
+export const loadTestPlanAtStartColumn = jsonColumn(
+  "load_test.planAtStart",
+  z.object({ label: z.string(), plan: servingPlanSchema }).nullable(),
+);
 
 /** load_test.report: the load generator's JSON report as the agent uploaded it (null until it does). */
 export const loadTestReportColumn = jsonColumn("load_test.report", loadgenReportSchema.nullable());

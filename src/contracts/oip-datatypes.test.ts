@@ -22,26 +22,45 @@ describe("float16Bits", () => {
   });
 
   it("property: every half value round-trips exactly through its bits", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffff }), (bits) => {
-      const e = (bits >>> 10) & 0x1f;
-      if (e === 0x1f && bits & 0x3ff) return true; // NaN payloads are not preserved
-      return float16Bits(float16Value(bits)) === bits;
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffff }), (bits) => {
+        const e = (bits >>> 10) & 0x1f;
+        if (e === 0x1f && bits & 0x3ff) return true; // NaN payloads are not preserved
+        return float16Bits(float16Value(bits)) === bits;
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("property: rounding picks the nearer of the two neighbouring halves", () => {
-    fc.assert(fc.property(fc.double({ min: -60000, max: 60000, noNaN: true }), (x) => {
-      const y = float16Value(float16Bits(x));
-      // Within half an ulp of the half grid: ulp = 2^(floor(log2|x|) − 10), at least 2⁻²⁴.
-      const ulp = Math.max(2 ** -24, 2 ** (Math.floor(Math.log2(Math.abs(x) || 1)) - 10));
-      return Math.abs(y - Math.fround(x)) <= ulp / 2 + 1e-12;
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.double({ min: -60000, max: 60000, noNaN: true }), (x) => {
+        const y = float16Value(float16Bits(x));
+        // Within half an ulp of the half grid: ulp = 2^(floor(log2|x|) − 10), at least 2⁻²⁴.
+        const ulp = Math.max(2 ** -24, 2 ** (Math.floor(Math.log2(Math.abs(x) || 1)) - 10));
+        return Math.abs(y - Math.fround(x)) <= ulp / 2 + 1e-12;
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
 describe("writeElement / readElement", () => {
   it("round-trip every datatype little-endian", () => {
-    const values: Record<OipDatatype, number> = { BOOL: 1, UINT8: 200, UINT16: 60_000, UINT32: 4e9, UINT64: 2 ** 40, INT8: -100, INT16: -30_000, INT32: -2e9, INT64: -(2 ** 40), FP16: 1.5, FP32: 0.25, FP64: Math.PI };
+    const values: Record<OipDatatype, number> = {
+      BOOL: 1,
+      UINT8: 200,
+      UINT16: 60_000,
+      UINT32: 4e9,
+      UINT64: 2 ** 40,
+      INT8: -100,
+      INT16: -30_000,
+      INT32: -2e9,
+      INT64: -(2 ** 40),
+      FP16: 1.5,
+      FP32: 0.25,
+      FP64: Math.PI,
+    };
     for (const [datatype, value] of Object.entries(values) as Array<[OipDatatype, number]>) {
       const view = new DataView(new ArrayBuffer(2 * OIP_DATATYPES[datatype].bytes));
       writeElement(view, datatype, 1, value);

@@ -24,7 +24,9 @@ export function isOipDatatype(value: string): value is OipDatatype {
   return Object.hasOwn(OIP_DATATYPES, value);
 }
 
-const byOnnx = new Map<string, OipDatatype>(Object.entries(OIP_DATATYPES).map(([name, info]) => [info.onnx, name as OipDatatype]));
+const byOnnx = new Map<string, OipDatatype>(
+  Object.entries(OIP_DATATYPES).map(([name, info]) => [info.onnx, name as OipDatatype]),
+);
 
 /** The OIP datatype of an ONNX element type (ONNX Runtime's spelling), or undefined when OIP has none we serve. */
 export function oipDatatypeOfOnnx(onnxType: string): OipDatatype | undefined {
@@ -34,13 +36,33 @@ export function oipDatatypeOfOnnx(onnxType: string): OipDatatype | undefined {
 /** OIP names of ONNX types the protocol has but the agent does not serve (shown in examples as they are named). */
 export const OIP_ONLY_NAMES: Readonly<Record<string, string>> = { bfloat16: "BF16", string: "BYTES" };
 
-export type TypedArray = Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Float32Array | Float64Array;
+export type TypedArray =
+  | Uint8Array
+  | Uint16Array
+  | Uint32Array
+  | BigUint64Array
+  | Int8Array
+  | Int16Array
+  | Int32Array
+  | BigInt64Array
+  | Float32Array
+  | Float64Array;
 export type TypedArrayConstructor = new (buffer: ArrayBuffer, offset?: number, length?: number) => TypedArray;
 
 /** The typed array that holds each datatype's elements (FP16 as raw 16-bit words). */
 export const OIP_TYPED_ARRAYS: Readonly<Record<OipDatatype, TypedArrayConstructor>> = {
-  BOOL: Uint8Array, UINT8: Uint8Array, UINT16: Uint16Array, UINT32: Uint32Array, UINT64: BigUint64Array,
-  INT8: Int8Array, INT16: Int16Array, INT32: Int32Array, INT64: BigInt64Array, FP16: Uint16Array, FP32: Float32Array, FP64: Float64Array,
+  BOOL: Uint8Array,
+  UINT8: Uint8Array,
+  UINT16: Uint16Array,
+  UINT32: Uint32Array,
+  UINT64: BigUint64Array,
+  INT8: Int8Array,
+  INT16: Int16Array,
+  INT32: Int32Array,
+  INT64: BigInt64Array,
+  FP16: Uint16Array,
+  FP32: Float32Array,
+  FP64: Float64Array,
 };
 
 /** Datatypes whose typed array holds bigints (64-bit integers). */
@@ -52,17 +74,40 @@ export function isBigIntDatatype(datatype: OipDatatype): boolean {
 export function writeElement(view: DataView, datatype: OipDatatype, i: number, value: number): void {
   const at = i * OIP_DATATYPES[datatype].bytes;
   switch (datatype) {
-    case "BOOL": case "UINT8": view.setUint8(at, value); break;
-    case "INT8": view.setInt8(at, value); break;
-    case "UINT16": view.setUint16(at, value, true); break;
-    case "INT16": view.setInt16(at, value, true); break;
-    case "UINT32": view.setUint32(at, value, true); break;
-    case "INT32": view.setInt32(at, value, true); break;
-    case "UINT64": view.setBigUint64(at, BigInt(value), true); break;
-    case "INT64": view.setBigInt64(at, BigInt(value), true); break;
-    case "FP16": view.setUint16(at, float16Bits(value), true); break;
-    case "FP32": view.setFloat32(at, value, true); break;
-    case "FP64": view.setFloat64(at, value, true); break;
+    case "BOOL":
+    case "UINT8":
+      view.setUint8(at, value);
+      break;
+    case "INT8":
+      view.setInt8(at, value);
+      break;
+    case "UINT16":
+      view.setUint16(at, value, true);
+      break;
+    case "INT16":
+      view.setInt16(at, value, true);
+      break;
+    case "UINT32":
+      view.setUint32(at, value, true);
+      break;
+    case "INT32":
+      view.setInt32(at, value, true);
+      break;
+    case "UINT64":
+      view.setBigUint64(at, BigInt(value), true);
+      break;
+    case "INT64":
+      view.setBigInt64(at, BigInt(value), true);
+      break;
+    case "FP16":
+      view.setUint16(at, float16Bits(value), true);
+      break;
+    case "FP32":
+      view.setFloat32(at, value, true);
+      break;
+    case "FP64":
+      view.setFloat64(at, value, true);
+      break;
   }
 }
 
@@ -70,17 +115,29 @@ export function writeElement(view: DataView, datatype: OipDatatype, i: number, v
 export function readElement(view: DataView, datatype: OipDatatype, i: number): number {
   const at = i * OIP_DATATYPES[datatype].bytes;
   switch (datatype) {
-    case "BOOL": case "UINT8": return view.getUint8(at);
-    case "INT8": return view.getInt8(at);
-    case "UINT16": return view.getUint16(at, true);
-    case "INT16": return view.getInt16(at, true);
-    case "UINT32": return view.getUint32(at, true);
-    case "INT32": return view.getInt32(at, true);
-    case "UINT64": return Number(view.getBigUint64(at, true));
-    case "INT64": return Number(view.getBigInt64(at, true));
-    case "FP16": return float16Value(view.getUint16(at, true));
-    case "FP32": return view.getFloat32(at, true);
-    case "FP64": return view.getFloat64(at, true);
+    case "BOOL":
+    case "UINT8":
+      return view.getUint8(at);
+    case "INT8":
+      return view.getInt8(at);
+    case "UINT16":
+      return view.getUint16(at, true);
+    case "INT16":
+      return view.getInt16(at, true);
+    case "UINT32":
+      return view.getUint32(at, true);
+    case "INT32":
+      return view.getInt32(at, true);
+    case "UINT64":
+      return Number(view.getBigUint64(at, true));
+    case "INT64":
+      return Number(view.getBigInt64(at, true));
+    case "FP16":
+      return float16Value(view.getUint16(at, true));
+    case "FP32":
+      return view.getFloat32(at, true);
+    case "FP64":
+      return view.getFloat64(at, true);
   }
 }
 
@@ -104,14 +161,18 @@ export function float16Bits(value: number): number {
     const half = 1 << (shift - 1);
     const rest = mantissa & ((1 << shift) - 1);
     let bits = mantissa >>> shift;
-    if (rest > half || (rest === half && (bits & 1))) bits++;
+    if (rest > half || (rest === half && bits & 1)) bits++;
     return sign | bits;
   }
   const rest = mantissa & 0x1fff;
   mantissa >>>= 13;
-  if (rest > 0x1000 || (rest === 0x1000 && (mantissa & 1))) {
+  if (rest > 0x1000 || (rest === 0x1000 && mantissa & 1)) {
     mantissa++;
-    if (mantissa === 0x400) { mantissa = 0; e++; if (e >= 0x1f) return sign | 0x7c00; }
+    if (mantissa === 0x400) {
+      mantissa = 0;
+      e++;
+      if (e >= 0x1f) return sign | 0x7c00;
+    }
   }
   return sign | (e << 10) | mantissa;
 }

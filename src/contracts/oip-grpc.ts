@@ -6,7 +6,13 @@ import * as protoLoader from "@grpc/proto-loader";
 export const OIP_PROTO_PATH = fileURLToPath(new URL("./grpc-predict-v2.proto", import.meta.url));
 
 /** Messages as both sides see them: snake_case fields as in the .proto, int64 as numbers, every field present. */
-export const OIP_PROTO_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
+export const OIP_PROTO_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
 
 export const OIP_GRPC_SERVICE = "inference.GRPCInferenceService";
 

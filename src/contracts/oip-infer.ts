@@ -13,15 +13,19 @@ const parameters = z.record(z.string(), parameterValue).optional();
 export const oipInferRequestSchema = z.object({
   id: z.string().optional(),
   parameters,
-  inputs: z.array(z.object({
-    name: z.string(),
-    shape: z.array(z.number().int().min(0)),
-    datatype: z.string(),
-    parameters,
-    // Typed here, checked by the decoder leaf by leaf against the datatype and shape: a schema pass over a 150 528-value
-    // image would cost as much as the decode itself.
-    data: z.custom<OipTensorData>().optional(),
-  })).min(1, "at least one input is required"),
+  inputs: z
+    .array(
+      z.object({
+        name: z.string(),
+        shape: z.array(z.number().int().min(0)),
+        datatype: z.string(),
+        parameters,
+        // Typed here, checked by the decoder leaf by leaf against the datatype and shape: a schema pass over a 150 528-value
+        // image would cost as much as the decode itself.
+        data: z.custom<OipTensorData>().optional(),
+      }),
+    )
+    .min(1, "at least one input is required"),
   outputs: z.array(z.object({ name: z.string(), parameters })).optional(),
 });
 export type OipInferRequest = z.infer<typeof oipInferRequestSchema>;

@@ -9,7 +9,13 @@ export const differenceKindSchema = z.enum(["shape", "batch-shares", "dispatch-b
 export const planExportSourceSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("proposal"), proposalId: id }),
   z.object({ kind: z.literal("deployment"), deploymentId: id }),
-  z.object({ kind: z.literal("optimizer"), deploymentId: id, profileId: id, batchSize: z.number().int().min(1).max(65536), batchTimeoutMs: z.number().min(0).max(60_000).optional() }),
+  z.object({
+    kind: z.literal("optimizer"),
+    deploymentId: id,
+    profileId: id,
+    batchSize: z.number().int().min(1).max(65536),
+    batchTimeoutMs: z.number().min(0).max(60_000).optional(),
+  }),
 ]);
 
 export const planExportInputSchema = z.object({

@@ -2,7 +2,12 @@
 // prediction beside what the trial measured, the verdict, and the contention model the correction used.
 import { z } from "zod";
 
-const lineSchema = z.object({ intercept: z.number(), slope: z.number(), points: z.number().int(), distinctX: z.number().int() });
+const lineSchema = z.object({
+  intercept: z.number(),
+  slope: z.number(),
+  points: z.number().int(),
+  distinctX: z.number().int(),
+});
 
 export const contentionModelSchema = z.object({
   contention: lineSchema,
@@ -21,7 +26,16 @@ export const trialCandidateViewSchema = z.object({
   /** With this host's contention and per-batch overhead (fitted on its earlier trials). */
   correctedMs: z.number().nullable(),
   /** The dispatcher's batch latency: mean of the round means and its 95% interval. */
-  measured: z.object({ meanMs: z.number(), lowerMs: z.number(), upperMs: z.number(), rounds: z.number().int(), instanceMs: z.number(), overheadMs: z.number() }).nullable(),
+  measured: z
+    .object({
+      meanMs: z.number(),
+      lowerMs: z.number(),
+      upperMs: z.number(),
+      rounds: z.number().int(),
+      instanceMs: z.number(),
+      overheadMs: z.number(),
+    })
+    .nullable(),
   error: z.string().nullable(),
 });
 export type TrialCandidateView = z.infer<typeof trialCandidateViewSchema>;
@@ -42,7 +56,12 @@ export const proposalTrialSchema = z.object({
   candidates: z.array(trialCandidateViewSchema),
   verdict: trialVerdictSchema.nullable(),
   /** Set when the trial changed the proposal: the plan the optimizer had chosen. */
-  replaced: z.object({ key: z.string(), items: z.array(z.object({ count: z.number(), threads: z.number(), batch: z.number() }).loose()) }).nullable(),
+  replaced: z
+    .object({
+      key: z.string(),
+      items: z.array(z.object({ count: z.number(), threads: z.number(), batch: z.number() }).loose()),
+    })
+    .nullable(),
   costS: z.number().nullable(),
   error: z.string().nullable(),
   stoppedEarly: z.boolean(),

@@ -7,9 +7,14 @@ import { proposalTrialSchema } from "./plan-trial";
 import { servingPlanSchema } from "./serving-plan";
 
 /** proposal.items: the proposed plan's ⟨count, threads, batch⟩ groups (a trial's replacement keeps each group's latency). */
-export const proposalItemsSchema = z.array(z.object({
-  count: z.number().int().min(1), threads: z.number().int().min(1), batch: z.number().int().min(1), latencyMs: z.number().nullable().optional(),
-}));
+export const proposalItemsSchema = z.array(
+  z.object({
+    count: z.number().int().min(1),
+    threads: z.number().int().min(1),
+    batch: z.number().int().min(1),
+    latencyMs: z.number().nullable().optional(),
+  }),
+);
 export const proposalItemsColumn = jsonColumn("proposal.items", proposalItemsSchema);
 
 /** How the agent would move to the proposed plan (src/core/estimator/approval-policy.ts ChangeKind). */
@@ -30,20 +35,22 @@ export const estimatorEvidenceSchema = z.object({
  * the estimator's (above, with the profile planned on and the change kind) or a batching sweep's; the parts this
  * code reads are typed, the optimizer's own records are kept as the JSON they are.
  */
-export const proposalEvidenceSchema = z.looseObject({
-  estimator: estimatorEvidenceSchema,
-  profile: z.object({ id: z.string(), createdAt: storedDate }).nullable(),
-  change: changeKindSchema.nullable(),
-  /** Why the proposal was offered without a plan trial (the policy's hourly rate spent), when it was. */
-  trialNote: z.string().nullable(),
-  baselines: jsonValueSchema,
-  why: z.string().nullable(),
-  perturbed: z.boolean(),
-  idleCores: z.number(),
-  cores: z.number(),
-  validation: jsonValueSchema,
-  sweep: jsonValueSchema,
-}).partial();
+export const proposalEvidenceSchema = z
+  .looseObject({
+    estimator: estimatorEvidenceSchema,
+    profile: z.object({ id: z.string(), createdAt: storedDate }).nullable(),
+    change: changeKindSchema.nullable(),
+    /** Why the proposal was offered without a plan trial (the policy's hourly rate spent), when it was. */
+    trialNote: z.string().nullable(),
+    baselines: jsonValueSchema,
+    why: z.string().nullable(),
+    perturbed: z.boolean(),
+    idleCores: z.number(),
+    cores: z.number(),
+    validation: jsonValueSchema,
+    sweep: jsonValueSchema,
+  })
+  .partial();
 export type ProposalEvidence = z.infer<typeof proposalEvidenceSchema>;
 export type EstimatorDecisionEvidence = z.infer<typeof estimatorEvidenceSchema>;
 export const proposalEvidenceColumn = jsonColumn("proposal.evidence", proposalEvidenceSchema);

@@ -4,13 +4,18 @@ import { z } from "zod";
 
 const cpuList = z.string().regex(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, 'a cpulist such as "0-3,8"');
 
-export const planItemSchema = z.object({
-  count: z.number().int().min(1).max(1024),
-  threads: z.number().int().min(1).max(1024),
-  batch: z.number().int().min(1).max(65536),
-  /** One cpulist per instance of this item (count entries), each with at least `threads` CPUs. */
-  cpus: z.array(cpuList).optional(),
-}).refine((item) => !item.cpus || item.cpus.length === item.count, { message: "cpus must list one cpulist per instance (count entries)", path: ["cpus"] });
+export const planItemSchema = z
+  .object({
+    count: z.number().int().min(1).max(1024),
+    threads: z.number().int().min(1).max(1024),
+    batch: z.number().int().min(1).max(65536),
+    /** One cpulist per instance of this item (count entries), each with at least `threads` CPUs. */
+    cpus: z.array(cpuList).optional(),
+  })
+  .refine((item) => !item.cpus || item.cpus.length === item.count, {
+    message: "cpus must list one cpulist per instance (count entries)",
+    path: ["cpus"],
+  });
 
 export const servingPlanSchema = z.object({
   instances: z.array(planItemSchema).min(1),

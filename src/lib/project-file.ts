@@ -8,7 +8,10 @@ import { fileURLToPath } from "node:url";
 
 export class ProjectFileError extends Error {
   readonly code = "PROJECT_FILE_MISSING";
-  constructor(readonly parameter: string, message: string) {
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
     super(message);
     this.name = "ProjectFileError";
   }
@@ -19,7 +22,8 @@ export class ProjectFileError extends Error {
  * else where `beside()` (a thunk, so a bundler's rewrite of import.meta.url cannot throw at import) points.
  */
 export function projectFile(fromRoot: string, beside?: () => URL | string, cwd: string = process.cwd()): string {
-  if (isAbsolute(fromRoot)) throw new ProjectFileError("fromRoot", `expected a path relative to the project root, got ${fromRoot}`);
+  if (isAbsolute(fromRoot))
+    throw new ProjectFileError("fromRoot", `expected a path relative to the project root, got ${fromRoot}`);
   // Not a file Next should trace into its output: the file is read from the project at run time.
   const candidates: string[] = [join(/* turbopackIgnore: true */ cwd, fromRoot)];
   try {
@@ -33,7 +37,10 @@ export function projectFile(fromRoot: string, beside?: () => URL | string, cwd: 
   }
   const found = candidates.find((path) => existsSync(path));
   if (found === undefined) {
-    throw new ProjectFileError("fromRoot", `cannot find ${fromRoot} (looked at ${candidates.join(", ")}); start the server from the project root`);
+    throw new ProjectFileError(
+      "fromRoot",
+      `cannot find ${fromRoot} (looked at ${candidates.join(", ")}); start the server from the project root`,
+    );
   }
   return found;
 }

@@ -8,7 +8,16 @@ import { buildBert, type BertConfig } from "./bert";
 afterAll(() => removeOrtDebugLog());
 
 /** BERT-base's builder at a toy size (BERT-base itself is in zoo-transformers.heavy.test.ts). */
-const TINY_BERT: BertConfig = { vocab: 100, positions: 32, typeVocab: 2, hidden: 32, layers: 2, heads: 2, intermediate: 64, layerNormEpsilon: 1e-12 };
+const TINY_BERT: BertConfig = {
+  vocab: 100,
+  positions: 32,
+  typeVocab: 2,
+  hidden: 32,
+  layers: 2,
+  heads: 2,
+  intermediate: 64,
+  layerNormEpsilon: 1e-12,
+};
 
 describe("BERT builder (toy size)", () => {
   const bytes = buildBert(TINY_BERT, { seed: 4, producerVersion: "t" });
@@ -22,9 +31,17 @@ describe("BERT builder (toy size)", () => {
   it("runs at batch 1 and 4; masked tokens do not change what the unmasked ones see", async () => {
     const s = await ort.InferenceSession.create(bytes);
     const ids = (batch: number, seq: number, last: bigint) =>
-      new ort.Tensor("int64", BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq >= seq - 2 ? last : BigInt(i % 90))), [batch, seq]);
+      new ort.Tensor(
+        "int64",
+        BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq >= seq - 2 ? last : BigInt(i % 90))),
+        [batch, seq],
+      );
     const mask = (batch: number, seq: number) =>
-      new ort.Tensor("int64", BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq >= seq - 2 ? 0n : 1n)), [batch, seq]);
+      new ort.Tensor(
+        "int64",
+        BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq >= seq - 2 ? 0n : 1n)),
+        [batch, seq],
+      );
     for (const batch of [1, 4]) {
       const r = await s.run({ input_ids: ids(batch, 10, 5n), attention_mask: mask(batch, 10) });
       expect(r.last_hidden_state?.dims).toEqual([batch, 10, 32]);

@@ -1,5 +1,13 @@
 import { attr, GraphBuilder, type BuildOptions } from "./graph-builder";
-import { attention, dense, geluErf, layerNorm, paddingMask, positionEmbedding, sequenceLength } from "./transformer-layers";
+import {
+  attention,
+  dense,
+  geluErf,
+  layerNorm,
+  paddingMask,
+  positionEmbedding,
+  sequenceLength,
+} from "./transformer-layers";
 
 /**
  * BERT (Devlin et al. 2019), Hugging Face's BertModel with its pooler: post-LayerNorm blocks, separate Q/K/V
@@ -18,7 +26,14 @@ export interface BertConfig {
 }
 
 export const BERT_BASE: BertConfig = {
-  vocab: 30522, positions: 512, typeVocab: 2, hidden: 768, layers: 12, heads: 12, intermediate: 3072, layerNormEpsilon: 1e-12,
+  vocab: 30522,
+  positions: 512,
+  typeVocab: 2,
+  hidden: 768,
+  layers: 12,
+  heads: 12,
+  intermediate: 3072,
+  layerNormEpsilon: 1e-12,
 };
 
 export function buildBert(config: BertConfig, options: BuildOptions): Uint8Array {
@@ -29,9 +44,19 @@ export function buildBert(config: BertConfig, options: BuildOptions): Uint8Array
   const maskInput = b.input("attention_mask", "int64", ["batch", "sequence"]);
   const seq = sequenceLength(b, ids);
 
-  const words = b.op("Gather", [b.normal("embeddings.word_embeddings.weight", [config.vocab, d]), ids], { axis: attr.int(0) });
-  const positions = positionEmbedding(b, seq.scalar, b.normal("embeddings.position_embeddings.weight", [config.positions, d]));
-  const typeRow = b.op("Gather", [b.normal("embeddings.token_type_embeddings.weight", [config.typeVocab, d]), b.int64([0], [])], { axis: attr.int(0) });
+  const words = b.op("Gather", [b.normal("embeddings.word_embeddings.weight", [config.vocab, d]), ids], {
+    axis: attr.int(0),
+  });
+  const positions = positionEmbedding(
+    b,
+    seq.scalar,
+    b.normal("embeddings.position_embeddings.weight", [config.positions, d]),
+  );
+  const typeRow = b.op(
+    "Gather",
+    [b.normal("embeddings.token_type_embeddings.weight", [config.typeVocab, d]), b.int64([0], [])],
+    { axis: attr.int(0) },
+  );
   let h = layerNorm(b, b.op("Add", [b.op("Add", [words, positions]), typeRow]), "embeddings.LayerNorm", d, eps);
   const mask = paddingMask(b, maskInput);
 
@@ -51,7 +76,12 @@ export function buildBert(config: BertConfig, options: BuildOptions): Uint8Array
 
   // Pooler: tanh(W·h[:, 0] + b) on the first ([CLS]) token; W stored [out, in] as torch's Linear.
   const cls = b.op("Gather", [last, b.int64([0], [])], { axis: attr.int(1) });
-  const pooled = b.op("Gemm", [cls, b.normal("pooler.dense.weight", [d, d]), b.normal("pooler.dense.bias", [d])], { transB: attr.int(1) }, "pooler.dense");
+  const pooled = b.op(
+    "Gemm",
+    [cls, b.normal("pooler.dense.weight", [d, d]), b.normal("pooler.dense.bias", [d])],
+    { transB: attr.int(1) },
+    "pooler.dense",
+  );
   b.output(b.op("Tanh", [pooled]), "float32", ["batch", d], "pooler_output");
   return b.toBytes({ producerVersion: options.producerVersion, metadata: options.metadata });
 }

@@ -41,7 +41,10 @@ describe("CNN layers", () => {
     linear(b, b.input("v", "float32", ["batch", 6]), "fc", 6, 2);
     const g = decodeOnnxModel(b.toBytes({ producerVersion: "t" }));
     expect(g.initializers.map((i) => [i.name, i.dims])).toEqual([
-      ["c.weight", [6, 3, 5, 5]], ["c.bias", [6]], ["fc.weight", [2, 6]], ["fc.bias", [2]],
+      ["c.weight", [6, 3, 5, 5]],
+      ["c.bias", [6]],
+      ["fc.weight", [2, 6]],
+      ["fc.bias", [2]],
     ]);
     expect(g.nodes.find((n) => n.opType === "Gemm")?.attributes.transB).toEqual({ kind: "int", value: 1 });
   });

@@ -19,13 +19,18 @@ export function conv(b: GraphBuilder, x: string, name: string, s: ConvSpec): str
   const stride = s.stride ?? 1;
   const inputs = [x, b.normal(`${name}.weight`, [s.cout, s.cin / groups, s.kernel, s.kernel])];
   if (s.bias) inputs.push(b.normal(`${name}.bias`, [s.cout]));
-  return b.op("Conv", inputs, {
-    kernel_shape: attr.ints([s.kernel, s.kernel]),
-    strides: attr.ints([stride, stride]),
-    pads: attr.ints([pad, pad, pad, pad]),
-    dilations: attr.ints([1, 1]),
-    group: attr.int(groups),
-  }, name);
+  return b.op(
+    "Conv",
+    inputs,
+    {
+      kernel_shape: attr.ints([s.kernel, s.kernel]),
+      strides: attr.ints([stride, stride]),
+      pads: attr.ints([pad, pad, pad, pad]),
+      dilations: attr.ints([1, 1]),
+      group: attr.int(groups),
+    },
+    name,
+  );
 }
 
 /**
@@ -34,13 +39,18 @@ export function conv(b: GraphBuilder, x: string, name: string, s: ConvSpec): str
  * (which would make a synthetic model slower than the real one).
  */
 export function batchNorm(b: GraphBuilder, x: string, name: string, channels: number): string {
-  return b.op("BatchNormalization", [
-    x,
-    b.normal(`${name}.weight`, [channels], undefined, 1),
-    b.normal(`${name}.bias`, [channels]),
-    b.normal(`${name}.running_mean`, [channels]),
-    b.variance(`${name}.running_var`, channels),
-  ], { epsilon: attr.float(1e-5), momentum: attr.float(0.9) }, name);
+  return b.op(
+    "BatchNormalization",
+    [
+      x,
+      b.normal(`${name}.weight`, [channels], undefined, 1),
+      b.normal(`${name}.bias`, [channels]),
+      b.normal(`${name}.running_mean`, [channels]),
+      b.variance(`${name}.running_var`, channels),
+    ],
+    { epsilon: attr.float(1e-5), momentum: attr.float(0.9) },
+    name,
+  );
 }
 
 export function relu(b: GraphBuilder, x: string): string {
@@ -54,7 +64,14 @@ export function relu6(b: GraphBuilder, x: string): string {
 
 export type Activation = "relu" | "relu6" | "none";
 
-export function convBn(b: GraphBuilder, x: string, convName: string, bnName: string, s: ConvSpec, act: Activation): string {
+export function convBn(
+  b: GraphBuilder,
+  x: string,
+  convName: string,
+  bnName: string,
+  s: ConvSpec,
+  act: Activation,
+): string {
   const y = batchNorm(b, conv(b, x, convName, s), bnName, s.cout);
   if (act === "relu") return relu(b, y);
   if (act === "relu6") return relu6(b, y);
@@ -68,7 +85,15 @@ export function poolFlatten(b: GraphBuilder, x: string): string {
 
 /** A fully connected classifier as torchvision stores it (weight [out, in]): Gemm with transB. */
 export function linear(b: GraphBuilder, x: string, name: string, din: number, dout: number): string {
-  return b.op("Gemm", [x, b.normal(`${name}.weight`, [dout, din]), b.normal(`${name}.bias`, [dout])], {
-    alpha: attr.float(1), beta: attr.float(1), transA: attr.int(0), transB: attr.int(1),
-  }, name);
+  return b.op(
+    "Gemm",
+    [x, b.normal(`${name}.weight`, [dout, din]), b.normal(`${name}.bias`, [dout])],
+    {
+      alpha: attr.float(1),
+      beta: attr.float(1),
+      transA: attr.int(0),
+      transB: attr.int(1),
+    },
+    name,
+  );
 }

@@ -21,7 +21,12 @@ describe("GPT-2 builder (toy size)", () => {
 
   it("runs up to its 20 positions and refuses a longer context", async () => {
     const s = await ort.InferenceSession.create(bytes);
-    const ids = (seq: number) => new ort.Tensor("int64", BigInt64Array.from({ length: 2 * seq }, (_, i) => BigInt(i % 50)), [2, seq]);
+    const ids = (seq: number) =>
+      new ort.Tensor(
+        "int64",
+        BigInt64Array.from({ length: 2 * seq }, (_, i) => BigInt(i % 50)),
+        [2, seq],
+      );
     expect((await s.run({ input_ids: ids(20) })).logits?.dims).toEqual([2, 20, 50]);
     await expect(s.run({ input_ids: ids(21) })).rejects.toThrow();
     await s.release();

@@ -1,5 +1,13 @@
 import { attr, GraphBuilder, type BuildOptions } from "./graph-builder";
-import { attention, causalMask, dense, geluTanh, layerNorm, positionEmbedding, sequenceLength } from "./transformer-layers";
+import {
+  attention,
+  causalMask,
+  dense,
+  geluTanh,
+  layerNorm,
+  positionEmbedding,
+  sequenceLength,
+} from "./transformer-layers";
 
 /**
  * GPT-2 (Radford et al. 2019), Hugging Face's GPT2LMHeadModel: pre-LayerNorm blocks, fused QKV projection
@@ -16,7 +24,14 @@ export interface Gpt2Config {
   layerNormEpsilon: number;
 }
 
-export const GPT2_SMALL: Gpt2Config = { vocab: 50257, positions: 1024, hidden: 768, layers: 12, heads: 12, layerNormEpsilon: 1e-5 };
+export const GPT2_SMALL: Gpt2Config = {
+  vocab: 50257,
+  positions: 1024,
+  hidden: 768,
+  layers: 12,
+  heads: 12,
+  layerNormEpsilon: 1e-5,
+};
 
 export function buildGpt2(config: Gpt2Config, options: BuildOptions): Uint8Array {
   const { vocab, hidden: d, heads, layers } = config;
@@ -34,7 +49,11 @@ export function buildGpt2(config: Gpt2Config, options: BuildOptions): Uint8Array
     const p = `transformer.h.${i}`;
     const a = layerNorm(b, h, `${p}.ln_1`, d, config.layerNormEpsilon);
     const qkv = dense(b, a, `${p}.attn.c_attn`, d, 3 * d);
-    const [q, k, v] = b.node("Split", [qkv, b.int64([d, d, d])], { axis: attr.int(-1) }, 3, `${p}.attn.split`) as [string, string, string];
+    const [q, k, v] = b.node("Split", [qkv, b.int64([d, d, d])], { axis: attr.int(-1) }, 3, `${p}.attn.split`) as [
+      string,
+      string,
+      string,
+    ];
     const ctx = attention(b, q, k, v, heads, headDim, [mask]);
     h = b.op("Add", [h, dense(b, ctx, `${p}.attn.c_proj`, d, d)]);
     const m = layerNorm(b, h, `${p}.ln_2`, d, config.layerNormEpsilon);

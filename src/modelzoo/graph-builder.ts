@@ -41,7 +41,10 @@ export const attr = {
   floats: (value: number[]): Attr => ({ type: "floats", value }),
   string: (value: string): Attr => ({ type: "string", value }),
   /** A one-element float32 tensor, e.g. ConstantOfShape's fill value. */
-  floatTensor: (value: number): Attr => ({ type: "tensor", value: { dims: [1], dataType: DataType.FLOAT, floatData: [value] } }),
+  floatTensor: (value: number): Attr => ({
+    type: "tensor",
+    value: { dims: [1], dataType: DataType.FLOAT, floatData: [value] },
+  }),
 };
 
 const ELEM: Record<ElemType, number> = { float32: DataType.FLOAT, int64: DataType.INT64 };
@@ -95,8 +98,16 @@ export class GraphBuilder {
   private readonly constants = new Map<string, string>();
   private counter = 0;
 
-  constructor(readonly graphName: string, readonly seed: number) {
-    if (!LITTLE_ENDIAN) throw new ModelZooError("BIG_ENDIAN", "platform", "raw_data is written from native float32 arrays and needs a little-endian host");
+  constructor(
+    readonly graphName: string,
+    readonly seed: number,
+  ) {
+    if (!LITTLE_ENDIAN)
+      throw new ModelZooError(
+        "BIG_ENDIAN",
+        "platform",
+        "raw_data is written from native float32 arrays and needs a little-endian host",
+      );
   }
 
   private claim(name: string): string {
@@ -127,9 +138,18 @@ export class GraphBuilder {
   /** A float32 initializer with the given values. */
   tensor(name: string, dims: readonly number[], values: Float32Array): string {
     if (values.length !== elementCount(dims)) {
-      throw new ModelZooError("BAD_TENSOR", "values", `"${name}" has ${values.length} values for dims [${dims.join(", ")}]`);
+      throw new ModelZooError(
+        "BAD_TENSOR",
+        "values",
+        `"${name}" has ${values.length} values for dims [${dims.join(", ")}]`,
+      );
     }
-    this.initializers.push({ name: this.claim(name), dims: [...dims], dataType: DataType.FLOAT, rawData: rawBytes(values) });
+    this.initializers.push({
+      name: this.claim(name),
+      dims: [...dims],
+      dataType: DataType.FLOAT,
+      rawData: rawBytes(values),
+    });
     return name;
   }
 
@@ -146,11 +166,18 @@ export class GraphBuilder {
   }
 
   /** A node; returns its output names (fresh ones under its name unless given). */
-  node(opType: string, inputs: readonly string[], attrs: Record<string, Attr> = {}, outputs: number | readonly string[] = 1, name?: string): string[] {
+  node(
+    opType: string,
+    inputs: readonly string[],
+    attrs: Record<string, Attr> = {},
+    outputs: number | readonly string[] = 1,
+    name?: string,
+  ): string[] {
     const base = name ?? this.fresh(opType.toLowerCase());
-    const outs = typeof outputs === "number"
-      ? Array.from({ length: outputs }, (_, i) => this.claim(this.fresh(outputs === 1 ? base : `${base}.${i}`)))
-      : outputs.map((o) => this.claim(o));
+    const outs =
+      typeof outputs === "number"
+        ? Array.from({ length: outputs }, (_, i) => this.claim(this.fresh(outputs === 1 ? base : `${base}.${i}`)))
+        : outputs.map((o) => this.claim(o));
     this.nodes.push({
       name: base,
       opType,
@@ -185,12 +212,20 @@ export class GraphBuilder {
 
   /** An int64 Constant node (shapes, axes, indices): not an initializer, so never counted as a weight. */
   int64(values: readonly number[], dims: readonly number[] = [values.length]): string {
-    return this.constant(`i64:${dims.join("x")}:${values.join(",")}`, { dims: [...dims], dataType: DataType.INT64, int64Data: [...values] });
+    return this.constant(`i64:${dims.join("x")}:${values.join(",")}`, {
+      dims: [...dims],
+      dataType: DataType.INT64,
+      int64Data: [...values],
+    });
   }
 
   /** A float32 Constant node (a scalar when dims is []). */
   float(values: readonly number[], dims: readonly number[] = [values.length]): string {
-    return this.constant(`f32:${dims.join("x")}:${values.join(",")}`, { dims: [...dims], dataType: DataType.FLOAT, floatData: [...values] });
+    return this.constant(`f32:${dims.join("x")}:${values.join(",")}`, {
+      dims: [...dims],
+      dataType: DataType.FLOAT,
+      floatData: [...values],
+    });
   }
 
   /** Bytes of the model. Call once: the weights are referenced, not copied, until encoding. */

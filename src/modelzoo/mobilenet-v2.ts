@@ -16,7 +16,15 @@ const SETTINGS: ReadonlyArray<{ expand: number; channels: number; repeats: numbe
   { expand: 6, channels: 320, repeats: 1, stride: 1 },
 ];
 
-function invertedResidual(b: GraphBuilder, x: string, p: string, cin: number, cout: number, stride: number, expand: number): string {
+function invertedResidual(
+  b: GraphBuilder,
+  x: string,
+  p: string,
+  cin: number,
+  cout: number,
+  stride: number,
+  expand: number,
+): string {
   const hidden = cin * expand;
   let y = x;
   let layer = 0;
@@ -25,7 +33,14 @@ function invertedResidual(b: GraphBuilder, x: string, p: string, cin: number, co
     y = convBn(b, y, `${p}.conv.${layer}.0`, `${p}.conv.${layer}.1`, { cin, cout: hidden, kernel: 1 }, "relu6");
     layer++;
   }
-  y = convBn(b, y, `${p}.conv.${layer}.0`, `${p}.conv.${layer}.1`, { cin: hidden, cout: hidden, kernel: 3, stride, groups: hidden }, "relu6");
+  y = convBn(
+    b,
+    y,
+    `${p}.conv.${layer}.0`,
+    `${p}.conv.${layer}.1`,
+    { cin: hidden, cout: hidden, kernel: 3, stride, groups: hidden },
+    "relu6",
+  );
   layer++;
   y = convBn(b, y, `${p}.conv.${layer}`, `${p}.conv.${layer + 1}`, { cin: hidden, cout, kernel: 1 }, "none");
   return stride === 1 && cin === cout ? b.op("Add", [x, y]) : y;

@@ -7,7 +7,15 @@ import { DEFAULT_SEED, SYNTHETIC_WEIGHTS_LABEL, ZOO, zooEntry } from "./registry
 
 describe("model zoo registry", () => {
   it("lists the paper's four benchmark models and three tiny ones, names unique", () => {
-    expect(ZOO.map((e) => e.name)).toEqual(["tiny-mlp", "tiny-cnn", "tiny-transformer", "mobilenet-v2", "resnet50", "bert-base", "gpt2-small"]);
+    expect(ZOO.map((e) => e.name)).toEqual([
+      "tiny-mlp",
+      "tiny-cnn",
+      "tiny-transformer",
+      "mobilenet-v2",
+      "resnet50",
+      "bert-base",
+      "gpt2-small",
+    ]);
     expect(ZOO.filter((e) => e.heavy).map((e) => e.name)).toEqual(["bert-base", "gpt2-small"]);
   });
 
@@ -26,17 +34,20 @@ describe("model zoo registry", () => {
     expect(zooEntry("gpt2-small").parameters).toBe(124_439_808);
   });
 
-  it.each(["tiny-mlp", "tiny-cnn", "tiny-transformer"])("%s: the built file matches its entry (interface, parameters, labels)", (name) => {
-    const e = zooEntry(name);
-    const g = decodeOnnxModel(e.build(77));
-    expect(g.inputs).toEqual(e.inputs);
-    expect(g.outputs).toEqual(e.outputs);
-    expect(countParameters(g).parameters).toBe(e.parameters);
-    expect(g.metadata[PACKRAT_METADATA.weights]).toBe("synthetic");
-    expect(g.metadata[PACKRAT_METADATA.seed]).toBe("77");
-    expect(g.metadata[PACKRAT_METADATA.builderVersion]).toBe(String(e.builderVersion));
-    expect(JSON.parse(g.metadata[PACKRAT_METADATA.dimDefaults] ?? "null")).toEqual(e.dimDefaults);
-  });
+  it.each(["tiny-mlp", "tiny-cnn", "tiny-transformer"])(
+    "%s: the built file matches its entry (interface, parameters, labels)",
+    (name) => {
+      const e = zooEntry(name);
+      const g = decodeOnnxModel(e.build(77));
+      expect(g.inputs).toEqual(e.inputs);
+      expect(g.outputs).toEqual(e.outputs);
+      expect(countParameters(g).parameters).toBe(e.parameters);
+      expect(g.metadata[PACKRAT_METADATA.weights]).toBe("synthetic");
+      expect(g.metadata[PACKRAT_METADATA.seed]).toBe("77");
+      expect(g.metadata[PACKRAT_METADATA.builderVersion]).toBe(String(e.builderVersion));
+      expect(JSON.parse(g.metadata[PACKRAT_METADATA.dimDefaults] ?? "null")).toEqual(e.dimDefaults);
+    },
+  );
 
   it("an unknown name is a typed error listing the known ones", () => {
     expect(() => zooEntry("resnet-51")).toThrow(ModelZooError);

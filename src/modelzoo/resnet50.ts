@@ -18,9 +18,10 @@ function bottleneck(b: GraphBuilder, x: string, p: string, cin: number, width: n
   let y = convBn(b, x, `${p}.conv1`, `${p}.bn1`, { cin, cout: width, kernel: 1 }, "relu");
   y = convBn(b, y, `${p}.conv2`, `${p}.bn2`, { cin: width, cout: width, kernel: 3, stride }, "relu");
   y = convBn(b, y, `${p}.conv3`, `${p}.bn3`, { cin: width, cout, kernel: 1 }, "none");
-  const identity = stride !== 1 || cin !== cout
-    ? convBn(b, x, `${p}.downsample.0`, `${p}.downsample.1`, { cin, cout, kernel: 1, stride }, "none")
-    : x;
+  const identity =
+    stride !== 1 || cin !== cout
+      ? convBn(b, x, `${p}.downsample.0`, `${p}.downsample.1`, { cin, cout, kernel: 1, stride }, "none")
+      : x;
   return relu(b, b.op("Add", [y, identity]));
 }
 
@@ -28,7 +29,12 @@ export function buildResnet50(options: BuildOptions): Uint8Array {
   const b = new GraphBuilder(options.name ?? "resnet50", options.seed);
   let x = b.input("input", "float32", ["batch", 3, 224, 224]);
   x = convBn(b, x, "conv1", "bn1", { cin: 3, cout: 64, kernel: 7, stride: 2, pad: 3 }, "relu");
-  x = b.op("MaxPool", [x], { kernel_shape: attr.ints([3, 3]), strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) }, "maxpool");
+  x = b.op(
+    "MaxPool",
+    [x],
+    { kernel_shape: attr.ints([3, 3]), strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+    "maxpool",
+  );
   let channels = 64;
   STAGES.forEach((stage, s) => {
     for (let i = 0; i < stage.blocks; i++) {

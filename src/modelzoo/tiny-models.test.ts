@@ -106,7 +106,8 @@ describe("tiny CNN", () => {
       // BN: γ·(x − μ)/√(σ² + 1e-5) + β, then ReLU.
       a = a.map((v, i) => {
         const ch = Math.floor(i / 1024);
-        const norm = (v - at(weight(w, "bn1.running_mean"), ch)) / Math.sqrt(at(weight(w, "bn1.running_var"), ch) + 1e-5);
+        const norm =
+          (v - at(weight(w, "bn1.running_mean"), ch)) / Math.sqrt(at(weight(w, "bn1.running_var"), ch) + 1e-5);
         return Math.max(0, at(weight(w, "bn1.weight"), ch) * norm + at(weight(w, "bn1.bias"), ch));
       });
       const p = new Float32Array(8 * 16 * 16);
@@ -117,7 +118,10 @@ describe("tiny CNN", () => {
             p[(ch * 16 + r) * 16 + c] = Math.max(at(a, base), at(a, base + 1), at(a, base + 32), at(a, base + 33));
           }
       const b = conv(p, 8, 16, "conv2", 16, true).map((v) => Math.max(0, v));
-      const g = Array.from({ length: 16 }, (_, ch) => b.subarray(ch * 256, ch * 256 + 256).reduce((s, v) => s + v, 0) / 256);
+      const g = Array.from(
+        { length: 16 },
+        (_, ch) => b.subarray(ch * 256, ch * 256 + 256).reduce((s, v) => s + v, 0) / 256,
+      );
       const got = (out.logits?.data as Float32Array).subarray(n * 10, n * 10 + 10);
       for (let j = 0; j < 10; j++) {
         let s = at(weight(w, "fc.bias"), j);
@@ -135,7 +139,11 @@ describe("tiny CNN", () => {
 describe("tiny transformer (a 2-layer GPT-2)", () => {
   const bytes = buildTinyTransformer(opts(5));
   const ids = (batch: number, seq: number, last = 7) =>
-    new ort.Tensor("int64", BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt(i % seq === seq - 1 ? last : (i * 13) % 128)), [batch, seq]);
+    new ort.Tensor(
+      "int64",
+      BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt(i % seq === seq - 1 ? last : (i * 13) % 128)),
+      [batch, seq],
+    );
 
   it("has 31,616 parameters with the LM head tied to the 128×32 token table (one initializer)", () => {
     // wte 128·32 = 4,096; wpe 64·32 = 2,048; per layer: ln_1 64 + c_attn 32·96+96 = 3,168 + c_proj 32·32+32 = 1,056

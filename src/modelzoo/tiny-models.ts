@@ -29,7 +29,14 @@ export function buildTinyCnn(options: BuildOptions): Uint8Array {
 }
 
 /** A 2-layer GPT-2: the same builder as GPT-2 small, at d = 32 with 2 heads, 128 tokens, 64 positions. */
-export const TINY_TRANSFORMER: Gpt2Config = { vocab: 128, positions: 64, hidden: 32, layers: 2, heads: 2, layerNormEpsilon: 1e-5 };
+export const TINY_TRANSFORMER: Gpt2Config = {
+  vocab: 128,
+  positions: 64,
+  hidden: 32,
+  layers: 2,
+  heads: 2,
+  layerNormEpsilon: 1e-5,
+};
 
 export function buildTinyTransformer(options: BuildOptions): Uint8Array {
   return buildGpt2(TINY_TRANSFORMER, { ...options, name: options.name ?? "tiny-transformer" });

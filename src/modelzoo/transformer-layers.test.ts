@@ -18,7 +18,10 @@ function erf(x: number): number {
   return (2 / Math.sqrt(Math.PI)) * sum;
 }
 
-async function runOne(b: GraphBuilder, feeds: Record<string, ort.Tensor>): Promise<ort.InferenceSession.OnnxValueMapType> {
+async function runOne(
+  b: GraphBuilder,
+  feeds: Record<string, ort.Tensor>,
+): Promise<ort.InferenceSession.OnnxValueMapType> {
   const session = await ort.InferenceSession.create(b.toBytes({ producerVersion: "t" }));
   try {
     return await session.run(feeds);
@@ -41,7 +44,9 @@ describe("transformer layers in ONNX Runtime, against JavaScript", () => {
     const b = new GraphBuilder("g", 1);
     b.output(geluTanh(b, b.input("x", "float32", [13])), "float32", [13], "y");
     const y = (await runOne(b, { x: new ort.Tensor("float32", xs, [13]) })).y?.data as Float32Array;
-    xs.forEach((x, i) => expect(y[i]).toBeCloseTo(0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3))), 6));
+    xs.forEach((x, i) =>
+      expect(y[i]).toBeCloseTo(0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3))), 6),
+    );
   });
 
   it("LayerNormalization (opset 17) over the last axis: γ·(x − mean)/√(var + ε) + β", async () => {
@@ -89,16 +94,23 @@ describe("transformer layers in ONNX Runtime, against JavaScript", () => {
     const Q = Float32Array.from({ length: 12 }, (_, i) => Math.sin(i + 1));
     const K = Float32Array.from({ length: 12 }, (_, i) => Math.cos(2 * i));
     const V = Float32Array.from({ length: 12 }, (_, i) => i / 4 - 1);
-    const y = (await runOne(b, {
-      q: new ort.Tensor("float32", Q, [1, 3, 4]), k: new ort.Tensor("float32", K, [1, 3, 4]),
-      v: new ort.Tensor("float32", V, [1, 3, 4]), ids: new ort.Tensor("int64", new BigInt64Array(3), [1, 3]),
-    })).y?.data as Float32Array;
+    const y = (
+      await runOne(b, {
+        q: new ort.Tensor("float32", Q, [1, 3, 4]),
+        k: new ort.Tensor("float32", K, [1, 3, 4]),
+        v: new ort.Tensor("float32", V, [1, 3, 4]),
+        ids: new ort.Tensor("int64", new BigInt64Array(3), [1, 3]),
+      })
+    ).y?.data as Float32Array;
     // Head h uses features [2h, 2h+1] of each position; position i attends to positions j ≤ i.
     const at = (a: Float32Array, pos: number, f: number) => a[pos * 4 + f] ?? Number.NaN;
     for (let h = 0; h < 2; h++) {
       for (let i = 0; i < 3; i++) {
-        const scores = [0, 1, 2].map((j) =>
-          (at(Q, i, 2 * h) * at(K, j, 2 * h) + at(Q, i, 2 * h + 1) * at(K, j, 2 * h + 1)) / Math.SQRT2 + (j > i ? -10000 : 0));
+        const scores = [0, 1, 2].map(
+          (j) =>
+            (at(Q, i, 2 * h) * at(K, j, 2 * h) + at(Q, i, 2 * h + 1) * at(K, j, 2 * h + 1)) / Math.SQRT2 +
+            (j > i ? -10000 : 0),
+        );
         const max = Math.max(...scores);
         const e = scores.map((s) => Math.exp(s - max));
         const z = e.reduce((s, x) => s + x, 0);

@@ -10,9 +10,16 @@ export function dense(b: GraphBuilder, x: string, name: string, din: number, dou
 
 /** LayerNormalization over the last axis (an ONNX operator since opset 17) with γ = 1 + noise, β = noise. */
 export function layerNorm(b: GraphBuilder, x: string, name: string, d: number, epsilon: number): string {
-  return b.op("LayerNormalization", [x, b.normal(`${name}.weight`, [d], undefined, 1), b.normal(`${name}.bias`, [d])], {
-    axis: attr.int(-1), epsilon: attr.float(epsilon), stash_type: attr.int(1),
-  }, name);
+  return b.op(
+    "LayerNormalization",
+    [x, b.normal(`${name}.weight`, [d], undefined, 1), b.normal(`${name}.bias`, [d])],
+    {
+      axis: attr.int(-1),
+      epsilon: attr.float(epsilon),
+      stash_type: attr.int(1),
+    },
+    name,
+  );
 }
 
 /** BERT's GELU: 0.5·x·(1 + erf(x/√2)). Opset 17 has no Gelu operator (it arrives in 20). */
@@ -40,7 +47,13 @@ function splitHeads(b: GraphBuilder, x: string, heads: number, headDim: number, 
  * (it broadcasts: [N, 1, 1, S] for padding, [S, S] for causality).
  */
 export function attention(
-  b: GraphBuilder, q: string, k: string, v: string, heads: number, headDim: number, masks: readonly string[],
+  b: GraphBuilder,
+  q: string,
+  k: string,
+  v: string,
+  heads: number,
+  headDim: number,
+  masks: readonly string[],
 ): string {
   const qh = splitHeads(b, q, heads, headDim, false);
   const kt = splitHeads(b, k, heads, headDim, true);

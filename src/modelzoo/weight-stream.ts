@@ -39,7 +39,10 @@ export function streamState(seed: number, stream: string): [number, number, numb
   const [a, afterA] = splitmix64(start);
   const [b] = splitmix64(afterA);
   const words: [number, number, number, number] = [
-    Number(a & 0xffffffffn), Number(a >> 32n), Number(b & 0xffffffffn), Number(b >> 32n),
+    Number(a & 0xffffffffn),
+    Number(a >> 32n),
+    Number(b & 0xffffffffn),
+    Number(b >> 32n),
   ];
   // xoshiro's all-zero state is a fixed point; SplitMix64 makes it astronomically unlikely, but be exact.
   if ((words[0] | words[1] | words[2] | words[3]) === 0) words[0] = 1;
@@ -55,7 +58,8 @@ export function normalTensor(seed: number, stream: string, count: number, std: n
   if (!Number.isSafeInteger(count) || count < 0) {
     throw new ModelZooError("BAD_COUNT", "count", `must be a non-negative integer, got ${count}`);
   }
-  if (!Number.isFinite(std) || std < 0) throw new ModelZooError("BAD_STD", "std", `must be finite and >= 0, got ${std}`);
+  if (!Number.isFinite(std) || std < 0)
+    throw new ModelZooError("BAD_STD", "std", `must be finite and >= 0, got ${std}`);
   if (!Number.isFinite(mean)) throw new ModelZooError("BAD_MEAN", "mean", `must be finite, got ${mean}`);
   const rng = weightStream(seed, stream);
   const out = new Float32Array(count);

@@ -70,40 +70,52 @@ describe("ResNet-50", () => {
     expect(counts.weightBytes).toBe((25_557_032 + 53_120) * 4);
   });
 
-  it("the same seed gives the same sha256; another seed another", () => {
-    expect(sha256(entry.build())).toBe(hash);
-    expect(sha256(entry.build(entry.defaultSeed + 1))).not.toBe(hash);
-  }, SLOW);
+  it(
+    "the same seed gives the same sha256; another seed another",
+    () => {
+      expect(sha256(entry.build())).toBe(hash);
+      expect(sha256(entry.build(entry.defaultSeed + 1))).not.toBe(hash);
+    },
+    SLOW,
+  );
 
-  it("runs in ONNX Runtime at batch 1 and 4: logits [batch, 1000], finite, not collapsed to zero", async () => {
-    const out = await runAtBatches(path);
-    for (const batch of [1, 4]) {
-      const logits = out.get(batch);
-      expect(logits?.dims).toEqual([batch, 1000]);
-      const data = logits?.data as Float32Array;
-      expect(data.every(Number.isFinite)).toBe(true);
-      // BN's β and mean (N(0, 0.02)) keep activations near the noise scale instead of decaying to denormals.
-      expect(meanAbs(data)).toBeGreaterThan(1e-3);
-    }
-  }, SLOW);
+  it(
+    "runs in ONNX Runtime at batch 1 and 4: logits [batch, 1000], finite, not collapsed to zero",
+    async () => {
+      const out = await runAtBatches(path);
+      for (const batch of [1, 4]) {
+        const logits = out.get(batch);
+        expect(logits?.dims).toEqual([batch, 1000]);
+        const data = logits?.data as Float32Array;
+        expect(data.every(Number.isFinite)).toBe(true);
+        // BN's β and mean (N(0, 0.02)) keep activations near the noise scale instead of decaying to denormals.
+        expect(meanAbs(data)).toBeGreaterThan(1e-3);
+      }
+    },
+    SLOW,
+  );
 
-  it("costs ≈ 8.2 GFLOP per image at 224×224 (the chapter's figure, within 3%)", async () => {
-    const a = await analyzeOnnxFile(path);
-    if (a.flops.status !== "counted") throw new Error(a.flops.message);
-    const f = a.flops.perSample;
-    expect(Math.abs(f.total / 8.2e9 - 1)).toBeLessThan(0.03);
-    // The non-convolution terms, by hand: fc 2·2,048·1,000 = 4,096,000; max pool 3×3 on 64·56·56 outputs
-    // = 200,704 × 9 = 1,806,336; global average pool over 2,048·7·7 = 100,352.
-    const by = new Map(f.byOperator.map((o) => [o.opType, o]));
-    expect(by.get("Gemm")?.flops).toBe(4_096_000);
-    expect(by.get("MaxPool")?.flops).toBe(1_806_336);
-    expect(by.get("GlobalAveragePool")?.flops).toBe(100_352);
-    // Convolutions: the stem, 3 in each of 16 bottlenecks, 4 downsample projections = 1 + 48 + 4 = 53.
-    expect(by.get("Conv")?.nodes).toBe(53);
-    expect(f.unresolved).toEqual([]);
-    expect(a.summary.syntheticWeights).toBe(true);
-    expect(a.summary.inputs).toEqual([{ name: "input", dataType: "float32", shape: ["batch", 3, 224, 224] }]);
-  }, SLOW);
+  it(
+    "costs ≈ 8.2 GFLOP per image at 224×224 (the chapter's figure, within 3%)",
+    async () => {
+      const a = await analyzeOnnxFile(path);
+      if (a.flops.status !== "counted") throw new Error(a.flops.message);
+      const f = a.flops.perSample;
+      expect(Math.abs(f.total / 8.2e9 - 1)).toBeLessThan(0.03);
+      // The non-convolution terms, by hand: fc 2·2,048·1,000 = 4,096,000; max pool 3×3 on 64·56·56 outputs
+      // = 200,704 × 9 = 1,806,336; global average pool over 2,048·7·7 = 100,352.
+      const by = new Map(f.byOperator.map((o) => [o.opType, o]));
+      expect(by.get("Gemm")?.flops).toBe(4_096_000);
+      expect(by.get("MaxPool")?.flops).toBe(1_806_336);
+      expect(by.get("GlobalAveragePool")?.flops).toBe(100_352);
+      // Convolutions: the stem, 3 in each of 16 bottlenecks, 4 downsample projections = 1 + 48 + 4 = 53.
+      expect(by.get("Conv")?.nodes).toBe(53);
+      expect(f.unresolved).toEqual([]);
+      expect(a.summary.syntheticWeights).toBe(true);
+      expect(a.summary.inputs).toEqual([{ name: "input", dataType: "float32", shape: ["batch", 3, 224, 224] }]);
+    },
+    SLOW,
+  );
 });
 
 describe("MobileNetV2 1.0", () => {
@@ -117,28 +129,40 @@ describe("MobileNetV2 1.0", () => {
     writeFileSync(path, bytes);
   }, SLOW);
 
-  it("has torchvision's 3,504,872 parameters", () => {
-    const bytes = entry.build();
-    expect(countParameters(decodeOnnxModel(bytes)).parameters).toBe(3_504_872);
-    expect(sha256(bytes)).toBe(hash);
-  }, SLOW);
+  it(
+    "has torchvision's 3,504,872 parameters",
+    () => {
+      const bytes = entry.build();
+      expect(countParameters(decodeOnnxModel(bytes)).parameters).toBe(3_504_872);
+      expect(sha256(bytes)).toBe(hash);
+    },
+    SLOW,
+  );
 
-  it("runs in ONNX Runtime at batch 1 and 4 with logits [batch, 1000]", async () => {
-    const out = await runAtBatches(path);
-    for (const batch of [1, 4]) {
-      expect(out.get(batch)?.dims).toEqual([batch, 1000]);
-      expect(meanAbs(out.get(batch)?.data as Float32Array)).toBeGreaterThan(1e-3);
-    }
-  }, SLOW);
+  it(
+    "runs in ONNX Runtime at batch 1 and 4 with logits [batch, 1000]",
+    async () => {
+      const out = await runAtBatches(path);
+      for (const batch of [1, 4]) {
+        expect(out.get(batch)?.dims).toEqual([batch, 1000]);
+        expect(meanAbs(out.get(batch)?.data as Float32Array)).toBeGreaterThan(1e-3);
+      }
+    },
+    SLOW,
+  );
 
-  it("costs ≈ 0.60 GFLOP per image: torchvision lists 0.30 G multiply-adds, × 2 (within 3%)", async () => {
-    const a = await analyzeOnnxFile(path);
-    if (a.flops.status !== "counted") throw new Error(a.flops.message);
-    expect(Math.abs(a.flops.perSample.total / 0.6e9 - 1)).toBeLessThan(0.03);
-    // ReLU6 is Clip: stem 1 + 17 depthwise + 16 expansions (every block but the first) + head 1 = 35.
-    // BN (never fused by the builder): stem 1 + first block 2 + 16 blocks × 3 + head 1 = 52.
-    const notCounted = new Map(a.flops.perSample.notCounted.map((o) => [o.opType, o.nodes]));
-    expect(notCounted.get("Clip")).toBe(35);
-    expect(notCounted.get("BatchNormalization")).toBe(52);
-  }, SLOW);
+  it(
+    "costs ≈ 0.60 GFLOP per image: torchvision lists 0.30 G multiply-adds, × 2 (within 3%)",
+    async () => {
+      const a = await analyzeOnnxFile(path);
+      if (a.flops.status !== "counted") throw new Error(a.flops.message);
+      expect(Math.abs(a.flops.perSample.total / 0.6e9 - 1)).toBeLessThan(0.03);
+      // ReLU6 is Clip: stem 1 + 17 depthwise + 16 expansions (every block but the first) + head 1 = 35.
+      // BN (never fused by the builder): stem 1 + first block 2 + 16 blocks × 3 + head 1 = 52.
+      const notCounted = new Map(a.flops.perSample.notCounted.map((o) => [o.opType, o.nodes]));
+      expect(notCounted.get("Clip")).toBe(35);
+      expect(notCounted.get("BatchNormalization")).toBe(52);
+    },
+    SLOW,
+  );
 });

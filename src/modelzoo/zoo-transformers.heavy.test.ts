@@ -33,7 +33,11 @@ function ids(batch: number, seq: number, tweak?: { from: number; value: number }
 }
 
 function ones(batch: number, seq: number, validUpTo = seq): ort.Tensor {
-  return new ort.Tensor("int64", BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq < validUpTo ? 1n : 0n)), [batch, seq]);
+  return new ort.Tensor(
+    "int64",
+    BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq < validUpTo ? 1n : 0n)),
+    [batch, seq],
+  );
 }
 
 async function withSession<T>(path: string, body: (s: ort.InferenceSession) => Promise<T>): Promise<T> {
@@ -91,7 +95,9 @@ describe("BERT-base with pooler", () => {
       const hb = b.last_hidden_state?.data as Float32Array;
       // exp(−10,000 − max) underflows to exactly 0 in float32, so the visible rows are bit-identical.
       expect(Array.from(ha.subarray(0, 20 * 768))).toEqual(Array.from(hb.subarray(0, 20 * 768)));
-      expect(Array.from(a.pooler_output?.data as Float32Array)).toEqual(Array.from(b.pooler_output?.data as Float32Array));
+      expect(Array.from(a.pooler_output?.data as Float32Array)).toEqual(
+        Array.from(b.pooler_output?.data as Float32Array),
+      );
     });
   });
 
@@ -143,7 +149,9 @@ describe("GPT-2 small with a tied LM head", () => {
       const a = (await s.run({ input_ids: ids(1, 16) })).logits?.data as Float32Array;
       const b = (await s.run({ input_ids: ids(1, 16, { from: 10, value: 42 }) })).logits?.data as Float32Array;
       expect(Array.from(a.subarray(0, 10 * 50257))).toEqual(Array.from(b.subarray(0, 10 * 50257)));
-      expect(Array.from(a.subarray(10 * 50257, 11 * 50257))).not.toEqual(Array.from(b.subarray(10 * 50257, 11 * 50257)));
+      expect(Array.from(a.subarray(10 * 50257, 11 * 50257))).not.toEqual(
+        Array.from(b.subarray(10 * 50257, 11 * 50257)),
+      );
     });
   });
 

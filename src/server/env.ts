@@ -5,22 +5,31 @@ import { secretWeakness, weakSecretMessage } from "@/core/security/weak-secret";
 import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "@/contracts/agent-timing";
 
 const postgresUrl = z.string().refine((value) => {
-  try { return ["postgres:", "postgresql:"].includes(new URL(value).protocol); } catch { return false; }
+  try {
+    return ["postgres:", "postgresql:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }, "must be a postgresql:// URL (e.g. postgresql://user:pass@host:5432/db)");
 
 /** A secret that is not a placeholder (REPLACE-ME…), a known default or a repetitive string. */
-const secret = (schema: z.ZodString, minDistinct = 6) => schema.superRefine((value, ctx) => {
-  const weakness = secretWeakness(value, minDistinct);
-  if (weakness) ctx.addIssue({ code: "custom", message: weakSecretMessage(weakness) });
-});
+const secret = (schema: z.ZodString, minDistinct = 6) =>
+  schema.superRefine((value, ctx) => {
+    const weakness = secretWeakness(value, minDistinct);
+    if (weakness) ctx.addIssue({ code: "custom", message: weakSecretMessage(weakness) });
+  });
 
 /** The password inside a postgresql:// URL is a secret too (the example overlay ships one as REPLACE-ME). */
 const urlPasswordProblem = (value: string): string | null => {
   try {
     const password = decodeURIComponent(new URL(value).password);
     const weakness = password ? secretWeakness(password, 1) : null;
-    return weakness === "placeholder" ? "its password is still a placeholder (e.g. REPLACE-ME): set the real one" : null;
-  } catch { return null; }
+    return weakness === "placeholder"
+      ? "its password is still a placeholder (e.g. REPLACE-ME): set the real one"
+      : null;
+  } catch {
+    return null;
+  }
 };
 
 /** Loopback: only this machine can reach the dashboard, so the demo users (known passwords) harm no one. */
@@ -30,15 +39,21 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 const ms = (defaultMs: number) => z.coerce.number().int().positive().default(defaultMs);
-const bool = (defaultValue: boolean) => z.enum(["true", "false", "1", "0"]).default(defaultValue ? "true" : "false").transform((v) => v === "true" || v === "1");
+const bool = (defaultValue: boolean) =>
+  z
+    .enum(["true", "false", "1", "0"])
+    .default(defaultValue ? "true" : "false")
+    .transform((v) => v === "true" || v === "1");
 
 export const controlPlaneEnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   /** PostgreSQL to use. Unset: `npm start` runs an embedded PostgreSQL under PACKRAT_DATA_DIR/pg. */
-  DATABASE_URL: postgresUrl.superRefine((value, ctx) => {
-    const problem = urlPasswordProblem(value);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }).optional(),
+  DATABASE_URL: postgresUrl
+    .superRefine((value, ctx) => {
+      const problem = urlPasswordProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
   /** Connections in this process's pool. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -55,21 +70,35 @@ export const controlPlaneEnvSchema = z.object({
   PACKRAT_LOCAL_AGENT_PORT: z.coerce.number().int().min(1).max(65535).default(8000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Largest body a dashboard call (/api/trpc, /api/auth) may send, in bytes; past it 413, read no further. */
-  DASHBOARD_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 ** 2),
+  DASHBOARD_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 ** 2),
   /** Largest JSON body an agent API call (register, heartbeat, job results) may send, in bytes; past it 413. */
-  AGENT_API_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 ** 2),
+  AGENT_API_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 ** 2),
 
   // Users and sign-in.
   /**
    * With an empty database, seed the four demo users (admin, sre, ml, manager @example.com, one known password).
    * Unset: only when the dashboard listens on loopback (HOST); anywhere else only when set to true explicitly.
    */
-  PACKRAT_DEMO_USERS: z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1").optional(),
+  PACKRAT_DEMO_USERS: z
+    .enum(["true", "false", "1", "0"])
+    .transform((v) => v === "true" || v === "1")
+    .optional(),
   /** The first admin, created once at start when PACKRAT_DEMO_USERS=false and no admin exists. */
   PACKRAT_ADMIN_EMAIL: z.email("must be an email address").optional(),
   PACKRAT_ADMIN_PASSWORD: secret(z.string().min(12, "must be at least 12 characters")).optional(),
   /** Signs session cookies. Unset: generated once into PACKRAT_DATA_DIR/auth-secret (mode 0600). */
-  BETTER_AUTH_SECRET: secret(z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"), 10).optional(),
+  BETTER_AUTH_SECRET: secret(
+    z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"),
+    10,
+  ).optional(),
   /** Failed sign-ins one client may make for one account within SIGN_IN_FAILURE_WINDOW_MS; then 429 for that client only. */
   SIGN_IN_MAX_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).default(5),
   /** Failed sign-ins one client may make across all accounts within the window; then 429. */
@@ -120,25 +149,45 @@ export const controlPlaneEnvSchema = z.object({
    * Comma-separated addresses, networks or host names the control plane may reach although they are loopback,
    * private or link-local (e.g. "10.20.0.0/16,alerts.internal"). Empty: only public addresses.
    */
-  PACKRAT_OUTBOUND_ALLOW: z.string().default("").transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
+  PACKRAT_OUTBOUND_ALLOW: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
 
   // Model registry.
   /** Where artifact bytes live: `file` (PACKRAT_DATA_DIR/artifacts) or `postgres` (chunked rows; replicas share them). */
   ARTIFACT_STORE: z.enum(["file", "postgres"]).default("file"),
   /** Largest model file an upload may send, in bytes (the store refuses past it and keeps nothing). */
-  MODEL_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  MODEL_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 ** 3),
   /**
    * Largest .tar or .zip of a model with its external data files (the way past protobuf's 2 GiB), in bytes: both
    * what the upload may send and what its files may unpack to (a larger one is refused and nothing is kept).
    */
-  MODEL_ARCHIVE_MAX_BYTES: z.coerce.number().int().positive().default(16 * 1024 ** 3),
+  MODEL_ARCHIVE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 ** 3),
   /**
    * Uploads (and imports by URL) one replica handles at once: each holds a validation and an analysis child of up
    * to MODEL_VALIDATE_MAX_RSS. One more is refused with 429 and Retry-After before a byte of it is read.
    */
   MODEL_UPLOAD_MAX_CONCURRENT: z.coerce.number().int().min(1).default(2),
   /** Resident memory a model's validation child may reach before it is killed, in bytes. */
-  MODEL_VALIDATE_MAX_RSS: z.coerce.number().int().positive().default(4 * 1024 ** 3),
+  MODEL_VALIDATE_MAX_RSS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 ** 3),
   /** Wall-clock limit of a model's validation (and of its analysis run), in ms. */
   MODEL_VALIDATE_TIMEOUT_MS: ms(60_000),
   /** Import by URL: the whole download's time limit, in ms (the size limit is MODEL_UPLOAD_MAX_BYTES). */
@@ -147,10 +196,16 @@ export const controlPlaneEnvSchema = z.object({
   MODEL_IMPORT_ALLOW_HTTP: bool(false),
 });
 
-export type ControlPlaneEnv = Omit<z.infer<typeof controlPlaneEnvSchema>, "PACKRAT_DEMO_USERS"> & { PACKRAT_PUBLIC_URL: string; PACKRAT_DEMO_USERS: boolean };
+export type ControlPlaneEnv = Omit<z.infer<typeof controlPlaneEnvSchema>, "PACKRAT_DEMO_USERS"> & {
+  PACKRAT_PUBLIC_URL: string;
+  PACKRAT_DEMO_USERS: boolean;
+};
 
 export class EnvError extends Error {
-  constructor(message: string) { super(message); this.name = "EnvError"; }
+  constructor(message: string) {
+    super(message);
+    this.name = "EnvError";
+  }
 }
 
 /** Parses the environment; a wrong or missing variable becomes one line that names it. */

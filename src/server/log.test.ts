@@ -3,7 +3,11 @@ import { createLogger, requestIdFrom } from "./log";
 
 function capture(level: "debug" | "info" | "warn" | "error") {
   const lines: string[] = [];
-  const logger = createLogger({ level, write: (line) => lines.push(line), now: () => new Date("2026-11-29T12:00:00.000Z") });
+  const logger = createLogger({
+    level,
+    write: (line) => lines.push(line),
+    now: () => new Date("2026-11-29T12:00:00.000Z"),
+  });
   return { logger, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>), lines };
 }
 
@@ -18,7 +22,10 @@ describe("structured log", () => {
 
   it("drops lines below LOG_LEVEL: at warn, debug and info vanish", () => {
     const { logger, records } = capture("warn");
-    logger.debug("d"); logger.info("i"); logger.warn("w"); logger.error("e");
+    logger.debug("d");
+    logger.info("i");
+    logger.warn("w");
+    logger.error("e");
     expect(records().map((r) => r.level)).toEqual(["warn", "error"]);
   });
 
@@ -49,7 +56,7 @@ describe("request id", () => {
     expect(requestIdFrom(new Headers({ "x-request-id": "abc-123" }))).toBe("abc-123");
     const fresh = requestIdFrom(new Headers());
     expect(fresh).toMatch(/^[0-9a-f-]{36}$/);
-    const hostile = requestIdFrom(new Headers({ "x-request-id": "a\"} {\"level\":\"error" }));
+    const hostile = requestIdFrom(new Headers({ "x-request-id": 'a"} {"level":"error' }));
     expect(hostile).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -23,7 +23,8 @@ function tinyPdf(content: string, cmap: string): Buffer {
 }
 
 // Glyphs 1–3 are "p", "e", "r" (bfchar); 10–12 map to "1", "2", "3" by a range from U+0031; 4 is a space.
-const CMAP = "/CIDInit /ProcSet findresource begin\n3 beginbfchar\n<0001> <0070>\n<0002> <0065>\n<0003> <0072>\nendbfchar\n1 beginbfchar\n<0004> <0020>\nendbfchar\n1 beginbfrange\n<000a> <000c> <0031>\nendbfrange\nend";
+const CMAP =
+  "/CIDInit /ProcSet findresource begin\n3 beginbfchar\n<0001> <0070>\n<0002> <0065>\n<0003> <0072>\nendbfchar\n1 beginbfchar\n<0004> <0020>\nendbfchar\n1 beginbfrange\n<000a> <000c> <0031>\nendbfrange\nend";
 
 describe("pdfText", () => {
   it("reads a ToUnicode CMap's chars and ranges", () => {
@@ -32,7 +33,12 @@ describe("pdfText", () => {
     expect(map.get("000b")).toBe("2");
   });
   it("decodes Tj and TJ runs through the page's font, one line per positioned run", () => {
-    const text = pdfText(tinyPdf("BT /F4 12 Tf 1 0 0 -1 10 20 Tm <000100020003> Tj 1 0 0 -1 10 40 Tm [<000a> -10 <000b> -600 <000c>] TJ ET", CMAP));
+    const text = pdfText(
+      tinyPdf(
+        "BT /F4 12 Tf 1 0 0 -1 10 20 Tm <000100020003> Tj 1 0 0 -1 10 40 Tm [<000a> -10 <000b> -600 <000c>] TJ ET",
+        CMAP,
+      ),
+    );
     expect(text).toBe("per\n12 3\n");
   });
   it("spells out a ligature glyph: the renderer's ﬀ (U+FB00) in \"ffcd\" reads as two f's", () => {

@@ -3,7 +3,10 @@
 // Not a general PDF reader: no encryption, no xref-stream-only files without plain objects, no Type3 glyph names.
 import { inflateSync, constants } from "node:zlib";
 
-interface PdfObject { dict: string; stream: Buffer | null }
+interface PdfObject {
+  dict: string;
+  stream: Buffer | null;
+}
 
 function inflate(data: Buffer): Buffer {
   try {
@@ -60,7 +63,8 @@ const hexToString = (hex: string) => {
   const clean = hex.replace(/\s+/g, "");
   const width = clean.length % 4 === 0 ? 4 : 2;
   let out = "";
-  for (let i = 0; i + width <= clean.length; i += width) out += String.fromCharCode(parseInt(clean.slice(i, i + width), 16));
+  for (let i = 0; i + width <= clean.length; i += width)
+    out += String.fromCharCode(parseInt(clean.slice(i, i + width), 16));
   return out;
 };
 
@@ -69,18 +73,23 @@ export function parseToUnicode(cmap: string): Map<string, string> {
   const map = new Map<string, string>();
   const norm = (h: string) => h.toLowerCase();
   for (const block of cmap.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
-    for (const [, code, text] of block[1]!.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]*)>/g)) map.set(norm(code!), hexToString(text!));
+    for (const [, code, text] of block[1]!.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]*)>/g))
+      map.set(norm(code!), hexToString(text!));
   }
   for (const block of cmap.matchAll(/beginbfrange([\s\S]*?)endbfrange/g)) {
-    for (const [, lo, hi, rest] of block[1]!.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>\s*(<[0-9a-fA-F]*>|\[[^\]]*\])/g)) {
+    for (const [, lo, hi, rest] of block[1]!.matchAll(
+      /<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>\s*(<[0-9a-fA-F]*>|\[[^\]]*\])/g,
+    )) {
       const from = parseInt(lo!, 16);
       const to = parseInt(hi!, 16);
       const width = lo!.length;
-      const targets = rest!.startsWith("[") ? [...rest!.matchAll(/<([0-9a-fA-F]*)>/g)].map((t) => hexToString(t[1]!)) : null;
+      const targets = rest!.startsWith("[")
+        ? [...rest!.matchAll(/<([0-9a-fA-F]*)>/g)].map((t) => hexToString(t[1]!))
+        : null;
       const base = targets ? 0 : parseInt(rest!.slice(1, -1), 16);
       for (let c = from; c <= to; c++) {
         const key = c.toString(16).padStart(width, "0");
-        map.set(key, targets ? targets[c - from] ?? "" : String.fromCodePoint(base + (c - from)));
+        map.set(key, targets ? (targets[c - from] ?? "") : String.fromCodePoint(base + (c - from)));
       }
     }
   }
@@ -100,12 +109,19 @@ function subDict(dict: string, key: string, objects: Map<number, PdfObject>): st
   if (after.startsWith("<<")) {
     let depth = 0;
     for (let i = 0; i < after.length - 1; i++) {
-      if (after.startsWith("<<", i)) { depth++; i++; } else if (after.startsWith(">>", i)) { depth--; i++; if (depth === 0) return after.slice(0, i + 1); }
+      if (after.startsWith("<<", i)) {
+        depth++;
+        i++;
+      } else if (after.startsWith(">>", i)) {
+        depth--;
+        i++;
+        if (depth === 0) return after.slice(0, i + 1);
+      }
     }
     return after;
   }
   const r = /^(\d+)\s+\d+\s+R/.exec(after);
-  return r ? objects.get(Number(r[1]))?.dict ?? "" : "";
+  return r ? (objects.get(Number(r[1]))?.dict ?? "") : "";
 }
 
 /**
@@ -128,8 +144,12 @@ export function pdfText(pdf: Buffer): string {
   for (const [, page] of objects) {
     if (!/\/Type\s*\/Page\b(?!s)/.test(page.dict)) continue;
     const fonts = new Map<string, number>();
-    for (const [, name, num] of subDict(subDict(page.dict, "Resources", objects), "Font", objects).matchAll(/\/([^\s/<>[\]]+)\s+(\d+)\s+\d+\s+R/g)) fonts.set(name!, Number(num));
-    const contents = /\/Contents\s*\[([^\]]*)\]/.exec(page.dict)?.[1] ?? /\/Contents\s+(\d+\s+\d+\s+R)/.exec(page.dict)?.[1] ?? "";
+    for (const [, name, num] of subDict(subDict(page.dict, "Resources", objects), "Font", objects).matchAll(
+      /\/([^\s/<>[\]]+)\s+(\d+)\s+\d+\s+R/g,
+    ))
+      fonts.set(name!, Number(num));
+    const contents =
+      /\/Contents\s*\[([^\]]*)\]/.exec(page.dict)?.[1] ?? /\/Contents\s+(\d+\s+\d+\s+R)/.exec(page.dict)?.[1] ?? "";
     let out = "";
     for (const [, num] of contents.matchAll(/(\d+)\s+\d+\s+R/g)) {
       const stream = objects.get(Number(num))?.stream?.toString("latin1") ?? "";
@@ -141,7 +161,8 @@ export function pdfText(pdf: Buffer): string {
         for (let i = 0; i < clean.length; i += width) s += cmap.get(clean.slice(i, i + width)) ?? "";
         return s;
       };
-      const tokens = /\/([^\s/<>[\]()]+)\s+[-\d.]+\s+Tf|\[((?:[^\]\\]|\\.)*)\]\s*TJ|<([0-9a-fA-F\s]*)>\s*Tj|\((((?:[^()\\]|\\.)*))\)\s*Tj|\b(Td|TD|T\*|Tm|ET)\b/g;
+      const tokens =
+        /\/([^\s/<>[\]()]+)\s+[-\d.]+\s+Tf|\[((?:[^\]\\]|\\.)*)\]\s*TJ|<([0-9a-fA-F\s]*)>\s*Tj|\((((?:[^()\\]|\\.)*))\)\s*Tj|\b(Td|TD|T\*|Tm|ET)\b/g;
       for (const t of stream.matchAll(tokens)) {
         if (t[1] !== undefined) cmap = fonts.has(t[1]) ? fontMap(fonts.get(t[1])!) : new Map();
         else if (t[2] !== undefined) {

@@ -22,8 +22,21 @@ export function parseProtobufText(text: string): Record<string, unknown> {
   const tokens = tokenize(text);
   let i = 0;
   const peek = () => tokens[i];
-  const next = () => { const t = tokens[i++]; if (t === undefined) throw new Error("pbtxt: unexpected end"); return t; };
-  const scalar = (t: string): Value => (t.startsWith('"') ? JSON.parse(t) as string : /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(t) ? Number(t) : t === "true" ? true : t === "false" ? false : t);
+  const next = () => {
+    const t = tokens[i++];
+    if (t === undefined) throw new Error("pbtxt: unexpected end");
+    return t;
+  };
+  const scalar = (t: string): Value =>
+    t.startsWith('"')
+      ? (JSON.parse(t) as string)
+      : /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(t)
+        ? Number(t)
+        : t === "true"
+          ? true
+          : t === "false"
+            ? false
+            : t;
   const message = (end: string | undefined): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     while (peek() !== end) {
@@ -45,7 +58,10 @@ export function parseProtobufText(text: string): Record<string, unknown> {
     if (t === "{") return message("}");
     if (t === "[") {
       const list: Value[] = [];
-      while (peek() !== "]") { list.push(item()); if (peek() === ",") next(); }
+      while (peek() !== "]") {
+        list.push(item());
+        if (peek() === ",") next();
+      }
       next();
       return list;
     }
@@ -54,7 +70,18 @@ export function parseProtobufText(text: string): Record<string, unknown> {
   return tokens.length === 0 ? {} : message(undefined);
 }
 
-const INTEGER = new Set(["int32", "int64", "uint32", "uint64", "sint32", "sint64", "fixed32", "fixed64", "sfixed32", "sfixed64"]);
+const INTEGER = new Set([
+  "int32",
+  "int64",
+  "uint32",
+  "uint64",
+  "sint32",
+  "sint64",
+  "fixed32",
+  "fixed64",
+  "sfixed32",
+  "sfixed64",
+]);
 
 /** Every problem of `value` as a `typeName` message of `schema` (a .proto source): unknown fields, bad enums, bad scalars. */
 export function protobufTextProblems(schema: string, typeName: string, value: Record<string, unknown>): string[] {
@@ -64,22 +91,33 @@ export function protobufTextProblems(schema: string, typeName: string, value: Re
   const check = (type: protobuf.Type, object: Record<string, unknown>, where: string) => {
     for (const [key, raw] of Object.entries(object)) {
       const field = type.fields[key];
-      if (!field) { problems.push(`${where}${key}: no such field in ${type.name}`); continue; }
+      if (!field) {
+        problems.push(`${where}${key}: no such field in ${type.name}`);
+        continue;
+      }
       const values = Array.isArray(raw) ? raw : [raw];
       if (Array.isArray(raw) && !field.repeated && !field.map) problems.push(`${where}${key}: not a repeated field`);
       for (const v of values) {
         if (field instanceof protobuf.MapField) {
           const entry = v as Record<string, unknown>;
           if (typeof entry.key !== "string") problems.push(`${where}${key}: a map entry needs a string key`);
-          if (field.resolvedType instanceof protobuf.Type) check(field.resolvedType, (entry.value ?? {}) as Record<string, unknown>, `${where}${key}[${String(entry.key)}].`);
-          for (const extra of Object.keys(entry).filter((k) => k !== "key" && k !== "value")) problems.push(`${where}${key}: map entry field ${extra}`);
+          if (field.resolvedType instanceof protobuf.Type)
+            check(
+              field.resolvedType,
+              (entry.value ?? {}) as Record<string, unknown>,
+              `${where}${key}[${String(entry.key)}].`,
+            );
+          for (const extra of Object.keys(entry).filter((k) => k !== "key" && k !== "value"))
+            problems.push(`${where}${key}: map entry field ${extra}`);
         } else if (field.resolvedType instanceof protobuf.Type) {
           if (typeof v !== "object" || v === null) problems.push(`${where}${key}: expected a message`);
           else check(field.resolvedType, v as Record<string, unknown>, `${where}${key}.`);
         } else if (field.resolvedType instanceof protobuf.Enum) {
-          if (typeof v !== "string" || !(v in field.resolvedType.values)) problems.push(`${where}${key}: ${String(v)} is not a ${field.resolvedType.name}`);
+          if (typeof v !== "string" || !(v in field.resolvedType.values))
+            problems.push(`${where}${key}: ${String(v)} is not a ${field.resolvedType.name}`);
         } else if (INTEGER.has(field.type)) {
-          if (typeof v !== "number" || !Number.isInteger(v) || (field.type.startsWith("u") && v < 0)) problems.push(`${where}${key}: ${String(v)} is not a ${field.type}`);
+          if (typeof v !== "number" || !Number.isInteger(v) || (field.type.startsWith("u") && v < 0))
+            problems.push(`${where}${key}: ${String(v)} is not a ${field.type}`);
         } else if (field.type === "string" || field.type === "bytes") {
           if (typeof v !== "string") problems.push(`${where}${key}: expected a string`);
         } else if (field.type === "bool") {

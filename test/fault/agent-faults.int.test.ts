@@ -5,7 +5,13 @@
 // Times are reported (test/fault/figures.ts), never asserted; the 60 s bounds only stop a hang.
 import { afterEach, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
-import { applyPlan, servedModelStatus, startAgent, waitFor, type RunningAgent } from "../../apps/agent/src/test-agent-process";
+import {
+  applyPlan,
+  servedModelStatus,
+  startAgent,
+  waitFor,
+  type RunningAgent,
+} from "../../apps/agent/src/test-agent-process";
 import { recordFigures } from "./figures";
 import { measureCapacity, startOpenLoad, TinyCnnRequests, type LoadFigures } from "./inference-load";
 import { Cleanup, killGroup } from "./process-group";
@@ -16,26 +22,52 @@ const oneByTwo = { instances: [{ count: 1, threads: 2, batch: 4 }], batchTimeout
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function agentUnderTest(plan: unknown, env: Record<string, string> = {}): Promise<{ agent: RunningAgent; requests: TinyCnnRequests; rate: number; capacity: number }> {
-  const agent = await startAgent({ modelBytes: model, name: "tiny-cnn", plan, detached: true, env: { AGENT_FAULT_INJECTION: "true", ...env } });
+async function agentUnderTest(
+  plan: unknown,
+  env: Record<string, string> = {},
+): Promise<{ agent: RunningAgent; requests: TinyCnnRequests; rate: number; capacity: number }> {
+  const agent = await startAgent({
+    modelBytes: model,
+    name: "tiny-cnn",
+    plan,
+    detached: true,
+    env: { AGENT_FAULT_INJECTION: "true", ...env },
+  });
   cleanup.add(() => killGroup(agent.process));
   const requests = await TinyCnnRequests.create(model);
   const capacity = await measureCapacity(requests.sender(agent.url));
   return { agent, requests, capacity, rate: Math.max(10, Math.min(150, Math.round(capacity / 2))) };
 }
 
-const summary = (load: LoadFigures) => ({ sent: load.sent, ok: load.ok, failed: load.failed, lost: load.lost, wrong: load.wrong, statuses: load.statuses, transportErrors: load.transportErrors, dropped: load.dropped });
+const summary = (load: LoadFigures) => ({
+  sent: load.sent,
+  ok: load.ok,
+  failed: load.failed,
+  lost: load.lost,
+  wrong: load.wrong,
+  statuses: load.statuses,
+  transportErrors: load.transportErrors,
+  dropped: load.dropped,
+});
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Whether `pid` is still a process (a zombie counts: its parent has not reaped it yet). */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (error) { return (error as NodeJS.ErrnoException).code !== "ESRCH"; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
 }
 
 describe("agent faults under load", () => {
   it("SIGKILLed serving process: the supervisor keeps the port and restarts it; nothing is refused, requests sent during the restart wait and are answered right after it, only those on its connections at the kill fail", async () => {
     // Held connections wait as long as the restart takes here (the load's own 15 s bound still catches a hang), and
     // as many as arrive during it: at 150/s the default 1024 would shed on a host that restarts in over 6.8 s.
-    const { agent, requests, rate, capacity } = await agentUnderTest(twoByOne, { AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000", AGENT_HELD_CONNECTIONS_MAX: "10000" });
+    const { agent, requests, rate, capacity } = await agentUnderTest(twoByOne, {
+      AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000",
+      AGENT_HELD_CONNECTIONS_MAX: "10000",
+    });
     const before = await (await fetch(`${agent.url}/agent/status`)).json();
     // In flight may reach rate × restart time (≈ 360 at 150/s here): a cap above it, so every request is sent.
     const load = startOpenLoad(requests.sender(agent.url), rate, 2_048);
@@ -57,15 +89,20 @@ describe("agent faults under load", () => {
     const failed = figures.outcomes.filter((o) => o.outcome.kind !== "ok");
     const duringRestart = figures.outcomes.filter((o) => o.sentAt > goneAt && o.sentAt < backAt);
     recordFigures("serving-process-sigkill", {
-      ...summary(figures), ratePerS: rate, capacityPerS: Math.round(capacity),
+      ...summary(figures),
+      ratePerS: rate,
+      capacityPerS: Math.round(capacity),
       // Failed: sent before the kill (in flight), or between the kill and the process being gone (a pooled
       // connection the client had not yet seen close).
       inFlightFailed: failed.filter((o) => o.sentAt < killedAt).length,
       failedBeforeGone: failed.filter((o) => o.sentAt >= killedAt && o.sentAt <= goneAt).length,
       refused: figures.transportErrors.refused ?? 0,
-      sentDuringRestart: duringRestart.length, answeredDuringRestart: duringRestart.filter((o) => o.outcome.kind === "ok").length,
+      sentDuringRestart: duringRestart.length,
+      answeredDuringRestart: duringRestart.filter((o) => o.outcome.kind === "ok").length,
       longestWaitMs: Math.max(0, ...duringRestart.map((o) => o.doneAt - o.sentAt)),
-      heldConnections: after.lastRestartHeldConnections, serveAgainMs: backAt - killedAt, restartGapMs: Math.round(after.lastRestartGapMs),
+      heldConnections: after.lastRestartHeldConnections,
+      serveAgainMs: backAt - killedAt,
+      restartGapMs: Math.round(after.lastRestartGapMs),
     });
     expect(after.pid).not.toBe(before.pid);
     expect(after.servingProcessRestarts).toBe(before.servingProcessRestarts + 1);
@@ -89,9 +126,17 @@ describe("agent faults under load", () => {
     const load = startOpenLoad(requests.sender(agent.url), rate);
     await pause(500);
     const faulty = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
-      method: "POST", body: JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: new Array(3072).fill(0.5) }], parameters: { packrat_fault: "throw" } }),
+      method: "POST",
+      body: JSON.stringify({
+        inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: new Array(3072).fill(0.5) }],
+        parameters: { packrat_fault: "throw" },
+      }),
     });
-    await waitFor(async () => ((await servedModelStatus(agent)).instanceRestarts > restarts ? true : undefined), 60_000, "the instance to be recreated");
+    await waitFor(
+      async () => ((await servedModelStatus(agent)).instanceRestarts > restarts ? true : undefined),
+      60_000,
+      "the instance to be recreated",
+    );
     await pause(500);
     const figures = await load.stop();
     recordFigures("instance-throws", { ...summary(figures), ratePerS: rate });
@@ -118,7 +163,12 @@ describe("agent faults under load", () => {
     }
     await pause(300);
     const figures = await load.stop();
-    recordFigures("reconfigure-threads-x5", { ...summary(figures), ratePerS: rate, capacityPerS: Math.round(capacity), switchMs: switchMs.map(Math.round) });
+    recordFigures("reconfigure-threads-x5", {
+      ...summary(figures),
+      ratePerS: rate,
+      capacityPerS: Math.round(capacity),
+      switchMs: switchMs.map(Math.round),
+    });
     expect(figures.failed).toBe(0);
     expect(figures.lost).toBe(0);
     expect(figures.ok).toBe(figures.sent);
@@ -126,7 +176,10 @@ describe("agent faults under load", () => {
 
   it("SIGTERM under load: the agent drains; every request sent before the signal succeeds", async () => {
     // Batches of up to 8 wait 20 ms to fill, so requests are queued when the signal lands.
-    const { agent, requests, rate } = await agentUnderTest({ instances: [{ count: 1, threads: 2, batch: 8 }], batchTimeoutMs: 20 });
+    const { agent, requests, rate } = await agentUnderTest({
+      instances: [{ count: 1, threads: 2, batch: 8 }],
+      batchTimeoutMs: 20,
+    });
     const load = startOpenLoad(requests.sender(agent.url), rate);
     await pause(1_500);
     const queued = (await servedModelStatus(agent)).queueRows;
@@ -144,14 +197,25 @@ describe("agent faults under load", () => {
     const failedBefore = before.filter((o) => o.outcome.kind !== "ok");
     const after = figures.outcomes.filter((o) => o.sentAt >= signalledAt - 20);
     recordFigures("agent-sigterm", {
-      sent: before.length, ok: before.length - failedBefore.length, failed: failedBefore.length, lost: before.filter((o) => o.outcome.transport === "timed_out").length,
-      queuedRowsAtSignal: queued, drainMs, exitCode: code, sentAfterSignal: after.length, refusedAfterSignal: after.filter((o) => o.outcome.kind === "transport_error").length, notReadyAfterSignal: after.filter((o) => o.outcome.status === 503).length, ratePerS: rate,
+      sent: before.length,
+      ok: before.length - failedBefore.length,
+      failed: failedBefore.length,
+      lost: before.filter((o) => o.outcome.transport === "timed_out").length,
+      queuedRowsAtSignal: queued,
+      drainMs,
+      exitCode: code,
+      sentAfterSignal: after.length,
+      refusedAfterSignal: after.filter((o) => o.outcome.kind === "transport_error").length,
+      notReadyAfterSignal: after.filter((o) => o.outcome.status === 503).length,
+      ratePerS: rate,
     });
     expect(failedBefore.map((o) => o.outcome.detail)).toEqual([]);
     expect(before.length).toBeGreaterThan(0);
     expect(code).toBe(0);
     // After the signal the agent says it is not ready (503), then no longer listens (refused): never wrong, never a hang.
-    expect(after.filter((o) => o.outcome.kind !== "ok" && o.outcome.kind !== "transport_error" && o.outcome.status !== 503)).toEqual([]);
+    expect(
+      after.filter((o) => o.outcome.kind !== "ok" && o.outcome.kind !== "transport_error" && o.outcome.status !== 503),
+    ).toEqual([]);
     expect(after.filter((o) => o.outcome.transport === "timed_out")).toEqual([]);
   });
 });

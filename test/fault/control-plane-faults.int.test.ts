@@ -66,19 +66,33 @@ function launchAgentA(): TestAgent {
 /** A dashboard query over HTTP, as the browser sends it (superjson envelope, session cookie). */
 async function dashboardQuery(base: string, path: string, cookie: string, input?: unknown) {
   const query = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
-  const response = await fetch(`${base}/api/trpc/${path}${query}`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(`${base}/api/trpc/${path}${query}`, {
+    headers: { cookie },
+    signal: AbortSignal.timeout(30_000),
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tRPC envelope, read field by field
-  const body = await response.json() as any;
-  return { status: response.status, data: body.result?.data?.json, error: body.error?.json?.message as string | undefined };
+  const body = (await response.json()) as any;
+  return {
+    status: response.status,
+    data: body.result?.data?.json,
+    error: body.error?.json?.message as string | undefined,
+  };
 }
 
 async function dashboardMutation(base: string, path: string, cookie: string, input: unknown) {
   const response = await fetch(`${base}/api/trpc/${path}`, {
-    method: "POST", headers: { cookie, origin: ORIGIN, "content-type": "application/json" }, body: JSON.stringify({ json: input }), signal: AbortSignal.timeout(30_000),
+    method: "POST",
+    headers: { cookie, origin: ORIGIN, "content-type": "application/json" },
+    body: JSON.stringify({ json: input }),
+    signal: AbortSignal.timeout(30_000),
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tRPC envelope, read field by field
-  const body = await response.json() as any;
-  return { status: response.status, data: body.result?.data?.json, error: body.error?.json?.message as string | undefined };
+  const body = (await response.json()) as any;
+  return {
+    status: response.status,
+    data: body.result?.data?.json,
+    error: body.error?.json?.message as string | undefined,
+  };
 }
 
 const jobOf = async (profileId: string) => {
@@ -94,8 +108,15 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "packrat-fault-"));
   cleanup.add(() => rmSync(dataDir, { recursive: true, force: true }));
   cpEnv = {
-    DATABASE_URL: databaseUrl, PACKRAT_DATA_DIR: dataDir, PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "fault-suite-secret-0123456789abcdef0123",
-    HEARTBEAT_INTERVAL_MS: "300", AGENT_OFFLINE_AFTER_MS: "3000", AGENT_LOST_TIMEOUT_MS: "10000", LONG_POLL_HOLD_MS: "20000", LOG_LEVEL: "warn",
+    DATABASE_URL: databaseUrl,
+    PACKRAT_DATA_DIR: dataDir,
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "fault-suite-secret-0123456789abcdef0123",
+    HEARTBEAT_INTERVAL_MS: "300",
+    AGENT_OFFLINE_AFTER_MS: "3000",
+    AGENT_LOST_TIMEOUT_MS: "10000",
+    LONG_POLL_HOLD_MS: "20000",
+    LOG_LEVEL: "warn",
   };
   Object.assign(testEnv, cpEnv);
   await pointServerAt(databaseUrl);
@@ -116,11 +137,18 @@ beforeAll(async () => {
   stateA = join(dataDir, "agent-a");
   portA = await freePort();
   launchAgentA();
-  agentAId = (await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: token.id } } } }), "agent A to register")).id;
+  agentAId = (
+    await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: token.id } } } }), "agent A to register")
+  ).id;
   const registered = await prisma.agent.findUniqueOrThrow({ where: { id: agentAId } });
   const version = await insertModelVersion(dataDir, "tiny-cnn", model);
-  deploymentA = (await deployModel(admin, { agentId: agentAId, modelVersionId: version.id, cpus: registered.allowedCpus })).id;
-  await until(async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentA } })).observedGeneration === 1, "agent A to serve generation 1");
+  deploymentA = (
+    await deployModel(admin, { agentId: agentAId, modelVersionId: version.id, cpus: registered.allowedCpus })
+  ).id;
+  await until(
+    async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentA } })).observedGeneration === 1,
+    "agent A to serve generation 1",
+  );
   requests = await TinyCnnRequests.create(model);
 });
 
@@ -142,7 +170,12 @@ describe("control-plane faults", () => {
     cp1 = await startControlPlaneProcess(cp1Port, cpEnv, cleanup);
     const restartedAt = Date.now();
     // Reattached: a heartbeat that this control plane received.
-    await until(async () => ((await db().agent.findUniqueOrThrow({ where: { id: agentAId } })).lastHeartbeatAt?.getTime() ?? 0) > restartedAt, "agent A to heartbeat again");
+    await until(
+      async () =>
+        ((await db().agent.findUniqueOrThrow({ where: { id: agentAId } })).lastHeartbeatAt?.getTime() ?? 0) >
+        restartedAt,
+      "agent A to heartbeat again",
+    );
     const reattachMs = Date.now() - restartedAt;
     // The dashboard (agents.list through the restarted replica) shows it online, serving generation 1.
     const listed = await until(async () => {
@@ -152,10 +185,23 @@ describe("control-plane faults", () => {
     await pause(500);
     const figures = await load.stop();
     recordFigures("control-plane-sigkill", {
-      sent: figures.sent, ok: figures.ok, failed: figures.failed, lost: figures.lost, wrong: figures.wrong, ratePerS: rate, capacityPerS: Math.round(capacity),
-      controlPlaneDownMs: restartedAt - killedAt, reattachMs, goalMs: 5_000,
+      sent: figures.sent,
+      ok: figures.ok,
+      failed: figures.failed,
+      lost: figures.lost,
+      wrong: figures.wrong,
+      ratePerS: rate,
+      capacityPerS: Math.round(capacity),
+      controlPlaneDownMs: restartedAt - killedAt,
+      reattachMs,
+      goalMs: 5_000,
     });
-    expect(listed.deployments[0]).toMatchObject({ id: deploymentA, generation: 1, observedGeneration: 1, state: "serving" });
+    expect(listed.deployments[0]).toMatchObject({
+      id: deploymentA,
+      generation: 1,
+      observedGeneration: 1,
+      state: "serving",
+    });
     expect(figures.errorSamples).toEqual([]);
     expect(figures.failed).toBe(0);
     expect(figures.ok).toBe(figures.sent);
@@ -172,7 +218,9 @@ describe("control-plane faults", () => {
     // The control plane stops answering (SIGSTOP: connections open, no reply) before the agent comes back.
     signalGroup(cp1.process, "SIGSTOP");
     let resumedCp = false;
-    cleanup.add(() => { if (!resumedCp) signalGroup(cp1.process, "SIGCONT"); });
+    cleanup.add(() => {
+      if (!resumedCp) signalGroup(cp1.process, "SIGCONT");
+    });
     const restartedAt = Date.now();
     launchAgentA();
     const serve = requests.sender(agentA.url);
@@ -181,16 +229,25 @@ describe("control-plane faults", () => {
     signalGroup(cp1.process, "SIGCONT");
     resumedCp = true;
     const resumedAt = Date.now();
-    const { job } = await until(async () => {
-      const j = await jobOf(profileId);
-      return j.job.state === "done" || j.job.state === "failed" ? j : undefined;
-    }, "the job to finish or fail", 90_000);
+    const { job } = await until(
+      async () => {
+        const j = await jobOf(profileId);
+        return j.job.state === "done" || j.job.state === "failed" ? j : undefined;
+      },
+      "the job to finish or fail",
+      90_000,
+    );
     // Read after the job ended: the job and its profile change in one transaction, jobOf reads them one by one.
     const profile = await db().profile.findUniqueOrThrow({ where: { id: profileId } });
     const cells = await db().profileCell.findMany({ where: { profileId } });
     recordFigures("agent-sigkill-mid-profiling", {
-      cellsAtKill: await db().profileCell.count({ where: { profileId, createdAt: { lte: new Date(restartedAt) } } }), cellsTotal: threads.length * batches.length,
-      servedBeforeControlPlaneMs: servedAfterMs, jobEndedAfterMs: Date.now() - resumedAt, jobState: job.state, attempts: job.attempts, profileStatus: profile.status,
+      cellsAtKill: await db().profileCell.count({ where: { profileId, createdAt: { lte: new Date(restartedAt) } } }),
+      cellsTotal: threads.length * batches.length,
+      servedBeforeControlPlaneMs: servedAfterMs,
+      jobEndedAfterMs: Date.now() - resumedAt,
+      jobState: job.state,
+      attempts: job.attempts,
+      profileStatus: profile.status,
     });
     expect(killed.profile.status).not.toBe("complete");
     expect(["done", "failed"]).toContain(job.state);
@@ -199,7 +256,10 @@ describe("control-plane faults", () => {
     else expect(profile.status).toMatch(/partial|failed/);
     expect(new Set(cells.map((c) => `${c.threads}x${c.batch}`)).size).toBe(cells.length);
     // Reattached afterwards at the same generation.
-    await until(async () => ((await db().deployment.findUniqueOrThrow({ where: { id: deploymentA } })).state === "serving"), "the deployment to be serving");
+    await until(
+      async () => (await db().deployment.findUniqueOrThrow({ where: { id: deploymentA } })).state === "serving",
+      "the deployment to be serving",
+    );
   });
 
   it("PostgreSQL stopped for 10 s under dashboard use: 503 with a clear message, recovery by itself, invariants hold", async () => {
@@ -209,7 +269,12 @@ describe("control-plane faults", () => {
     const poller = (async () => {
       while (polling) {
         const at = Date.now();
-        answers.push(await dashboardQuery(cp1.url, "agents.list", cookies.sre).then((r) => ({ at, status: r.status, error: r.error }), (error: Error) => ({ at, status: 0, error: error.message })));
+        answers.push(
+          await dashboardQuery(cp1.url, "agents.list", cookies.sre).then(
+            (r) => ({ at, status: r.status, error: r.error }),
+            (error: Error) => ({ at, status: 0, error: error.message }),
+          ),
+        );
         await pause(250);
       }
     })();
@@ -221,7 +286,10 @@ describe("control-plane faults", () => {
     const health = await fetch(`${cp1.url}/api/health`);
     const healthBody = await health.json();
     // The agent API too: 503 with the same message (an agent retries with backoff), not a 500.
-    const whoami = await fetch(`${cp1.url}/api/agent/v1/whoami`, { headers: { authorization: `Bearer ${tokenA}` }, signal: AbortSignal.timeout(30_000) });
+    const whoami = await fetch(`${cp1.url}/api/agent/v1/whoami`, {
+      headers: { authorization: `Bearer ${tokenA}` },
+      signal: AbortSignal.timeout(30_000),
+    });
     const whoamiBody = await whoami.json();
     // A change attempted during the outage is refused whole.
     const change = await dashboardMutation(cp1.url, "deployments.undeploy", cookies.sre, { deploymentId: deploymentA });
@@ -231,24 +299,38 @@ describe("control-plane faults", () => {
     await until(async () => answers.some((a) => a.at > resumedAt && a.status === 200), "the dashboard to answer again");
     const recoveredMs = Date.now() - resumedAt;
     // The agent heartbeats again through the same control plane (its pool reconnected by itself).
-    await until(async () => ((await db().agent.findUniqueOrThrow({ where: { id: agentAId } })).lastHeartbeatAt?.getTime() ?? 0) > resumedAt, "agent A to heartbeat after the outage");
+    await until(
+      async () =>
+        ((await db().agent.findUniqueOrThrow({ where: { id: agentAId } })).lastHeartbeatAt?.getTime() ?? 0) > resumedAt,
+      "agent A to heartbeat after the outage",
+    );
     polling = false;
     await poller;
     const figures = await load.stop();
     const during = answers.filter((a) => a.at >= stoppedAt && a.at < resumedAt);
     const failedDuring = during.filter((a) => a.status !== 200);
     recordFigures("database-outage", {
-      outageMs: resumedAt - stoppedAt, dashboardRequests: answers.length, dashboardDuringOutage: during.length, dashboard503: answers.filter((a) => a.status === 503).length,
-      dashboardOther: answers.filter((a) => a.status !== 200 && a.status !== 503).length, dashboardRecoveredMs: recoveredMs,
-      inferenceSent: figures.sent, inferenceFailed: figures.failed,
+      outageMs: resumedAt - stoppedAt,
+      dashboardRequests: answers.length,
+      dashboardDuringOutage: during.length,
+      dashboard503: answers.filter((a) => a.status === 503).length,
+      dashboardOther: answers.filter((a) => a.status !== 200 && a.status !== 503).length,
+      dashboardRecoveredMs: recoveredMs,
+      inferenceSent: figures.sent,
+      inferenceFailed: figures.failed,
     });
     expect(health.status).toBe(503);
     expect(healthBody.checks.database.ok).toBe(false);
-    expect({ status: whoami.status, error: whoamiBody.error }).toEqual({ status: 503, error: { code: "UNAVAILABLE", message: "The database is unavailable; try again in a few seconds" } });
+    expect({ status: whoami.status, error: whoamiBody.error }).toEqual({
+      status: 503,
+      error: { code: "UNAVAILABLE", message: "The database is unavailable; try again in a few seconds" },
+    });
     expect(change.status).toBe(503);
     expect(change.error).toMatch(/database is unavailable/);
     expect(failedDuring.length).toBeGreaterThan(0);
-    expect(answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.error}`)).toEqual(answers.filter((a) => a.status !== 200).map(() => "503 The database is unavailable; try again in a few seconds"));
+    expect(answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.error}`)).toEqual(
+      answers.filter((a) => a.status !== 200).map(() => "503 The database is unavailable; try again in a few seconds"),
+    );
     // Inference never depends on the database.
     expect(figures.failed).toBe(0);
     expect(await db().deployment.count()).toBe(deploymentsBefore);
@@ -257,9 +339,11 @@ describe("control-plane faults", () => {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      const orphanProposals = await client.query(`SELECT p.id FROM proposal p WHERE p.state IN ('applying', 'applied', 'failed') AND p."decidedAt" IS NOT NULL
+      const orphanProposals =
+        await client.query(`SELECT p.id FROM proposal p WHERE p.state IN ('applying', 'applied', 'failed') AND p."decidedAt" IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM deployment_generation g WHERE g."deploymentId" = p."deploymentId" AND g.generation = p."appliedGeneration")`);
-      const unaudited = await client.query(`SELECT g.id FROM deployment_generation g WHERE NOT EXISTS (SELECT 1 FROM audit_event a WHERE
+      const unaudited =
+        await client.query(`SELECT g.id FROM deployment_generation g WHERE NOT EXISTS (SELECT 1 FROM audit_event a WHERE
         (a."targetType" = 'deployment' AND a."targetId" = g."deploymentId") OR (a."targetType" = 'proposal' AND a."targetId" IN (SELECT p.id FROM proposal p WHERE p."deploymentId" = g."deploymentId" AND p."appliedGeneration" = g.generation)))`);
       const generations = await client.query("SELECT count(*)::int AS n FROM deployment_generation");
       expect(generations.rows[0].n).toBeGreaterThan(0);
@@ -271,9 +355,15 @@ describe("control-plane faults", () => {
   });
 
   it("artifact store faults: a data dir under a regular file (ENOTDIR) and a disk full after N bytes (ENOSPC): a clear error, nothing stored, the control plane up", async () => {
-    const upload = (name: string, store?: ArtifactStore) => handleModelUpload(new Request(`${ORIGIN}/api/models/upload?name=${name}`, {
-      method: "POST", headers: { origin: ORIGIN, cookie: cookies.ml, "content-type": "application/octet-stream" }, body: Buffer.from(model),
-    }), { store });
+    const upload = (name: string, store?: ArtifactStore) =>
+      handleModelUpload(
+        new Request(`${ORIGIN}/api/models/upload?name=${name}`, {
+          method: "POST",
+          headers: { origin: ORIGIN, cookie: cookies.ml, "content-type": "application/octet-stream" },
+          body: Buffer.from(model),
+        }),
+        { store },
+      );
     const versionsBefore = await db().modelVersion.count();
     const artifactsBefore = await db().artifact.count();
 
@@ -294,9 +384,23 @@ describe("control-plane faults", () => {
     const noSpace = await upload("fault-enospc", full);
     const noSpaceBody = await noSpace.json();
     const health = await fetch(`${cp1.url}/api/health`);
-    recordFigures("artifact-store-faults", { enotdirStatus: notDir.status, enospcStatus: noSpace.status, enospcAfterBytes: 4096, bytesOffered: model.length });
-    expect({ status: notDir.status, body: notDirBody.error }).toEqual({ status: 503, body: { code: "STORAGE_UNAVAILABLE", message: expect.stringMatching(/a part of its path is a file.*ENOTDIR.*nothing was kept/) } });
-    expect({ status: noSpace.status, body: noSpaceBody.error }).toEqual({ status: 507, body: { code: "INSUFFICIENT_STORAGE", message: expect.stringMatching(/disk is full.*ENOSPC.*nothing was kept/) } });
+    recordFigures("artifact-store-faults", {
+      enotdirStatus: notDir.status,
+      enospcStatus: noSpace.status,
+      enospcAfterBytes: 4096,
+      bytesOffered: model.length,
+    });
+    expect({ status: notDir.status, body: notDirBody.error }).toEqual({
+      status: 503,
+      body: {
+        code: "STORAGE_UNAVAILABLE",
+        message: expect.stringMatching(/a part of its path is a file.*ENOTDIR.*nothing was kept/),
+      },
+    });
+    expect({ status: noSpace.status, body: noSpaceBody.error }).toEqual({
+      status: 507,
+      body: { code: "INSUFFICIENT_STORAGE", message: expect.stringMatching(/disk is full.*ENOSPC.*nothing was kept/) },
+    });
     expect(full.bytesWritten).toBe(4096);
     // Nothing stored: no rows, no staged or committed file.
     expect(await db().modelVersion.count()).toBe(versionsBefore);
@@ -312,40 +416,82 @@ describe("control-plane faults", () => {
     // made through replica 2, started now.
     const cp2 = await startControlPlaneProcess(await freePort(), cpEnv, cleanup);
     const token = await createTestAgentToken(admin, { name: "fault agent B" });
-    const agentB = startAgentProcess(cp1.url, token.token, join(dataDir, "agent-b"), await freePort(), {}, { detached: true });
+    const agentB = startAgentProcess(
+      cp1.url,
+      token.token,
+      join(dataDir, "agent-b"),
+      await freePort(),
+      {},
+      { detached: true },
+    );
     cleanup.add(() => killGroup(agentB.process));
-    const registeredB = await until(() => db().agent.findFirst({ where: { tokens: { some: { id: token.id } } } }), "agent B to register through replica 1");
+    const registeredB = await until(
+      () => db().agent.findFirst({ where: { tokens: { some: { id: token.id } } } }),
+      "agent B to register through replica 1",
+    );
     // Agent B now long-polls replica 1 for its desired state (held up to 20 s).
     await pause(1_000);
 
     // Upload through replica 2's upload route; both replicas share the data dir (the artifact store's files).
     const otherModel = buildTinyCnn({ seed: 24, producerVersion: "packrat-fault" });
     const uploaded = await fetch(`${cp2.url}/api/models/upload?name=tiny-cnn-b`, {
-      method: "POST", headers: { origin: ORIGIN, cookie: cookies.ml, "content-type": "application/octet-stream" }, body: Buffer.from(otherModel), signal: AbortSignal.timeout(60_000),
+      method: "POST",
+      headers: { origin: ORIGIN, cookie: cookies.ml, "content-type": "application/octet-stream" },
+      body: Buffer.from(otherModel),
+      signal: AbortSignal.timeout(60_000),
     });
     expect(uploaded.status).toBe(201);
     const { version } = await uploaded.json();
 
     // Deploy through replica 2's dashboard API; agent B, waiting on replica 1, is woken and fetches the artifact from it.
     const deployedAt = Date.now();
-    const deploy = await dashboardMutation(cp2.url, "deployments.deploy", cookies.sre, { agentId: registeredB.id, modelVersionId: version.id, cpus: registeredB.allowedCpus });
+    const deploy = await dashboardMutation(cp2.url, "deployments.deploy", cookies.sre, {
+      agentId: registeredB.id,
+      modelVersionId: version.id,
+      cpus: registeredB.allowedCpus,
+    });
     expect(deploy.error).toBeUndefined();
-    await until(async () => (await db().deployment.findUniqueOrThrow({ where: { id: deploy.data.id } })).observedGeneration === 1, "agent B to serve the uploaded version");
+    await until(
+      async () => (await db().deployment.findUniqueOrThrow({ where: { id: deploy.data.id } })).observedGeneration === 1,
+      "agent B to serve the uploaded version",
+    );
     const wokenAndServingMs = Date.now() - deployedAt;
-    const answer = await fetch(`${agentB.url}/v2/models/tiny-cnn-b/infer`, { method: "POST", body: requests.bodies[0] });
+    const answer = await fetch(`${agentB.url}/v2/models/tiny-cnn-b/infer`, {
+      method: "POST",
+      body: requests.bodies[0],
+    });
     expect(answer.status).toBe(200);
 
     // A profiling job created through replica 2 and claimed by agent B through replica 1: one claim, each cell once.
     const createdAt = Date.now();
-    const created = await dashboardMutation(cp2.url, "profiles.create", cookies.ml, { deploymentId: deploy.data.id, threads: [1], batches: [1, 2, 4], rule: "paper" });
+    const created = await dashboardMutation(cp2.url, "profiles.create", cookies.ml, {
+      deploymentId: deploy.data.id,
+      threads: [1],
+      batches: [1, 2, 4],
+      rule: "paper",
+    });
     expect(created.error).toBeUndefined();
-    const claimed = await until(async () => ((await jobOf(created.data.profileId)).job.startedAt ? Date.now() : undefined), "agent B to claim the job");
-    const { job } = await until(async () => {
-      const j = await jobOf(created.data.profileId);
-      return j.job.state === "done" || j.job.state === "failed" ? j : undefined;
-    }, "the job through two replicas to finish", 60_000);
+    const claimed = await until(
+      async () => ((await jobOf(created.data.profileId)).job.startedAt ? Date.now() : undefined),
+      "agent B to claim the job",
+    );
+    const { job } = await until(
+      async () => {
+        const j = await jobOf(created.data.profileId);
+        return j.job.state === "done" || j.job.state === "failed" ? j : undefined;
+      },
+      "the job through two replicas to finish",
+      60_000,
+    );
     const cells = await db().profileCell.findMany({ where: { profileId: created.data.profileId } });
-    recordFigures("two-replicas", { wokenAndServingMs, longPollHoldMs: 20_000, jobClaimedAfterMs: claimed - createdAt, jobState: job.state, attempts: job.attempts, cells: cells.length });
+    recordFigures("two-replicas", {
+      wokenAndServingMs,
+      longPollHoldMs: 20_000,
+      jobClaimedAfterMs: claimed - createdAt,
+      jobState: job.state,
+      attempts: job.attempts,
+      cells: cells.length,
+    });
     expect(wokenAndServingMs).toBeLessThan(20_000); // sooner than the hold: the NOTIFY woke it
     expect(job.state).toBe("done");
     expect(job.attempts).toBe(1);
@@ -356,7 +502,10 @@ describe("control-plane faults", () => {
 /** A disk that fills up after `capacity` bytes: staging fails with ENOSPC once that many bytes were written. */
 class FullDiskStore implements ArtifactStore {
   bytesWritten = 0;
-  constructor(private readonly inner: FileArtifactStore, private readonly capacity: number) {}
+  constructor(
+    private readonly inner: FileArtifactStore,
+    private readonly capacity: number,
+  ) {}
 
   stage(source: AsyncIterable<Uint8Array> | Readable, maxBytes: number) {
     return this.inner.stage(this.filling(source as AsyncIterable<Uint8Array>), maxBytes);
@@ -366,22 +515,49 @@ class FullDiskStore implements ArtifactStore {
     for await (const chunk of source) {
       const room = this.capacity - this.bytesWritten;
       if (chunk.length > room) {
-        if (room > 0) { this.bytesWritten += room; yield chunk.subarray(0, room); }
-        throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28, syscall: "write" });
+        if (room > 0) {
+          this.bytesWritten += room;
+          yield chunk.subarray(0, room);
+        }
+        throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+          code: "ENOSPC",
+          errno: -28,
+          syscall: "write",
+        });
       }
       this.bytesWritten += chunk.length;
       yield chunk;
     }
   }
 
-  commit(...args: Parameters<ArtifactStore["commit"]>) { return this.inner.commit(...args); }
-  discard(...args: Parameters<ArtifactStore["discard"]>) { return this.inner.discard(...args); }
-  has(sha256: string) { return this.inner.has(sha256); }
-  size(sha256: string) { return this.inner.size(sha256); }
-  read(sha256: string) { return this.inner.read(sha256); }
-  remove(sha256: string) { return this.inner.remove(sha256); }
-  list() { return this.inner.list(); }
-  localPath(sha256: string) { return this.inner.localPath(sha256); }
-  modifiedAt(sha256: string) { return this.inner.modifiedAt(sha256); }
-  removeStaleStaging(before: Date) { return this.inner.removeStaleStaging(before); }
+  commit(...args: Parameters<ArtifactStore["commit"]>) {
+    return this.inner.commit(...args);
+  }
+  discard(...args: Parameters<ArtifactStore["discard"]>) {
+    return this.inner.discard(...args);
+  }
+  has(sha256: string) {
+    return this.inner.has(sha256);
+  }
+  size(sha256: string) {
+    return this.inner.size(sha256);
+  }
+  read(sha256: string) {
+    return this.inner.read(sha256);
+  }
+  remove(sha256: string) {
+    return this.inner.remove(sha256);
+  }
+  list() {
+    return this.inner.list();
+  }
+  localPath(sha256: string) {
+    return this.inner.localPath(sha256);
+  }
+  modifiedAt(sha256: string) {
+    return this.inner.modifiedAt(sha256);
+  }
+  removeStaleStaging(before: Date) {
+    return this.inner.removeStaleStaging(before);
+  }
 }

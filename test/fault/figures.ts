@@ -10,7 +10,7 @@ export function recordFigures(test: string, figures: FaultFigures): void {
   console.log(`[fault] ${test}: ${JSON.stringify(figures)}`);
   const file = testEnv.FAULT_FIGURES_FILE;
   if (!file) return;
-  const all = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as Record<string, FaultFigures> : {};
+  const all = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, FaultFigures>) : {};
   all[test] = figures;
   writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
 }

@@ -32,7 +32,10 @@ export interface LoadFigures {
 }
 
 export class TinyCnnRequests {
-  private constructor(readonly bodies: string[], readonly expected: Float32Array[]) {}
+  private constructor(
+    readonly bodies: string[],
+    readonly expected: Float32Array[],
+  ) {}
 
   /** INPUTS distinct one-row requests and what `modelBytes` answers to each. */
   static async create(modelBytes: Uint8Array): Promise<TinyCnnRequests> {
@@ -43,8 +46,14 @@ export class TinyCnnRequests {
     for (let k = 0; k < INPUTS; k++) {
       const data = new Float32Array(ROW);
       for (let i = 0; i < ROW; i++) data[i] = random.normal() * (k + 1);
-      bodies.push(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(data) }] }));
-      expected.push((await session.run({ input: new ort.Tensor("float32", data, [1, 3, 32, 32]) })).logits!.data as Float32Array);
+      bodies.push(
+        JSON.stringify({
+          inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(data) }],
+        }),
+      );
+      expected.push(
+        (await session.run({ input: new ort.Tensor("float32", data, [1, 3, 32, 32]) })).logits!.data as Float32Array,
+      );
     }
     await session.release();
     return new TinyCnnRequests(bodies, expected);
@@ -56,17 +65,31 @@ export class TinyCnnRequests {
       const k = index % INPUTS;
       const signal = AbortSignal.timeout(LOST_AFTER_MS);
       try {
-        const response = await fetch(`${url}/v2/models/${model}/infer`, { method: "POST", headers: { "content-type": "application/json" }, body: this.bodies[k], signal });
+        const response = await fetch(`${url}/v2/models/${model}/infer`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: this.bodies[k],
+          signal,
+        });
         const text = await response.text();
-        if (response.status !== 200) return { kind: "http_error", status: response.status, detail: `${response.status} ${text.slice(0, 200)}` };
+        if (response.status !== 200)
+          return { kind: "http_error", status: response.status, detail: `${response.status} ${text.slice(0, 200)}` };
         const output = (JSON.parse(text) as { outputs?: Array<{ data?: number[] }> }).outputs?.[0]?.data;
         const want = this.expected[k]!;
-        const right = output?.length === want.length && output.every((v, i) => Math.abs(v - want[i]!) <= 1e-5 + 1e-4 * Math.abs(want[i]!));
-        return right ? { kind: "ok", status: 200 } : { kind: "bad_response", status: 200, detail: "logits differ from ONNX Runtime's" };
+        const right =
+          output?.length === want.length &&
+          output.every((v, i) => Math.abs(v - want[i]!) <= 1e-5 + 1e-4 * Math.abs(want[i]!));
+        return right
+          ? { kind: "ok", status: 200 }
+          : { kind: "bad_response", status: 200, detail: "logits differ from ONNX Runtime's" };
       } catch (error) {
         const timedOut = signal.aborted;
         const cause = (error as { cause?: unknown }).cause ?? error;
-        return { kind: "transport_error", transport: classifyTransportError(cause, timedOut), detail: `${(cause as Error).message ?? error}` };
+        return {
+          kind: "transport_error",
+          transport: classifyTransportError(cause, timedOut),
+          detail: `${(cause as Error).message ?? error}`,
+        };
       }
     };
   }
@@ -79,7 +102,11 @@ export async function measureCapacity(send: Sender, durationMs = 2_000, concurre
 }
 
 /** An open-loop stream at `ratePerS` until `stop()`; stop resolves once every request has its outcome. */
-export function startOpenLoad(sender: Sender, ratePerS: number, maxInFlight = 256): { stop: () => Promise<LoadFigures> } {
+export function startOpenLoad(
+  sender: Sender,
+  ratePerS: number,
+  maxInFlight = 256,
+): { stop: () => Promise<LoadFigures> } {
   const abort = new AbortController();
   const outcomes: LoadFigures["outcomes"] = [];
   const send: Sender = async (index) => {
@@ -88,7 +115,10 @@ export function startOpenLoad(sender: Sender, ratePerS: number, maxInFlight = 25
     outcomes.push({ sentAt, doneAt: Date.now(), outcome });
     return outcome;
   };
-  const schedule = buildSchedule({ kind: "constant", rate: ratePerS }, { durationMs: 120_000, seed: 22, maxRequests: 1_000_000 });
+  const schedule = buildSchedule(
+    { kind: "constant", rate: ratePerS },
+    { durationMs: 120_000, seed: 22, maxRequests: 1_000_000 },
+  );
   const run = runOpenLoop({ schedule, send, maxInFlight, warmupMs: 0, signal: abort.signal });
   return {
     stop: async () => {
@@ -98,9 +128,17 @@ export function startOpenLoad(sender: Sender, ratePerS: number, maxInFlight = 25
       const httpFailed = Object.values(c.httpErrors).reduce((a, b) => a + b, 0);
       const transport = Object.values(c.transportErrors).reduce((a, b) => a + b, 0);
       return {
-        sent: c.sent, ok: c.ok, failed: httpFailed + transport + c.badResponses, lost: c.transportErrors.timed_out, wrong: c.badResponses,
-        statuses: c.httpErrors, transportErrors: Object.fromEntries(Object.entries(c.transportErrors).filter(([, n]) => n > 0)),
-        dropped: c.dropped, errorSamples: result.errorSamples, ratePerS, outcomes,
+        sent: c.sent,
+        ok: c.ok,
+        failed: httpFailed + transport + c.badResponses,
+        lost: c.transportErrors.timed_out,
+        wrong: c.badResponses,
+        statuses: c.httpErrors,
+        transportErrors: Object.fromEntries(Object.entries(c.transportErrors).filter(([, n]) => n > 0)),
+        dropped: c.dropped,
+        errorSamples: result.errorSamples,
+        ratePerS,
+        outcomes,
       };
     },
   };

@@ -10,7 +10,11 @@ export function exited(child: ChildProcess): Promise<void> {
 
 /** Signals the whole group `child` leads; a group already gone is not an error. */
 export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try { process.kill(-child.pid!, signal); } catch (error) { if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error; }
+  try {
+    process.kill(-child.pid!, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
 }
 
 /** SIGKILLs the group and waits for its leader to be reaped. */
@@ -22,20 +26,40 @@ export async function killGroup(child: ChildProcess): Promise<void> {
 /** What a test started, stopped in reverse order at the end whatever happened. */
 export class Cleanup {
   private readonly steps: Array<() => Promise<void> | void> = [];
-  add(step: () => Promise<void> | void): void { this.steps.push(step); }
-  group(child: ChildProcess): ChildProcess { this.add(() => killGroup(child)); return child; }
+  add(step: () => Promise<void> | void): void {
+    this.steps.push(step);
+  }
+  group(child: ChildProcess): ChildProcess {
+    this.add(() => killGroup(child));
+    return child;
+  }
   async run(): Promise<void> {
     while (this.steps.length) {
-      try { await this.steps.pop()!(); } catch (error) { console.warn(`[fault] cleanup step failed: ${(error as Error).message}`); }
+      try {
+        await this.steps.pop()!();
+      } catch (error) {
+        console.warn(`[fault] cleanup step failed: ${(error as Error).message}`);
+      }
     }
   }
 }
 
-export interface ControlPlaneProcess { process: ChildProcess; url: string; log: () => string }
+export interface ControlPlaneProcess {
+  process: ChildProcess;
+  url: string;
+  log: () => string;
+}
 
 /** Starts test/fault/control-plane-main.ts on `port` and waits until its health route answers (200 or 503). */
-export async function startControlPlaneProcess(port: number, env: Record<string, string>, cleanup: Cleanup): Promise<ControlPlaneProcess> {
-  const spawned = spawnTsx("test/fault/control-plane-main.ts", [], { env: { ...env, CONTROL_PLANE_PORT: String(port) }, detached: true });
+export async function startControlPlaneProcess(
+  port: number,
+  env: Record<string, string>,
+  cleanup: Cleanup,
+): Promise<ControlPlaneProcess> {
+  const spawned = spawnTsx("test/fault/control-plane-main.ts", [], {
+    env: { ...env, CONTROL_PLANE_PORT: String(port) },
+    detached: true,
+  });
   cleanup.group(spawned.child);
   await waitUntilReady(spawned, "control plane", () => /listening on/.test(spawned.output()), 50);
   return { process: spawned.child, url: `http://127.0.0.1:${port}`, log: spawned.output };

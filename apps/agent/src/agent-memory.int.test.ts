@@ -14,31 +14,48 @@ let agent: RunningAgent;
 /** A valid tiny-cnn request of about `bytes` of JSON (rows of 3 072 values spelled "0.5"). */
 function jsonRequest(bytes: number): string {
   const rows = Math.max(1, Math.floor(bytes / (3 * 32 * 32 * 4)));
-  return JSON.stringify({ inputs: [{ name: "input", shape: [rows, 3, 32, 32], datatype: "FP32", data: new Array(rows * 3 * 32 * 32).fill(0.5) }] });
+  return JSON.stringify({
+    inputs: [
+      { name: "input", shape: [rows, 3, 32, 32], datatype: "FP32", data: new Array(rows * 3 * 32 * 32).fill(0.5) },
+    ],
+  });
 }
 
 beforeAll(async () => {
   agent = await startAgent({
-    modelBytes: buildTinyCnn({ seed: 5, producerVersion: "packrat-test" }), name: "tiny-cnn",
+    modelBytes: buildTinyCnn({ seed: 5, producerVersion: "packrat-test" }),
+    name: "tiny-cnn",
     plan: { instances: [{ count: 1, threads: 1, batch: 64 }], batchTimeoutMs: 1 },
     env: { AGENT_MAX_BODY_BYTES_IN_FLIGHT: String(IN_FLIGHT) },
   });
 });
-afterAll(async () => { await agent?.stop(); });
+afterAll(async () => {
+  await agent?.stop();
+});
 
-const infer = (body: string) => fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { "content-type": "application/json" }, body });
+const infer = (body: string) =>
+  fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
 
 describe("body bytes in flight", () => {
   it("16 parallel 8 MiB JSON bodies against a 64 MiB budget (32 MiB each as JSON): two at a time, the rest 503 + Retry-After; no crash", async () => {
     const { pid } = await servingSnapshot(agent.url);
     const body = jsonRequest(8 * MiB);
-    const answers = await Promise.all(Array.from({ length: 16 }, async () => {
-      const response = await infer(body);
-      const text = await response.text();
-      return { status: response.status, retryAfter: response.headers.get("retry-after"), text };
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const response = await infer(body);
+        const text = await response.text();
+        return { status: response.status, retryAfter: response.headers.get("retry-after"), text };
+      }),
+    );
     const statuses = answers.map((a) => a.status);
-    expect(statuses.every((s) => s === 200 || s === 503), JSON.stringify(statuses)).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 503),
+      JSON.stringify(statuses),
+    ).toBe(true);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
     const refused = answers.filter((a) => a.status === 503);
     expect(refused.length).toBeGreaterThanOrEqual(1);

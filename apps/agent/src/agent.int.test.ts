@@ -30,10 +30,14 @@ async function inferJson(data: Float32Array, rows: number, extra: Record<string,
   const response = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ id: `req-${rows}`, inputs: [{ name: "input", shape: [rows, 3, 32, 32], datatype: "FP32", data: Array.from(data) }], ...extra }),
+    body: JSON.stringify({
+      id: `req-${rows}`,
+      inputs: [{ name: "input", shape: [rows, 3, 32, 32], datatype: "FP32", data: Array.from(data) }],
+      ...extra,
+    }),
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OIP response body, read field by field below
-  return { status: response.status, body: await response.json() as Record<string, any>, headers: response.headers };
+  return { status: response.status, body: (await response.json()) as Record<string, any>, headers: response.headers };
 }
 
 function binaryBody(header: object, payload: Uint8Array): { body: Buffer; headerLength: number } {
@@ -51,7 +55,8 @@ function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>) {
 beforeAll(async () => {
   reference = await ort.InferenceSession.create(Buffer.from(model));
   agent = await startAgent({
-    modelBytes: model, name: "tiny-cnn",
+    modelBytes: model,
+    name: "tiny-cnn",
     plan: { instances: [{ count: 2, threads: 1, batch: 4 }], batchTimeoutMs: 5 },
     env: { AGENT_FAULT_INJECTION: "true", AGENT_MAX_QUEUE: "64", AGENT_MAX_BODY_BYTES: String(4 * 1024 * 1024) },
   });
@@ -66,14 +71,20 @@ describe("agent data plane", () => {
   it("serves OIP metadata, health, server metadata and the repository index", async () => {
     const meta = await (await fetch(`${agent.url}/v2/models/tiny-cnn`)).json();
     expect(meta).toEqual({
-      name: "tiny-cnn", versions: ["1"], platform: "onnx_onnxv1",
+      name: "tiny-cnn",
+      versions: ["1"],
+      platform: "onnx_onnxv1",
       inputs: [{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32] }],
       outputs: [{ name: "logits", datatype: "FP32", shape: [-1, 10] }],
     });
     expect((await fetch(`${agent.url}/v2/health/live`)).status).toBe(200);
     expect((await fetch(`${agent.url}/v2/health/ready`)).status).toBe(200);
     expect((await fetch(`${agent.url}/v2/models/tiny-cnn/ready`)).status).toBe(200);
-    expect(await (await fetch(`${agent.url}/v2`)).json()).toEqual({ name: "packrat-agent", version: expect.any(String), extensions: ["binary_tensor_data", "model_configuration", "statistics"] });
+    expect(await (await fetch(`${agent.url}/v2`)).json()).toEqual({
+      name: "packrat-agent",
+      version: expect.any(String),
+      extensions: ["binary_tensor_data", "model_configuration", "statistics"],
+    });
     const index = await (await fetch(`${agent.url}/v2/repository/index`, { method: "POST", body: "{}" })).json();
     expect(index).toEqual([{ name: "tiny-cnn", version: "1", state: "READY", reason: "" }]);
   });
@@ -99,12 +110,24 @@ describe("agent data plane", () => {
   it("accepts binary tensors and returns binary outputs when asked", async () => {
     const rows = 3;
     const data = requestData(42, rows);
-    const { body, headerLength } = binaryBody({
-      inputs: [{ name: "input", shape: [rows, 3, 32, 32], datatype: "FP32", parameters: { binary_data_size: data.byteLength } }],
-      outputs: [{ name: "logits", parameters: { binary_data: true } }],
-    }, new Uint8Array(data.buffer));
+    const { body, headerLength } = binaryBody(
+      {
+        inputs: [
+          {
+            name: "input",
+            shape: [rows, 3, 32, 32],
+            datatype: "FP32",
+            parameters: { binary_data_size: data.byteLength },
+          },
+        ],
+        outputs: [{ name: "logits", parameters: { binary_data: true } }],
+      },
+      new Uint8Array(data.buffer),
+    );
     const response = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
-      method: "POST", body: body as BodyInit, headers: { "inference-header-content-length": String(headerLength), "content-type": "application/octet-stream" },
+      method: "POST",
+      body: body as BodyInit,
+      headers: { "inference-header-content-length": String(headerLength), "content-type": "application/octet-stream" },
     });
     expect(response.status).toBe(200);
     const raw = Buffer.from(await response.arrayBuffer());
@@ -121,19 +144,30 @@ describe("agent data plane", () => {
     const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
     const data = requestData(8, 1);
     const ok = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
-      method: "POST", headers: { "content-type": "application/json", traceparent },
-      body: JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(data) }] }),
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent },
+      body: JSON.stringify({
+        inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(data) }],
+      }),
     });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("traceresponse")).toMatch(new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`));
     expect(ok.headers.get("server-timing")).toMatch(/formation;dur=.*busy;dur=.*compute;dur=/);
     await ok.body?.cancel();
-    const refused = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { traceparent }, body: "{" });
+    const refused = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
+      method: "POST",
+      headers: { traceparent },
+      body: "{",
+    });
     expect(refused.status).toBe(400);
     expect(refused.headers.get("traceresponse")).toMatch(new RegExp(`^00-${traceId}-`));
     await refused.body?.cancel();
     // Malformed or absent: untraced, no traceresponse.
-    const untraced = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { traceparent: "00-xyz" }, body: "{" });
+    const untraced = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
+      method: "POST",
+      headers: { traceparent: "00-xyz" },
+      body: "{",
+    });
     expect(untraced.headers.get("traceresponse")).toBeNull();
     await untraced.body?.cancel();
   });
@@ -153,29 +187,82 @@ describe("agent data plane", () => {
 
   it("answers every malformed request with its 4xx and a message", async () => {
     const post = (body: string | Uint8Array, headers: Record<string, string> = {}, model = "tiny-cnn") =>
-      fetch(`${agent.url}/v2/models/${model}/infer`, { method: "POST", body: body as BodyInit, headers: { "content-type": "application/json", ...headers } });
+      fetch(`${agent.url}/v2/models/${model}/infer`, {
+        method: "POST",
+        body: body as BodyInit,
+        headers: { "content-type": "application/json", ...headers },
+      });
     const cases: Array<[Promise<Response>, number, RegExp]> = [
       [post("{not json"), 400, /not valid JSON/],
       [post(JSON.stringify({ inputs: [] })), 400, /at least one input/],
-      [post(JSON.stringify({ inputs: [{ name: "other", shape: [1], datatype: "FP32", data: [1] }] })), 400, /unknown input "other"/],
-      [post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 31], datatype: "FP32", data: [] }] })), 400, /dimension 3 is 31, the model expects 32/],
-      [post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "INT32", data: [] }] })), 400, /datatype INT32, the model expects FP32/],
-      [post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: [1, 2, 3] }] })), 400, /needs 3072 values, data has 3/],
-      [post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32" }] })), 400, /neither data nor binary_data_size/],
+      [
+        post(JSON.stringify({ inputs: [{ name: "other", shape: [1], datatype: "FP32", data: [1] }] })),
+        400,
+        /unknown input "other"/,
+      ],
+      [
+        post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 31], datatype: "FP32", data: [] }] })),
+        400,
+        /dimension 3 is 31, the model expects 32/,
+      ],
+      [
+        post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "INT32", data: [] }] })),
+        400,
+        /datatype INT32, the model expects FP32/,
+      ],
+      [
+        post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: [1, 2, 3] }] })),
+        400,
+        /needs 3072 values, data has 3/,
+      ],
+      [
+        post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32" }] })),
+        400,
+        /neither data nor binary_data_size/,
+      ],
       [post("{}", {}, "no-such-model"), 404, /unknown model "no-such-model"/],
       [post(Buffer.alloc(5 * 1024 * 1024, 32)), 413, /exceeds/],
       // Found by the fuzzer (src/testing/fuzz): a stack overflow, a URIError and ignored content types.
-      [post(`{"inputs":[{"name":"input","shape":[1,3,32,32],"datatype":"FP32","data":${"[".repeat(200_000)}1${"]".repeat(200_000)}}]}`), 400, /nested deeper than its shape/],
+      [
+        post(
+          `{"inputs":[{"name":"input","shape":[1,3,32,32],"datatype":"FP32","data":${"[".repeat(200_000)}1${"]".repeat(200_000)}}]}`,
+        ),
+        400,
+        /nested deeper than its shape/,
+      ],
       [post("{}", {}, "%E0%A4%A"), 400, /not valid percent-encoded UTF-8/],
-      [post(JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(requestData(0, 1)) }] }), { "content-type": "text/html" }), 415, /Content-Type text\/html is not supported/],
+      [
+        post(
+          JSON.stringify({
+            inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(requestData(0, 1)) }],
+          }),
+          { "content-type": "text/html" },
+        ),
+        415,
+        /Content-Type text\/html is not supported/,
+      ],
       [post("{}", { "content-encoding": "gzip" }), 415, /Content-Encoding gzip/],
     ];
     // Binary lengths that lie: the header claims 12288 bytes, 100 follow.
-    const lie = binaryBody({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", parameters: { binary_data_size: 12288 } }] }, new Uint8Array(100));
+    const lie = binaryBody(
+      { inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", parameters: { binary_data_size: 12288 } }] },
+      new Uint8Array(100),
+    );
     cases.push([post(lie.body, { "inference-header-content-length": String(lie.headerLength) }), 400, /truncated/]);
-    const wrongSize = binaryBody({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", parameters: { binary_data_size: 64 } }] }, new Uint8Array(64));
-    cases.push([post(wrongSize.body, { "inference-header-content-length": String(wrongSize.headerLength) }), 400, /binary_data_size is 64.*needs 12288 bytes/]);
-    cases.push([post(Buffer.from("{}"), { "inference-header-content-length": "999" }), 400, /Inference-Header-Content-Length is 999/]);
+    const wrongSize = binaryBody(
+      { inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", parameters: { binary_data_size: 64 } }] },
+      new Uint8Array(64),
+    );
+    cases.push([
+      post(wrongSize.body, { "inference-header-content-length": String(wrongSize.headerLength) }),
+      400,
+      /binary_data_size is 64.*needs 12288 bytes/,
+    ]);
+    cases.push([
+      post(Buffer.from("{}"), { "inference-header-content-length": "999" }),
+      400,
+      /Inference-Header-Content-Length is 999/,
+    ]);
     for (const [pending, status, message] of cases) {
       const response = await pending;
       const body = await response.json();
@@ -195,10 +282,17 @@ describe("agent data plane", () => {
     const faulty = await inferJson(requestData(3, 1), 1, { parameters: { packrat_fault: "throw" } });
     expect(faulty.status).toBe(503);
     expect(faulty.body.error).toMatch(/crashed/);
-    await waitFor(async () => {
-      const s = await (await fetch(`${agent.url}/agent/status`)).json();
-      return s.models[0].instanceRestarts > before && s.models[0].instances.every((i: { state: string }) => i.state === "ready") ? true : undefined;
-    }, 30_000, "the instance to be recreated");
+    await waitFor(
+      async () => {
+        const s = await (await fetch(`${agent.url}/agent/status`)).json();
+        return s.models[0].instanceRestarts > before &&
+          s.models[0].instances.every((i: { state: string }) => i.state === "ready")
+          ? true
+          : undefined;
+      },
+      30_000,
+      "the instance to be recreated",
+    );
     const data = requestData(4, 2);
     const ok = await inferJson(data, 2);
     expect(ok.status).toBe(200);
@@ -227,13 +321,21 @@ describe("agent data plane", () => {
   it("restarts a SIGKILLed serving process; later requests succeed", async () => {
     const status = await (await fetch(`${agent.url}/agent/status`)).json();
     process.kill(status.pid, "SIGKILL");
-    const after = await waitFor(async () => {
-      const s = await (await fetch(`${agent.url}/agent/status`)).json();
-      return s.pid !== status.pid ? s : undefined;
-    }, 60_000, "a new serving process");
+    const after = await waitFor(
+      async () => {
+        const s = await (await fetch(`${agent.url}/agent/status`)).json();
+        return s.pid !== status.pid ? s : undefined;
+      },
+      60_000,
+      "a new serving process",
+    );
     expect(after.servingProcessRestarts).toBe(status.servingProcessRestarts + 1);
     expect(after.lastRestartGapMs).toBeGreaterThan(0);
-    await waitFor(async () => ((await fetch(`${agent.url}/v2/health/ready`)).status === 200 ? true : undefined), 30_000, "ready");
+    await waitFor(
+      async () => ((await fetch(`${agent.url}/v2/health/ready`)).status === 200 ? true : undefined),
+      30_000,
+      "ready",
+    );
     const data = requestData(9, 2);
     const ok = await inferJson(data, 2);
     expect(ok.status).toBe(200);
@@ -243,15 +345,26 @@ describe("agent data plane", () => {
   it("drains on SIGTERM: queued requests finish, then the agent exits 0 and leaves no ORT debug files", async () => {
     // A second agent whose batches wait 60 s to fill: requests sit in the queue until SIGTERM flushes them.
     const slow = await startAgent({
-      modelBytes: model, name: "tiny-cnn",
+      modelBytes: model,
+      name: "tiny-cnn",
       plan: { instances: [{ count: 1, threads: 1, batch: 64 }], batchTimeoutMs: 60_000 },
     });
     const servingPid = (await (await fetch(`${slow.url}/agent/status`)).json()).pid;
     const datas = [0, 1, 2, 3, 4, 5].map((k) => requestData(k, 2));
-    const inFlight = datas.map((data) => fetch(`${slow.url}/v2/models/tiny-cnn/infer`, {
-      method: "POST", body: JSON.stringify({ inputs: [{ name: "input", shape: [2, 3, 32, 32], datatype: "FP32", data: Array.from(data) }] }),
-    }).then(async (r) => ({ status: r.status, body: await r.json() })));
-    await waitFor(async () => ((await (await fetch(`${slow.url}/agent/status`)).json()).models[0].queueRows === 12 ? true : undefined), 30_000, "12 queued rows");
+    const inFlight = datas.map((data) =>
+      fetch(`${slow.url}/v2/models/tiny-cnn/infer`, {
+        method: "POST",
+        body: JSON.stringify({
+          inputs: [{ name: "input", shape: [2, 3, 32, 32], datatype: "FP32", data: Array.from(data) }],
+        }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() })),
+    );
+    await waitFor(
+      async () =>
+        (await (await fetch(`${slow.url}/agent/status`)).json()).models[0].queueRows === 12 ? true : undefined,
+      30_000,
+      "12 queued rows",
+    );
     const code = await slow.stop();
     const results = await Promise.all(inFlight);
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);

@@ -21,9 +21,13 @@ async function infer(agent: RunningAgent, k: number, rows: number, gain?: number
     { name: "h0", shape: [2, rows, 16], datatype: "FP32", data: Array.from(stateOf(k, rows)) },
     ...(gain !== undefined ? [{ name: "gain", shape: [], datatype: "FP32", data: [gain] }] : []),
   ];
-  const response = await fetch(`${agent.url}/v2/models/recurrent/infer`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ inputs }) });
+  const response = await fetch(`${agent.url}/v2/models/recurrent/infer`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ inputs }),
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OIP response, read field by field
-  return { status: response.status, body: await response.json() as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
 /** The model run alone on one row: x[r], h0[:, r, :]. */
@@ -32,7 +36,10 @@ async function oneRow(session: ort.InferenceSession, k: number, rows: number, r:
   const s = stateOf(k, rows);
   const h = new Float32Array(32);
   for (let l = 0; l < 2; l++) h.set(s.subarray((l * rows + r) * 16, (l * rows + r + 1) * 16), l * 16);
-  const feeds: Record<string, ort.Tensor> = { x: new ort.Tensor("float32", x, [1, 8]), h0: new ort.Tensor("float32", h, [2, 1, 16]) };
+  const feeds: Record<string, ort.Tensor> = {
+    x: new ort.Tensor("float32", x, [1, 8]),
+    h0: new ort.Tensor("float32", h, [2, 1, 16]),
+  };
   if (gain !== undefined) feeds.gain = new ort.Tensor("float32", Float32Array.of(gain), []);
   const out = await session.run(feeds);
   return { y: Array.from(out.y!.data as Float32Array), hN: Array.from(out.hN!.data as Float32Array) };
@@ -44,18 +51,33 @@ function expectClose(actual: readonly number[], expected: readonly number[]) {
 }
 
 /** Row r of a response: y[r] and hN[:, r, :]. */
-function rowOf(body: Record<string, any>, rows: number, r: number) { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function rowOf(body: Record<string, any>, rows: number, r: number) {
   const y = body.outputs.find((o: { name: string }) => o.name === "y").data as number[];
   const hN = body.outputs.find((o: { name: string }) => o.name === "hN").data as number[];
-  return { y: y.slice(r * 16, (r + 1) * 16), hN: [0, 1].flatMap((l) => hN.slice((l * rows + r) * 16, (l * rows + r + 1) * 16)) };
+  return {
+    y: y.slice(r * 16, (r + 1) * 16),
+    hN: [0, 1].flatMap((l) => hN.slice((l * rows + r) * 16, (l * rows + r + 1) * 16)),
+  };
 }
 
 beforeAll(async () => {
-  sessions = [await ort.InferenceSession.create(Buffer.from(batched)), await ort.InferenceSession.create(Buffer.from(withScalar))];
+  sessions = [
+    await ort.InferenceSession.create(Buffer.from(batched)),
+    await ort.InferenceSession.create(Buffer.from(withScalar)),
+  ];
   agents = [
     // B = 8 with a 30 ms timeout: concurrent requests share one batch along each tensor's own axis.
-    await startAgent({ modelBytes: batched, name: "recurrent", plan: { instances: [{ count: 1, threads: 1, batch: 8 }], batchTimeoutMs: 30 } }),
-    await startAgent({ modelBytes: withScalar, name: "recurrent", plan: { instances: [{ count: 2, threads: 1, batch: 1 }], batchTimeoutMs: 0 } }),
+    await startAgent({
+      modelBytes: batched,
+      name: "recurrent",
+      plan: { instances: [{ count: 1, threads: 1, batch: 8 }], batchTimeoutMs: 30 },
+    }),
+    await startAgent({
+      modelBytes: withScalar,
+      name: "recurrent",
+      plan: { instances: [{ count: 2, threads: 1, batch: 1 }], batchTimeoutMs: 0 },
+    }),
   ];
 }, 120_000);
 
@@ -88,9 +110,15 @@ describe("per-tensor batch axes through the agent", () => {
       { name: "x", shape: [2, 8], datatype: "FP32", data: new Array(16).fill(0) },
       { name: "h0", shape: [2, 3, 16], datatype: "FP32", data: new Array(96).fill(0) },
     ];
-    const response = await fetch(`${agents[0]!.url}/v2/models/recurrent/infer`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ inputs }) });
+    const response = await fetch(`${agents[0]!.url}/v2/models/recurrent/infer`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ inputs }),
+    });
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toBe('inputs disagree on the batch size: input x has 2, input h0 dimension 1 "batch" is 3');
+    expect((await response.json()).error).toBe(
+      'inputs disagree on the batch size: input x has 2, input h0 dimension 1 "batch" is 3',
+    );
   }, 30_000);
 
   it("a scalar input: served unbatched (each request whole), answers equal session.run row by row", async () => {
@@ -109,7 +137,11 @@ describe("per-tensor batch axes through the agent", () => {
   }, 60_000);
 
   it("a plan with b > 1 for the unbatchable model is refused, naming the tensor", async () => {
-    const status = await applyPlan(agents[1]!, { instances: [{ count: 1, threads: 1, batch: 4 }], batchTimeoutMs: 0 }, 2);
+    const status = await applyPlan(
+      agents[1]!,
+      { instances: [{ count: 1, threads: 1, batch: 4 }], batchTimeoutMs: 0 },
+      2,
+    );
     expect(status.lastReconfiguration.outcome).toBe("failed");
     expect(status.lastReconfiguration.error).toContain('input "gain" [] has no batch axis');
     // The old plan keeps serving.

@@ -2,15 +2,40 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BatchEstimator, REPORTED_DECISIONS } from "./batch-estimator";
 
 describe("BatchEstimator (the agent's runner of the core estimator)", () => {
-  beforeEach(() => { vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "performance"] }); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "performance"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   // A queue of 20 rows at B = 1 with batches waiting (queueing-delay trigger: delay ≥ 1 × a 0 ms timeout).
   function running(minDwellMs: number) {
-    const estimator = new BatchEstimator({ reconfigurationTimeoutMs: 100, sampleIntervalMs: 5, minDwellMs }, { queueDepth: () => 20, currentB: () => 1, batchTimeoutMs: () => 0 });
+    const estimator = new BatchEstimator(
+      { reconfigurationTimeoutMs: 100, sampleIntervalMs: 5, minDwellMs },
+      { queueDepth: () => 20, currentB: () => 1, batchTimeoutMs: () => 0 },
+    );
     estimator.start();
-    const feed = setInterval(() => estimator.onBatch({ rows: 1, requests: 1, timedOut: false, formationMsMean: 0, queueDelayMsMean: 2, computeMs: 1, ok: true }), 10);
-    return { estimator, stop: () => { clearInterval(feed); estimator.stop(); } };
+    const feed = setInterval(
+      () =>
+        estimator.onBatch({
+          rows: 1,
+          requests: 1,
+          timedOut: false,
+          formationMsMean: 0,
+          queueDelayMsMean: 2,
+          computeMs: 1,
+          ok: true,
+        }),
+      10,
+    );
+    return {
+      estimator,
+      stop: () => {
+        clearInterval(feed);
+        estimator.stop();
+      },
+    };
   }
 
   it("each report takes the decisions made since the previous one: 10 decisions in 1 s, then none, then 3 in the next 0.3 s", () => {

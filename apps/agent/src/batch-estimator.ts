@@ -27,14 +27,28 @@ export class BatchEstimator {
 
   start(): void {
     const now = () => performance.timeOrigin + performance.now();
-    this.timers.push(setInterval(() => { this.state = observe(this.state, this.probe.queueDepth(), now()); }, this.state.params.sampleIntervalMs));
-    this.timers.push(setInterval(() => {
-      const { state, decision } = decide(this.state, now(), { currentB: this.probe.currentB(), batchTimeoutMs: this.probe.batchTimeoutMs() });
-      this.state = state;
-      this.timeline.push(decision);
-      if (this.timeline.length > TIMELINE_LENGTH) this.timeline.shift();
-      if (decision.proposed !== null) this.proposal = { batchSize: decision.proposed, decision, timeline: this.timeline.slice(-REPORTED_DECISIONS) };
-    }, this.state.params.reconfigurationTimeoutMs));
+    this.timers.push(
+      setInterval(() => {
+        this.state = observe(this.state, this.probe.queueDepth(), now());
+      }, this.state.params.sampleIntervalMs),
+    );
+    this.timers.push(
+      setInterval(() => {
+        const { state, decision } = decide(this.state, now(), {
+          currentB: this.probe.currentB(),
+          batchTimeoutMs: this.probe.batchTimeoutMs(),
+        });
+        this.state = state;
+        this.timeline.push(decision);
+        if (this.timeline.length > TIMELINE_LENGTH) this.timeline.shift();
+        if (decision.proposed !== null)
+          this.proposal = {
+            batchSize: decision.proposed,
+            decision,
+            timeline: this.timeline.slice(-REPORTED_DECISIONS),
+          };
+      }, this.state.params.reconfigurationTimeoutMs),
+    );
     for (const t of this.timers) t.unref();
   }
 
@@ -47,7 +61,11 @@ export class BatchEstimator {
   }
 
   onBatch(record: BatchRecord): void {
-    this.state = recordBatch(this.state, { timedOut: record.timedOut, queueDelayMs: record.queueDelayMsMean, tMs: performance.timeOrigin + performance.now() });
+    this.state = recordBatch(this.state, {
+      timedOut: record.timedOut,
+      queueDelayMs: record.queueDelayMsMean,
+      tMs: performance.timeOrigin + performance.now(),
+    });
   }
 
   stop(): void {

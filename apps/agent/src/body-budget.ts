@@ -23,13 +23,18 @@ export class BodyBudget {
     this.held = Math.max(0, this.held - bytes);
   }
 
-  get heldBytes(): number { return this.held; }
+  get heldBytes(): number {
+    return this.held;
+  }
 }
 
 /** One request's share of the budget: charged as its body arrives, given back once, when the request is parsed or fails. */
 export class BodyCharge {
   private charged = 0;
-  constructor(private readonly budget: BodyBudget, private readonly factor: number) {}
+  constructor(
+    private readonly budget: BodyBudget,
+    private readonly factor: number,
+  ) {}
 
   take(bytes: number): boolean {
     const cost = bytes * this.factor;

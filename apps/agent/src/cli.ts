@@ -14,56 +14,86 @@ import type { ServingConfig } from "./serving-config";
 
 const log = (level: string, msg: string, extra: Record<string, unknown> = {}) =>
   console.log(JSON.stringify({ time: new Date().toISOString(), level, component: "agent", msg, ...extra }));
-const fail = (message: string): never => { console.error(`agent: ${message}`); process.exit(2); };
+const fail = (message: string): never => {
+  console.error(`agent: ${message}`);
+  process.exit(2);
+};
 
 function main(): void {
   let args;
   try {
     args = parseArgs({
       options: {
-        model: { type: "string" }, plan: { type: "string" }, name: { type: "string" }, version: { type: "string" },
-        port: { type: "string" }, "grpc-port": { type: "string" }, host: { type: "string" }, help: { type: "boolean" },
-        "control-plane": { type: "string" }, token: { type: "string" },
+        model: { type: "string" },
+        plan: { type: "string" },
+        name: { type: "string" },
+        version: { type: "string" },
+        port: { type: "string" },
+        "grpc-port": { type: "string" },
+        host: { type: "string" },
+        help: { type: "boolean" },
+        "control-plane": { type: "string" },
+        token: { type: "string" },
       },
     }).values;
-  } catch (error) { return fail((error as Error).message); }
+  } catch (error) {
+    return fail((error as Error).message);
+  }
   if (args.help) {
-    console.log([
-      "usage: AGENT_TOKEN=… npm run agent -- --control-plane URL [--port N] [--grpc-port N] [--host H]   (attached to a control plane;",
-      "         --token TOKEN works too, but every user of the host can read a command line)",
-      "       npm run agent -- --model FILE.onnx --plan PLAN.json [--name NAME] [--version V] [--port N] [--grpc-port N] [--host H]   (standalone)",
-    ].join("\n"));
+    console.log(
+      [
+        "usage: AGENT_TOKEN=… npm run agent -- --control-plane URL [--port N] [--grpc-port N] [--host H]   (attached to a control plane;",
+        "         --token TOKEN works too, but every user of the host can read a command line)",
+        "       npm run agent -- --model FILE.onnx --plan PLAN.json [--name NAME] [--version V] [--port N] [--grpc-port N] [--host H]   (standalone)",
+      ].join("\n"),
+    );
     return;
   }
-  if (args.token) log("warn", "--token puts the agent token in this process's command line, which every user of the host can read; prefer AGENT_TOKEN in the environment");
+  if (args.token)
+    log(
+      "warn",
+      "--token puts the agent token in this process's command line, which every user of the host can read; prefer AGENT_TOKEN in the environment",
+    );
   const env = processEnvironment({
-    ...(args.port ? { AGENT_PORT: args.port } : {}), ...(args["grpc-port"] ? { AGENT_GRPC_PORT: args["grpc-port"] } : {}), ...(args.host ? { AGENT_HOST: args.host } : {}),
-    ...(args["control-plane"] ? { PACKRAT_CONTROL_PLANE_URL: args["control-plane"] } : {}), ...(args.token ? { AGENT_TOKEN: args.token } : {}),
+    ...(args.port ? { AGENT_PORT: args.port } : {}),
+    ...(args["grpc-port"] ? { AGENT_GRPC_PORT: args["grpc-port"] } : {}),
+    ...(args.host ? { AGENT_HOST: args.host } : {}),
+    ...(args["control-plane"] ? { PACKRAT_CONTROL_PLANE_URL: args["control-plane"] } : {}),
+    ...(args.token ? { AGENT_TOKEN: args.token } : {}),
   });
   let agentEnv;
   let fileToken: string | undefined;
   try {
     agentEnv = loadAgentEnv(env);
     if (agentEnv.AGENT_TOKEN_FILE) fileToken = readTokenFile(agentEnv.AGENT_TOKEN_FILE);
-  } catch (error) { if (error instanceof AgentEnvError) return fail(error.message); throw error; }
+  } catch (error) {
+    if (error instanceof AgentEnvError) return fail(error.message);
+    throw error;
+  }
   if (agentEnv.PACKRAT_CONTROL_PLANE_URL) {
-    if (args.model || args.plan) return fail("--model/--plan are for standalone mode; with --control-plane the control plane says what to serve");
+    if (args.model || args.plan)
+      return fail("--model/--plan are for standalone mode; with --control-plane the control plane says what to serve");
     const stateDir = resolve(agentEnv.AGENT_STATE_DIR);
     const attached = new AttachedAgent({
       controlPlaneUrl: agentEnv.PACKRAT_CONTROL_PLANE_URL,
       token: agentEnv.AGENT_TOKEN ?? fileToken ?? "",
       // Once its enrollment token is exchanged, the agent needs it no more: the file can go.
-      ...(fileToken && agentEnv.AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL ? { removeAfterEnroll: agentEnv.AGENT_TOKEN_FILE } : {}),
+      ...(fileToken && agentEnv.AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL
+        ? { removeAfterEnroll: agentEnv.AGENT_TOKEN_FILE }
+        : {}),
       stateDir,
       cacheMaxBytes: agentEnv.AGENT_CACHE_MAX_BYTES,
       reconnectMinMs: agentEnv.RECONNECT_BACKOFF_MIN_MS,
       reconnectMaxMs: agentEnv.RECONNECT_BACKOFF_MAX_MS,
       hostName: agentEnv.AGENT_HOST_NAME,
-      inferenceUrl: agentEnv.AGENT_PUBLIC_URL ?? `http://${agentEnv.AGENT_HOST === "0.0.0.0" ? hostname() : agentEnv.AGENT_HOST}:${agentEnv.AGENT_PORT}`,
+      inferenceUrl:
+        agentEnv.AGENT_PUBLIC_URL ??
+        `http://${agentEnv.AGENT_HOST === "0.0.0.0" ? hostname() : agentEnv.AGENT_HOST}:${agentEnv.AGENT_PORT}`,
       env,
       log,
     });
-    if (!agentEnv.AGENT_TOKEN && !fileToken && !existsSync(join(stateDir, "agent-token"))) return fail("AGENT_TOKEN_FILE, AGENT_TOKEN or --token is required the first time an agent attaches");
+    if (!agentEnv.AGENT_TOKEN && !fileToken && !existsSync(join(stateDir, "agent-token")))
+      return fail("AGENT_TOKEN_FILE, AGENT_TOKEN or --token is required the first time an agent attaches");
     let stopping = false;
     const shutdown = async () => {
       if (stopping) return;
@@ -73,15 +103,25 @@ function main(): void {
     };
     process.on("SIGTERM", () => void shutdown());
     process.on("SIGINT", () => void shutdown());
-    attached.start().catch((error: Error) => { log("error", "agent stopped", { error: error.message }); void attached.stop(0).then(() => process.exit(1)); });
+    attached.start().catch((error: Error) => {
+      log("error", "agent stopped", { error: error.message });
+      void attached.stop(0).then(() => process.exit(1));
+    });
     return;
   }
   if (!args.model) return fail("--model FILE.onnx is required");
-  if (!args.plan) return fail("--plan PLAN.json is required (e.g. {\"instances\": [{\"count\": 2, \"threads\": 1, \"batch\": 4}], \"batchTimeoutMs\": 2})");
+  if (!args.plan)
+    return fail(
+      '--plan PLAN.json is required (e.g. {"instances": [{"count": 2, "threads": 1, "batch": 4}], "batchTimeoutMs": 2})',
+    );
   const modelPath = resolve(args.model);
   if (!existsSync(modelPath)) return fail(`model file not found: ${modelPath}`);
   let planJson: unknown;
-  try { planJson = JSON.parse(readFileSync(resolve(args.plan), "utf8")); } catch (error) { return fail(`cannot read plan ${args.plan}: ${(error as Error).message}`); }
+  try {
+    planJson = JSON.parse(readFileSync(resolve(args.plan), "utf8"));
+  } catch (error) {
+    return fail(`cannot read plan ${args.plan}: ${(error as Error).message}`);
+  }
   const plan = servingPlanSchema.safeParse(planJson);
   if (!plan.success) {
     const issue = plan.error.issues[0]!;
@@ -101,20 +141,28 @@ function main(): void {
   let served = snapshot();
   let versionNumber = 1;
   const versionLabel = () => (args.version && versionNumber === 1 ? args.version : String(versionNumber));
-  const config: ServingConfig = { generation: 1, models: [{ name, version: versionLabel(), modelPath: served.path, plan: plan.data }] };
+  const config: ServingConfig = {
+    generation: 1,
+    models: [{ name, version: versionLabel(), modelPath: served.path, plan: plan.data }],
+  };
   const configPath = join(stateDir, `serving-${process.pid}.json`);
   writeFileSync(configPath, JSON.stringify(config, null, 2));
 
   const supervisor = new ServingSupervisor({ configPath, env, log });
   supervisor.onGiveUp = () => process.exit(1);
-  supervisor.onApplied = (result) => log(result.outcome === "applied" ? "info" : "error", `generation ${result.generation} ${result.outcome}`, { error: result.error });
+  supervisor.onApplied = (result) =>
+    log(result.outcome === "applied" ? "info" : "error", `generation ${result.generation} ${result.outcome}`, {
+      error: result.error,
+    });
   supervisor.start();
 
   // SIGHUP: re-read the plan file and apply it live as the next generation (Packrat §3.7).
   const planPath = resolve(args.plan);
   process.on("SIGHUP", () => {
     let next;
-    try { next = servingPlanSchema.parse(JSON.parse(readFileSync(planPath, "utf8"))); } catch (error) {
+    try {
+      next = servingPlanSchema.parse(JSON.parse(readFileSync(planPath, "utf8")));
+    } catch (error) {
       log("error", "SIGHUP: plan not applied", { error: (error as Error).message.split("\n")[0] });
       return;
     }

@@ -7,7 +7,11 @@ import { typedView, type WireTensor } from "./tensor-types";
 class FakeInstance implements DispatchTarget {
   state = "ready";
   calls: number[][] = []; // the first column of each row it received
-  constructor(readonly spec: { id: number; batch: number }, private delayMs = 1, private failing = false) {}
+  constructor(
+    readonly spec: { id: number; batch: number },
+    private delayMs = 1,
+    private failing = false,
+  ) {}
   async run(inputs: WireTensor[]) {
     const x = typedView(inputs[0]!) as Float32Array;
     const rows = inputs[0]!.shape[0]!;
@@ -17,7 +21,10 @@ class FakeInstance implements DispatchTarget {
     if (this.failing) throw new Error("boom");
     const out = new Float32Array(rows);
     for (let r = 0; r < rows; r++) out[r] = x[r * width]! + 0.5;
-    return { outputs: [{ name: "y", datatype: "FP32" as const, shape: [rows, 1], buffer: out.buffer }], computeMs: this.delayMs };
+    return {
+      outputs: [{ name: "y", datatype: "FP32" as const, shape: [rows, 1], buffer: out.buffer }],
+      computeMs: this.delayMs,
+    };
   }
 }
 
@@ -35,7 +42,11 @@ describe("dispatcher", () => {
     const instances = [new FakeInstance({ id: 0, batch: 4 }), new FakeInstance({ id: 1, batch: 4 })];
     const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 20, maxQueueRows: 100, instances: () => instances });
     // 1 + 3 + 4 = 8 rows: one full batch, dispatched without waiting for the timeout.
-    const [a, b, c] = await Promise.all([d.infer([tensor(100, 1)]), d.infer([tensor(200, 3)]), d.infer([tensor(300, 4)])]);
+    const [a, b, c] = await Promise.all([
+      d.infer([tensor(100, 1)]),
+      d.infer([tensor(200, 3)]),
+      d.infer([tensor(300, 4)]),
+    ]);
     expect(firstColumn(a.outputs[0]!)).toEqual([100.5]);
     expect(firstColumn(b.outputs[0]!)).toEqual([200.5, 201.5, 202.5]);
     expect(firstColumn(c.outputs[0]!)).toEqual([300.5, 301.5, 302.5, 303.5]);
@@ -71,7 +82,11 @@ describe("dispatcher", () => {
     const instance = new FakeInstance({ id: 0, batch: 4 });
     const d = new Dispatcher({ batchSize: 4, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });
     const result = await d.infer([tensor(0, 10)]);
-    expect(instance.calls).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]);
+    expect(instance.calls).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+      [8, 9],
+    ]);
     expect(firstColumn(result.outputs[0]!)).toHaveLength(10);
     expect(result.timing.batchRows).toBe(10);
   });
@@ -105,8 +120,16 @@ describe("dispatcher", () => {
   });
 
   it("rejects beyond the queue bound with 503 and Retry-After", () => {
-    const d = new Dispatcher({ batchSize: 4, batchTimeoutMs: 0, maxQueueRows: 5, instances: () => [new FakeInstance({ id: 0, batch: 4 })] });
-    try { void d.infer([tensor(0, 6)]); expect.unreachable(); } catch (error) {
+    const d = new Dispatcher({
+      batchSize: 4,
+      batchTimeoutMs: 0,
+      maxQueueRows: 5,
+      instances: () => [new FakeInstance({ id: 0, batch: 4 })],
+    });
+    try {
+      void d.infer([tensor(0, 6)]);
+      expect.unreachable();
+    } catch (error) {
       expect(error).toBeInstanceOf(DispatchError);
       expect((error as DispatchError).status).toBe(503);
       expect((error as DispatchError).retryAfterS).toBeGreaterThan(0);
@@ -160,39 +183,86 @@ describe("dispatcher: batch axes and unbatched models", () => {
       this.maxRunning = Math.max(this.maxRunning, this.running);
       await new Promise((r) => setTimeout(r, 2));
       this.running--;
-      const outputs = inputs.map((t) => ({ ...t, name: `${t.name}_out`, buffer: Float32Array.from(typedView(t) as Float32Array, (v) => v + 0.5).buffer }));
+      const outputs = inputs.map((t) => ({
+        ...t,
+        name: `${t.name}_out`,
+        buffer: Float32Array.from(typedView(t) as Float32Array, (v) => v + 0.5).buffer,
+      }));
       return { outputs, computeMs: 2 };
     }
   }
   const state = (seed: number, rows: number): WireTensor => ({
-    name: "h", datatype: "FP32", shape: [2, rows, 3], buffer: Float32Array.from({ length: 6 * rows }, (_, i) => seed + i).buffer,
+    name: "h",
+    datatype: "FP32",
+    shape: [2, rows, 3],
+    buffer: Float32Array.from({ length: 6 * rows }, (_, i) => seed + i).buffer,
   });
 
   it("concatenates and splits [layers, batch, hidden] state along axis 1", async () => {
     const instance = new EchoInstance({ id: 0, batch: 4 });
-    const axes = new Map([["x", 0], ["h", 1], ["x_out", 0], ["h_out", 1]]);
-    const d = new Dispatcher({ batchSize: 3, batchTimeoutMs: 50, maxQueueRows: 100, instances: () => [instance], layout: { kind: "batched", axes } });
-    const [a, b] = await Promise.all([d.infer([tensor(10, 1, 2), state(100, 1)]), d.infer([tensor(20, 2, 2), state(200, 2)])]);
+    const axes = new Map([
+      ["x", 0],
+      ["h", 1],
+      ["x_out", 0],
+      ["h_out", 1],
+    ]);
+    const d = new Dispatcher({
+      batchSize: 3,
+      batchTimeoutMs: 50,
+      maxQueueRows: 100,
+      instances: () => [instance],
+      layout: { kind: "batched", axes },
+    });
+    const [a, b] = await Promise.all([
+      d.infer([tensor(10, 1, 2), state(100, 1)]),
+      d.infer([tensor(20, 2, 2), state(200, 2)]),
+    ]);
     // One batch of 3 rows: x [3, 2], h [2, 3, 3].
-    expect(instance.shapes).toEqual([[[3, 2], [2, 3, 3]]]);
+    expect(instance.shapes).toEqual([
+      [
+        [3, 2],
+        [2, 3, 3],
+      ],
+    ]);
     expect(values(a.outputs[1]!)).toEqual(values(state(100, 1)).map((v) => v + 0.5));
     expect(values(b.outputs[1]!)).toEqual(values(state(200, 2)).map((v) => v + 0.5));
     expect(b.outputs[1]!.shape).toEqual([2, 2, 3]);
   });
 
   it("refuses requests whose inputs disagree on the batch size, naming the tensor and dimension", () => {
-    const d = new Dispatcher({ batchSize: 4, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [], layout: { kind: "batched", axes: new Map([["h", 1]]) } });
-    expect(() => d.infer([tensor(0, 2), state(0, 3)])).toThrow("inputs disagree on the batch size: input x dimension 0 has 2, input h dimension 1 is 3");
+    const d = new Dispatcher({
+      batchSize: 4,
+      batchTimeoutMs: 0,
+      maxQueueRows: 100,
+      instances: () => [],
+      layout: { kind: "batched", axes: new Map([["h", 1]]) },
+    });
+    expect(() => d.infer([tensor(0, 2), state(0, 3)])).toThrow(
+      "inputs disagree on the batch size: input x dimension 0 has 2, input h dimension 1 is 3",
+    );
   });
 
   it("an unbatched model: each request runs whole on one instance, never concatenated, instances in parallel", async () => {
     const instances = [new EchoInstance({ id: 0, batch: 1 }), new EchoInstance({ id: 1, batch: 1 })];
-    const d = new Dispatcher({ batchSize: 2, batchTimeoutMs: 20, maxQueueRows: 100, instances: () => instances, layout: { kind: "unbatched", reason: "scalar" } });
+    const d = new Dispatcher({
+      batchSize: 2,
+      batchTimeoutMs: 20,
+      maxQueueRows: 100,
+      instances: () => instances,
+      layout: { kind: "unbatched", reason: "scalar" },
+    });
     const results = await Promise.all([d.infer([state(0, 3)]), d.infer([state(100, 2)]), d.infer([state(200, 1)])]);
-    expect(results.map((r) => r.outputs[0]!.shape)).toEqual([[2, 3, 3], [2, 2, 3], [2, 1, 3]]);
+    expect(results.map((r) => r.outputs[0]!.shape)).toEqual([
+      [2, 3, 3],
+      [2, 2, 3],
+      [2, 1, 3],
+    ]);
     expect(values(results[1]!.outputs[0]!)).toEqual(values(state(100, 2)).map((v) => v + 0.5));
     // Requests 1 and 2 formed one batch of two, one on each instance; request 3 the next.
-    expect(instances[0]!.shapes.map((s) => s[0])).toEqual([[2, 3, 3], [2, 1, 3]]);
+    expect(instances[0]!.shapes.map((s) => s[0])).toEqual([
+      [2, 3, 3],
+      [2, 1, 3],
+    ]);
     expect(instances[1]!.shapes.map((s) => s[0])).toEqual([[2, 2, 3]]);
   });
 });

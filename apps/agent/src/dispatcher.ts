@@ -9,7 +9,14 @@ import { concatRows, sliceRows } from "./tensor-rows";
 import type { WireTensor } from "./tensor-types";
 
 export class DispatchError extends Error {
-  constructor(readonly status: 400 | 503, message: string, readonly retryAfterS?: number) { super(message); this.name = "DispatchError"; }
+  constructor(
+    readonly status: 400 | 503,
+    message: string,
+    readonly retryAfterS?: number,
+  ) {
+    super(message);
+    this.name = "DispatchError";
+  }
 }
 
 export interface RequestTiming {
@@ -63,8 +70,7 @@ export interface DispatchTarget {
  * are never concatenated and each runs whole on one instance.
  */
 export type BatchLayout =
-  | { kind: "batched"; axes: ReadonlyMap<string, number> }
-  | { kind: "unbatched"; reason: string };
+  { kind: "batched"; axes: ReadonlyMap<string, number> } | { kind: "unbatched"; reason: string };
 
 export interface DispatcherOptions {
   batchSize: number;
@@ -92,9 +98,15 @@ export class Dispatcher {
 
   constructor(private options: DispatcherOptions) {}
 
-  get queueDepthRows(): number { return this.queuedRows; }
-  get queueDepthRequests(): number { return this.queue.length; }
-  get busy(): boolean { return this.executing; }
+  get queueDepthRows(): number {
+    return this.queuedRows;
+  }
+  get queueDepthRequests(): number {
+    return this.queue.length;
+  }
+  get busy(): boolean {
+    return this.executing;
+  }
 
   reconfigure(batchSize: number, batchTimeoutMs: number, layout?: BatchLayout): void {
     this.options = { ...this.options, batchSize, batchTimeoutMs, ...(layout ? { layout } : {}) };
@@ -120,8 +132,11 @@ export class Dispatcher {
       instances: 1,
     });
     if (decision.decision === "reject") {
-      throw new DispatchError(503, `deadline ${deadlineMs} ms cannot be met: about ${decision.outstandingWorkMs.toFixed(1)} ms of work is ahead (${decision.reason})`,
-        Math.max(1, Math.ceil(decision.outstandingWorkMs / 1000)));
+      throw new DispatchError(
+        503,
+        `deadline ${deadlineMs} ms cannot be met: about ${decision.outstandingWorkMs.toFixed(1)} ms of work is ahead (${decision.reason})`,
+        Math.max(1, Math.ceil(decision.outstandingWorkMs / 1000)),
+      );
     }
   }
 
@@ -145,22 +160,43 @@ export class Dispatcher {
     for (const t of inputs) {
       const axis = this.axisOf(t.name);
       const n = t.shape[axis];
-      if (n === undefined) throw new DispatchError(400, `input ${t.name}: shape [${t.shape}] has no dimension ${axis}, its batch axis`);
-      if (rows !== undefined && n !== rows) throw new DispatchError(400, `inputs disagree on the batch size: ${first} has ${rows}, input ${t.name} dimension ${axis} is ${n}`);
-      if (rows === undefined) { rows = n; first = `input ${t.name} dimension ${axis}`; }
+      if (n === undefined)
+        throw new DispatchError(400, `input ${t.name}: shape [${t.shape}] has no dimension ${axis}, its batch axis`);
+      if (rows !== undefined && n !== rows)
+        throw new DispatchError(
+          400,
+          `inputs disagree on the batch size: ${first} has ${rows}, input ${t.name} dimension ${axis} is ${n}`,
+        );
+      if (rows === undefined) {
+        rows = n;
+        first = `input ${t.name} dimension ${axis}`;
+      }
     }
-    const signature = inputs.map((t) => {
-      const axis = this.axisOf(t.name);
-      return `${t.name}:${t.datatype}:${t.shape.map((d, i) => (i === axis ? "b" : d)).join("x")}`;
-    }).join("|");
+    const signature = inputs
+      .map((t) => {
+        const axis = this.axisOf(t.name);
+        return `${t.name}:${t.datatype}:${t.shape.map((d, i) => (i === axis ? "b" : d)).join("x")}`;
+      })
+      .join("|");
     return { rows: rows ?? 0, signature };
   }
 
-  infer(inputs: WireTensor[], options: { deadlineMs?: number; elapsedMs?: number; fault?: "throw" } = {}): Promise<InferResult> {
+  infer(
+    inputs: WireTensor[],
+    options: { deadlineMs?: number; elapsedMs?: number; fault?: "throw" } = {},
+  ): Promise<InferResult> {
     const { rows, signature } = this.rowsAndSignature(inputs);
     this.admit(rows, options.deadlineMs, options.elapsedMs ?? 0);
     return new Promise<InferResult>((resolve, reject) => {
-      this.queue.push({ inputs, rows, signature, enqueuedAt: performance.now(), fault: options.fault, resolve, reject });
+      this.queue.push({
+        inputs,
+        rows,
+        signature,
+        enqueuedAt: performance.now(),
+        fault: options.fault,
+        resolve,
+        reject,
+      });
       this.queuedRows += rows;
       this.pump();
     });
@@ -198,7 +234,10 @@ export class Dispatcher {
     this.queue = this.queue.filter((q) => !members.has(q));
     this.queuedRows -= rows;
     // When did this batch become eligible? When its last member filled it, or when the head timed out.
-    const eligibleAt = Math.min(now, full ? group[group.length - 1]!.enqueuedAt : group[0]!.enqueuedAt + this.options.batchTimeoutMs);
+    const eligibleAt = Math.min(
+      now,
+      full ? group[group.length - 1]!.enqueuedAt : group[0]!.enqueuedAt + this.options.batchTimeoutMs,
+    );
     void this.execute(group, rows, eligibleAt, !full);
   }
 
@@ -211,7 +250,10 @@ export class Dispatcher {
     try {
       const fault = group.find((q) => q.fault)?.fault;
       const { perRequest, version } = this.unbatched
-        ? await this.runWhole(group.map((q) => q.inputs), fault)
+        ? await this.runWhole(
+            group.map((q) => q.inputs),
+            fault,
+          )
         : await this.runBatched(group, rows, fault);
       batchVersion = version;
       const computeMs = performance.now() - dispatchedAt;
@@ -220,8 +262,16 @@ export class Dispatcher {
       group.forEach((request, index) => {
         // Busy wait: only while the previous batch still held the instances after this one was eligible; any
         // other delay between enqueue and dispatch (filling, the timer) is formation.
-        const busyWaitMs = Math.max(0, Math.min(dispatchedAt, this.lastBatchEndedAt) - Math.max(eligibleAt, request.enqueuedAt));
-        const timing: RequestTiming = { formationMs: dispatchedAt - request.enqueuedAt - busyWaitMs, busyWaitMs, computeMs, batchRows: rows };
+        const busyWaitMs = Math.max(
+          0,
+          Math.min(dispatchedAt, this.lastBatchEndedAt) - Math.max(eligibleAt, request.enqueuedAt),
+        );
+        const timing: RequestTiming = {
+          formationMs: dispatchedAt - request.enqueuedAt - busyWaitMs,
+          busyWaitMs,
+          computeMs,
+          batchRows: rows,
+        };
         request.resolve({ outputs: perRequest[index]!, timing, version });
       });
     } catch (error) {
@@ -234,7 +284,10 @@ export class Dispatcher {
       const formation = group.map((q) => Math.max(0, eligibleAt - q.enqueuedAt));
       const delay = group.map((q) => dispatchedAt - q.enqueuedAt);
       this.options.onBatch?.({
-        rows, requests: group.length, timedOut, ok,
+        rows,
+        requests: group.length,
+        timedOut,
+        ok,
         formationMsMean: formation.reduce((a, b) => a + b, 0) / group.length,
         queueDelayMsMean: delay.reduce((a, b) => a + b, 0) / group.length,
         computeMs: performance.now() - dispatchedAt,
@@ -246,15 +299,28 @@ export class Dispatcher {
   }
 
   private readyInstances(): DispatchTarget[] {
-    const ready = this.options.instances().filter((i) => i.state === "ready").sort((a, b) => b.spec.batch - a.spec.batch || a.spec.id - b.spec.id);
+    const ready = this.options
+      .instances()
+      .filter((i) => i.state === "ready")
+      .sort((a, b) => b.spec.batch - a.spec.batch || a.spec.id - b.spec.id);
     if (ready.length === 0) throw new DispatchError(503, "no instance is ready", 1);
     return ready;
   }
 
   /** Concatenates the group along each input's batch axis, runs it, and gives each request its rows back. */
-  private async runBatched(group: readonly Queued[], rows: number, fault?: "throw"): Promise<{ perRequest: WireTensor[][]; version?: string }> {
+  private async runBatched(
+    group: readonly Queued[],
+    rows: number,
+    fault?: "throw",
+  ): Promise<{ perRequest: WireTensor[][]; version?: string }> {
     const names = group[0]!.inputs.map((t) => t.name);
-    const batch = names.map((name, i) => concatRows(name, group.map((q) => q.inputs[i]!), this.axisOf(name)));
+    const batch = names.map((name, i) =>
+      concatRows(
+        name,
+        group.map((q) => q.inputs[i]!),
+        this.axisOf(name),
+      ),
+    );
     const { outputs, version } = await this.runOnInstances(batch, rows, fault);
     let offset = 0;
     const perRequest = group.map((request) => {
@@ -266,14 +332,21 @@ export class Dispatcher {
   }
 
   /** Unbatched model: each request runs whole on one instance, up to one per instance at a time. */
-  private async runWhole(requests: readonly WireTensor[][], fault?: "throw"): Promise<{ perRequest: WireTensor[][]; version?: string }> {
+  private async runWhole(
+    requests: readonly WireTensor[][],
+    fault?: "throw",
+  ): Promise<{ perRequest: WireTensor[][]; version?: string }> {
     const ready = this.readyInstances();
     const perRequest: WireTensor[][] = new Array<WireTensor[]>(requests.length);
     for (let start = 0; start < requests.length; start += ready.length) {
-      await Promise.all(ready.slice(0, requests.length - start).map((instance, k) => {
-        const index = start + k;
-        return instance.run(requests[index]!, index === 0 ? fault : undefined).then((r) => { perRequest[index] = r.outputs; });
-      }));
+      await Promise.all(
+        ready.slice(0, requests.length - start).map((instance, k) => {
+          const index = start + k;
+          return instance.run(requests[index]!, index === 0 ? fault : undefined).then((r) => {
+            perRequest[index] = r.outputs;
+          });
+        }),
+      );
     }
     return { perRequest, version: ready[0]!.spec.version };
   }
@@ -282,7 +355,11 @@ export class Dispatcher {
    * Splits `rows` across the ready instances, each taking up to its b (largest b first), in waves until every row
    * is assigned (more than one wave only for a request larger than B, or while an instance is being recreated).
    */
-  private async runOnInstances(batch: WireTensor[], rows: number, fault?: "throw"): Promise<{ outputs: WireTensor[]; version?: string }> {
+  private async runOnInstances(
+    batch: WireTensor[],
+    rows: number,
+    fault?: "throw",
+  ): Promise<{ outputs: WireTensor[]; version?: string }> {
     const ready = this.readyInstances();
     const pieces: Array<{ start: number; outputs: WireTensor[] }> = [];
     let start = 0;
@@ -296,17 +373,31 @@ export class Dispatcher {
         const at = start;
         const injected: "throw" | undefined = fault && !faultSent ? fault : undefined;
         faultSent ||= !!injected;
-        wave.push(instance.run(slice, injected).then((r) => { pieces.push({ start: at, outputs: r.outputs }); }));
+        wave.push(
+          instance.run(slice, injected).then((r) => {
+            pieces.push({ start: at, outputs: r.outputs });
+          }),
+        );
         start += count;
       }
       await Promise.all(wave);
     }
     pieces.sort((a, b) => a.start - b.start);
     const outputNames = pieces[0]!.outputs.map((o) => o.name);
-    const outputs = outputNames.map((name, i) => concatRows(name, pieces.map((p) => p.outputs[i]!), this.axisOf(name)));
+    const outputs = outputNames.map((name, i) =>
+      concatRows(
+        name,
+        pieces.map((p) => p.outputs[i]!),
+        this.axisOf(name),
+      ),
+    );
     for (const output of outputs) {
       const axis = this.axisOf(output.name);
-      if (output.shape[axis] !== rows) throw new DispatchError(503, `output ${output.name} has ${output.shape[axis]} rows along dimension ${axis} for a batch of ${rows}: the model's outputs are not batched along that dimension`);
+      if (output.shape[axis] !== rows)
+        throw new DispatchError(
+          503,
+          `output ${output.name} has ${output.shape[axis]} rows along dimension ${axis} for a batch of ${rows}: the model's outputs are not batched along that dimension`,
+        );
     }
     return { outputs, version: ready[0]!.spec.version };
   }

@@ -19,13 +19,23 @@ describe("loadAgentEnv: AGENT_HOST_NAME", () => {
 
 describe("loadAgentEnv: tokens", () => {
   it("refuses the example overlay's placeholder and weak tokens, naming the variable, never the value", () => {
-    for (const [name, value] of [["AGENT_TOKEN", "prat_enroll_REPLACE-ME"], ["AGENT_INFER_TOKEN", "changeme-changeme"], ["AGENT_METRICS_TOKEN", "aaaaaaaaaaaaaaaaaaaa"]] as const) {
+    for (const [name, value] of [
+      ["AGENT_TOKEN", "prat_enroll_REPLACE-ME"],
+      ["AGENT_INFER_TOKEN", "changeme-changeme"],
+      ["AGENT_METRICS_TOKEN", "aaaaaaaaaaaaaaaaaaaa"],
+    ] as const) {
       let message = "";
-      try { loadAgentEnv({ [name]: value }); } catch (e) { message = (e as Error).message; }
+      try {
+        loadAgentEnv({ [name]: value });
+      } catch (e) {
+        message = (e as Error).message;
+      }
       expect(message, name).toMatch(new RegExp(`^invalid environment variable ${name}: `));
       expect(message).not.toContain(value);
     }
-    expect(loadAgentEnv({ AGENT_INFER_TOKEN: "infer-q8Vw2zLp7Rk3xTtN4b0J1u9y" }).AGENT_INFER_TOKEN).toBe("infer-q8Vw2zLp7Rk3xTtN4b0J1u9y");
+    expect(loadAgentEnv({ AGENT_INFER_TOKEN: "infer-q8Vw2zLp7Rk3xTtN4b0J1u9y" }).AGENT_INFER_TOKEN).toBe(
+      "infer-q8Vw2zLp7Rk3xTtN4b0J1u9y",
+    );
   });
 });
 
@@ -43,11 +53,19 @@ describe("AGENT_TOKEN_FILE", () => {
     const file = join(dir, "placeholder");
     writeFileSync(file, "prat_enroll_REPLACE-ME\n");
     let message = "";
-    try { readTokenFile(file); } catch (e) { message = (e as Error).message; }
+    try {
+      readTokenFile(file);
+    } catch (e) {
+      message = (e as Error).message;
+    }
     expect(message).toMatch(/^AGENT_TOKEN_FILE /);
     expect(message).not.toContain("prat_enroll_");
-    expect(() => loadAgentEnv({ AGENT_TOKEN: "prat_q8Vw2zLp7Rk3xTtN4b0J1u9y", AGENT_TOKEN_FILE: file })).toThrow(/not both/);
-    expect(loadAgentEnv({ AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL: "true" }).AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL).toBe(true);
+    expect(() => loadAgentEnv({ AGENT_TOKEN: "prat_q8Vw2zLp7Rk3xTtN4b0J1u9y", AGENT_TOKEN_FILE: file })).toThrow(
+      /not both/,
+    );
+    expect(loadAgentEnv({ AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL: "true" }).AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL).toBe(
+      true,
+    );
     expect(loadAgentEnv({}).AGENT_TOKEN_FILE_REMOVE_AFTER_ENROLL).toBe(false);
   });
 });

@@ -6,12 +6,20 @@ import { DEFAULT_ESTIMATOR_PARAMS } from "@packrat/core/estimator/params";
 import { secretWeakness, weakSecretMessage } from "@packrat/core/security/weak-secret";
 
 /** A token that is not a placeholder (prat_enroll_REPLACE-ME…), a known default or a repetitive string. */
-const token = () => z.string().min(16, "must be at least 16 characters").superRefine((value, ctx) => {
-  const weakness = secretWeakness(value, 8);
-  if (weakness) ctx.addIssue({ code: "custom", message: weakSecretMessage(weakness) });
-});
+const token = () =>
+  z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .superRefine((value, ctx) => {
+      const weakness = secretWeakness(value, 8);
+      if (weakness) ctx.addIssue({ code: "custom", message: weakSecretMessage(weakness) });
+    });
 
-const bool = (d: boolean) => z.enum(["true", "false", "1", "0"]).default(d ? "true" : "false").transform((v) => v === "true" || v === "1");
+const bool = (d: boolean) =>
+  z
+    .enum(["true", "false", "1", "0"])
+    .default(d ? "true" : "false")
+    .transform((v) => v === "true" || v === "1");
 
 export const agentEnvSchema = z.object({
   AGENT_HOST: z.string().min(1).default("127.0.0.1"),
@@ -21,9 +29,17 @@ export const agentEnvSchema = z.object({
   AGENT_GRPC_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Rows queued per model beyond which requests are rejected with 503 + Retry-After. */
   AGENT_MAX_QUEUE: z.coerce.number().int().min(1).default(4096),
-  AGENT_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  AGENT_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   /** Request-body bytes one serving process holds at once (JSON counted 4x: parsing it costs that); beyond: 503 + Retry-After. */
-  AGENT_MAX_BODY_BYTES_IN_FLIGHT: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
+  AGENT_MAX_BODY_BYTES_IN_FLIGHT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(256 * 1024 * 1024),
   /** When set, inference requires `Authorization: Bearer <token>`; so do /metrics and /agent/status unless AGENT_METRICS_TOKEN is set. */
   AGENT_INFER_TOKEN: token().optional(),
   /** When set, /metrics and /agent/status require `Authorization: Bearer <this token>` (a scraper need not hold the infer token). */
@@ -46,7 +62,10 @@ export const agentEnvSchema = z.object({
   AGENT_FAULT_EXIT_ON_CONNECTION_MARK: z.string().min(1).optional(),
   // Batch-size estimator (Packrat §3.8): the authors' parameters by default.
   ESTIMATOR_SAMPLE_INTERVAL_MS: z.coerce.number().positive().default(DEFAULT_ESTIMATOR_PARAMS.sampleIntervalMs),
-  ESTIMATOR_DECISION_INTERVAL_MS: z.coerce.number().positive().default(DEFAULT_ESTIMATOR_PARAMS.reconfigurationTimeoutMs),
+  ESTIMATOR_DECISION_INTERVAL_MS: z.coerce
+    .number()
+    .positive()
+    .default(DEFAULT_ESTIMATOR_PARAMS.reconfigurationTimeoutMs),
   ESTIMATOR_MIN_DWELL_MS: z.coerce.number().min(0).default(DEFAULT_ESTIMATOR_PARAMS.minDwellMs),
   ESTIMATOR_ALPHA: z.coerce.number().gt(0).max(1).default(DEFAULT_ESTIMATOR_PARAMS.alpha),
   ESTIMATOR_RING_SIZE: z.coerce.number().int().min(1).default(DEFAULT_ESTIMATOR_PARAMS.ringSize),
@@ -63,13 +82,21 @@ export const agentEnvSchema = z.object({
   /** The host name the agent registers as (default: the OS's). An agent token binds to it, so a Kubernetes DaemonSet
    *  sets the node's name: a replaced pod has a new pod name but the same node, and keeps its token. */
   AGENT_HOST_NAME: z.string().min(1).max(255).optional(),
-  AGENT_CACHE_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 ** 3),
+  AGENT_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 ** 3),
   RECONNECT_BACKOFF_MIN_MS: z.coerce.number().int().positive().default(500),
   RECONNECT_BACKOFF_MAX_MS: z.coerce.number().int().positive().default(2_000),
   AGENT_STATE_DIR: z.string().min(1).default(".data/agent"),
   /** When set, one span per inference request (HTTP and gRPC) is exported to this OTLP/HTTP collector
    *  ({endpoint}/v1/traces, JSON encoding), in the caller's trace when a traceparent came in. Unset: no export. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL").optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL")
+    .optional(),
   /** The exported spans' service.name. */
   OTEL_SERVICE_NAME: z.string().min(1).default("packrat-agent"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -93,7 +120,8 @@ export function loadAgentEnv(source: Record<string, string | undefined> = proces
     const name = String(issue.path[0] ?? "environment");
     throw new AgentEnvError(`invalid environment variable ${name}: ${issue.message}`);
   }
-  if (parsed.data.AGENT_TOKEN && parsed.data.AGENT_TOKEN_FILE) throw new AgentEnvError("set AGENT_TOKEN or AGENT_TOKEN_FILE, not both");
+  if (parsed.data.AGENT_TOKEN && parsed.data.AGENT_TOKEN_FILE)
+    throw new AgentEnvError("set AGENT_TOKEN or AGENT_TOKEN_FILE, not both");
   return parsed.data;
 }
 
@@ -107,7 +135,9 @@ export function readTokenFile(path: string): string | undefined {
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new AgentEnvError(`AGENT_TOKEN_FILE ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+    throw new AgentEnvError(
+      `AGENT_TOKEN_FILE ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+    );
   }
   const parsed = token().safeParse(text.trim());
   if (!parsed.success) throw new AgentEnvError(`AGENT_TOKEN_FILE ${path}: ${parsed.error.issues[0]!.message}`);

@@ -5,7 +5,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HeldConnections } from "./held-connections";
 
 const open: Array<Server | Socket> = [];
-afterEach(() => { for (const s of open.splice(0)) { if (s instanceof Server) s.close(); else s.destroy(); } });
+afterEach(() => {
+  for (const s of open.splice(0)) {
+    if (s instanceof Server) s.close();
+    else s.destroy();
+  }
+});
 
 /** A paused-on-connect server: each accepted socket goes to `onSocket`. */
 async function pausedServer(onSocket: (socket: Socket) => void): Promise<number> {
@@ -21,13 +26,27 @@ function client(port: number, request: string): { answer: Promise<string> } {
   open.push(socket);
   socket.write(request);
   let text = "";
-  socket.on("data", (d) => { text += d; });
-  return { answer: new Promise((done) => { socket.on("close", () => done(text)); socket.on("error", () => {}); }) };
+  socket.on("data", (d) => {
+    text += d;
+  });
+  return {
+    answer: new Promise((done) => {
+      socket.on("close", () => done(text));
+      socket.on("error", () => {});
+    }),
+  };
 }
 
 /** Resolves once the server has accepted `count` connections. */
 function arrivals(count: number, accepted: Socket[]): Promise<void> {
-  return new Promise((done) => { const check = setInterval(() => { if (accepted.length >= count) { clearInterval(check); done(); } }, 5); });
+  return new Promise((done) => {
+    const check = setInterval(() => {
+      if (accepted.length >= count) {
+        clearInterval(check);
+        done();
+      }
+    }, 5);
+  });
 }
 
 const request = (k: number) => `GET /v2/health/live?k=${k} HTTP/1.1\r\nhost: agent\r\n\r\n`;
@@ -37,7 +56,10 @@ async function holdingClients(options: { max?: number; timeoutMs: number; reason
   const reason = options.reason ?? "restarting";
   const held = new HeldConnections({ max: options.max ?? 10, timeoutMs: options.timeoutMs, reason: () => reason });
   const accepted: Socket[] = [];
-  const port = await pausedServer((s) => { accepted.push(s); held.hold(s); });
+  const port = await pausedServer((s) => {
+    accepted.push(s);
+    held.hold(s);
+  });
   const clients = Array.from({ length: count }, (_, k) => client(port, request(k)));
   await arrivals(count, accepted);
   return { held, accepted, clients, port };
@@ -77,7 +99,10 @@ describe("HeldConnections", () => {
   });
 
   it("beyond max waiting, a connection is answered 503 with Retry-After and a JSON error, and closed", async () => {
-    const { held, port } = await holdingClients({ max: 2, timeoutMs: 60_000, reason: "the serving process is restarting" }, 2);
+    const { held, port } = await holdingClients(
+      { max: 2, timeoutMs: 60_000, reason: "the serving process is restarting" },
+      2,
+    );
     const third = client(port, request(2));
     const answer = await third.answer;
     expect(answer).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
@@ -114,7 +139,8 @@ describe("HeldConnections", () => {
   it("shedAll answers every waiting connection", async () => {
     const { held, clients } = await holdingClients({ timeoutMs: 60_000, reason: "the agent is shutting down" }, 2);
     held.shedAll();
-    for (const answer of await Promise.all(clients.map((c) => c.answer))) expect(answer).toMatch(/^HTTP\/1\.1 503 [^]*shutting down/);
+    for (const answer of await Promise.all(clients.map((c) => c.answer)))
+      expect(answer).toMatch(/^HTTP\/1\.1 503 [^]*shutting down/);
     expect(held.size).toBe(0);
   });
 });

@@ -16,7 +16,11 @@ export interface HeldConnectionsOptions {
   refuse?: (socket: Socket, reason: string) => void;
 }
 
-interface Entry { socket: Socket; deadline: number; timer: NodeJS.Timeout }
+interface Entry {
+  socket: Socket;
+  deadline: number;
+  timer: NodeJS.Timeout;
+}
 
 export class HeldConnections {
   private entries: Entry[] = [];
@@ -27,7 +31,9 @@ export class HeldConnections {
 
   constructor(private readonly options: HeldConnectionsOptions) {}
 
-  get size(): number { return this.entries.length; }
+  get size(): number {
+    return this.entries.length;
+  }
 
   /**
    * Holds a paused socket. `front`: one that was handed to a serving process which died before it took it; it keeps
@@ -37,14 +43,25 @@ export class HeldConnections {
     if (socket.destroyed) return;
     const first = !this.since.has(socket);
     if (first) this.since.set(socket, performance.now());
-    if (this.entries.length >= this.options.max) { this.shedOne(socket); return; }
+    if (this.entries.length >= this.options.max) {
+      this.shedOne(socket);
+      return;
+    }
     if (first) this.held++;
     const deadline = this.since.get(socket)! + this.options.timeoutMs;
     const entry: Entry = {
-      socket, deadline,
-      timer: setTimeout(() => { this.entries = this.entries.filter((e) => e !== entry); this.shedOne(socket); }, Math.max(0, deadline - performance.now())),
+      socket,
+      deadline,
+      timer: setTimeout(
+        () => {
+          this.entries = this.entries.filter((e) => e !== entry);
+          this.shedOne(socket);
+        },
+        Math.max(0, deadline - performance.now()),
+      ),
     };
-    if (front) this.entries.unshift(entry); else this.entries.push(entry);
+    if (front) this.entries.unshift(entry);
+    else this.entries.push(entry);
   }
 
   /** The first waiting socket (it stops waiting here), or undefined when none waits. */
@@ -59,7 +76,10 @@ export class HeldConnections {
 
   /** Every waiting socket, oldest first; none is held any more. */
   takeAll(): Socket[] {
-    const sockets = this.entries.map((e) => { clearTimeout(e.timer); return e.socket; });
+    const sockets = this.entries.map((e) => {
+      clearTimeout(e.timer);
+      return e.socket;
+    });
     this.entries = [];
     return sockets.filter((s) => !s.destroyed);
   }

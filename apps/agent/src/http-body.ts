@@ -2,21 +2,32 @@
 import type { IncomingMessage } from "node:http";
 
 export class BodyTooLargeError extends Error {
-  constructor(readonly limit: number) { super(`request body exceeds ${limit} bytes`); }
+  constructor(readonly limit: number) {
+    super(`request body exceeds ${limit} bytes`);
+  }
 }
 
 /** The client stopped sending before the body was complete (connection closed, Content-Length not reached). */
 export class BodyIncompleteError extends Error {
-  constructor(readonly received: number, reason: string) { super(`request body ended after ${received} bytes: ${reason}`); }
+  constructor(
+    readonly received: number,
+    reason: string,
+  ) {
+    super(`request body ended after ${received} bytes: ${reason}`);
+  }
 }
 
 /** The serving process holds as many body bytes as it may (body-budget.ts): try again shortly. */
 export class BodyBudgetError extends Error {
-  constructor() { super("the agent is holding as many request bodies as it may; retry shortly"); }
+  constructor() {
+    super("the agent is holding as many request bodies as it may; retry shortly");
+  }
 }
 
 /** Charges a body against the process's budget as it arrives; false: no room. */
-export interface BodyCharger { take(bytes: number): boolean }
+export interface BodyCharger {
+  take(bytes: number): boolean;
+}
 
 export function readBody(request: IncomingMessage, limit: number, charge?: BodyCharger): Promise<Buffer> {
   const declared = Number(request.headers["content-length"]);
@@ -30,7 +41,12 @@ export function readBody(request: IncomingMessage, limit: number, charge?: BodyC
     let ended = false;
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      const refusal = size > limit ? new BodyTooLargeError(limit) : charge && !upFront && !charge.take(chunk.length) ? new BodyBudgetError() : null;
+      const refusal =
+        size > limit
+          ? new BodyTooLargeError(limit)
+          : charge && !upFront && !charge.take(chunk.length)
+            ? new BodyBudgetError()
+            : null;
       if (refusal) {
         request.removeAllListeners("data");
         request.resume();
@@ -39,9 +55,14 @@ export function readBody(request: IncomingMessage, limit: number, charge?: BodyC
       }
       chunks.push(chunk);
     });
-    request.on("end", () => { ended = true; resolve(Buffer.concat(chunks)); });
+    request.on("end", () => {
+      ended = true;
+      resolve(Buffer.concat(chunks));
+    });
     // A client that goes away mid-upload is its own fault (4xx in the metrics), not the server's.
     request.on("error", (error) => reject(new BodyIncompleteError(size, error.message)));
-    request.on("close", () => { if (!ended) reject(new BodyIncompleteError(size, "connection closed")); });
+    request.on("close", () => {
+      if (!ended) reject(new BodyIncompleteError(size, "connection closed"));
+    });
   });
 }

@@ -10,9 +10,15 @@ import { startAgent, type RunningAgent } from "./test-agent-process";
 const token = `infer-${randomBytes(24).toString("base64url")}`;
 let agent: RunningAgent;
 
-const body = JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: new Array(3 * 32 * 32).fill(0.5) }] });
+const body = JSON.stringify({
+  inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: new Array(3 * 32 * 32).fill(0.5) }],
+});
 const infer = (headers: Record<string, string>) =>
-  fetch(`${agent.url}/v2/models/tiny-cnn/infer`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+  fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
 
 /** Batches tiny-cnn's instances executed, from the agent's Prometheus metrics. */
 async function batchesRun(): Promise<number> {
@@ -24,12 +30,15 @@ async function batchesRun(): Promise<number> {
 beforeAll(async () => {
   recordSecret("inference token", token);
   agent = await startAgent({
-    modelBytes: buildTinyCnn({ seed: 11, producerVersion: "packrat-test" }), name: "tiny-cnn",
+    modelBytes: buildTinyCnn({ seed: 11, producerVersion: "packrat-test" }),
+    name: "tiny-cnn",
     plan: { instances: [{ count: 1, threads: 1, batch: 1 }], batchTimeoutMs: 1 },
     env: { AGENT_INFER_TOKEN: token },
   });
 });
-afterAll(async () => { await agent?.stop(); });
+afterAll(async () => {
+  await agent?.stop();
+});
 
 describe("AGENT_INFER_TOKEN", () => {
   it("inference without the token, with another one, another scheme or a near miss is 401 with WWW-Authenticate", async () => {

@@ -22,7 +22,12 @@ export interface AnsweredRequest {
   span?: RequestSpan;
 }
 
-export function accountRequest(metrics: AgentMetrics, model: ServedModel, answered: AnsweredRequest, spans?: SpanExporter): void {
+export function accountRequest(
+  metrics: AgentMetrics,
+  model: ServedModel,
+  answered: AnsweredRequest,
+  spans?: SpanExporter,
+): void {
   const { protocol, status, rows, version, phases } = answered;
   const endedAt = performance.now();
   const totalMs = endedAt - answered.startedAt;
@@ -45,19 +50,40 @@ export function accountRequest(metrics: AgentMetrics, model: ServedModel, answer
         ["compute", newSpanId(), spanId, computeStart, phases.resultAt],
       ];
       for (const [name, id, parent, from, to] of phaseSpans) {
-        spans.record({ traceId, spanId: id, parentSpanId: parent, name, startUnixNano: unixNanoOf(from), endUnixNano: unixNanoOf(to), error: false, attributes, kind: "internal" });
+        spans.record({
+          traceId,
+          spanId: id,
+          parentSpanId: parent,
+          name,
+          startUnixNano: unixNanoOf(from),
+          endUnixNano: unixNanoOf(to),
+          error: false,
+          attributes,
+          kind: "internal",
+        });
       }
     }
     spans.record({
-      traceId, spanId, ...(parentSpanId ? { parentSpanId } : {}),
+      traceId,
+      spanId,
+      ...(parentSpanId ? { parentSpanId } : {}),
       name: `infer ${model_}`,
       startUnixNano: unixNanoOf(answered.startedAt),
       endUnixNano: unixNanoOf(endedAt),
       error: status >= 500,
       attributes: {
-        "packrat.model": model_, "packrat.model.version": version, "packrat.rows": rows, "packrat.protocol": protocol,
+        "packrat.model": model_,
+        "packrat.model.version": version,
+        "packrat.rows": rows,
+        "packrat.protocol": protocol,
         "http.response.status_code": status,
-        ...(t ? { "packrat.formation_ms": t.formationMs, "packrat.busy_wait_ms": t.busyWaitMs, "packrat.compute_ms": t.computeMs } : {}),
+        ...(t
+          ? {
+              "packrat.formation_ms": t.formationMs,
+              "packrat.busy_wait_ms": t.busyWaitMs,
+              "packrat.compute_ms": t.computeMs,
+            }
+          : {}),
       },
     });
   }
@@ -74,7 +100,13 @@ export function accountRequest(metrics: AgentMetrics, model: ServedModel, answer
   metrics.busyWaitSeconds.observe(perModel, t.busyWaitMs / 1000);
   metrics.queueSeconds.observe(perModel, (t.formationMs + t.busyWaitMs) / 1000);
   model.intervalStats.completed(rows, {
-    deserialize: phases.deserializeMs, formation: t.formationMs, busy: t.busyWaitMs, queue: t.formationMs + t.busyWaitMs, compute: t.computeMs,
-    system: t.formationMs + t.busyWaitMs + t.computeMs, serialize: phases.serializeMs, total: totalMs,
+    deserialize: phases.deserializeMs,
+    formation: t.formationMs,
+    busy: t.busyWaitMs,
+    queue: t.formationMs + t.busyWaitMs,
+    compute: t.computeMs,
+    system: t.formationMs + t.busyWaitMs + t.computeMs,
+    serialize: phases.serializeMs,
+    total: totalMs,
   });
 }

@@ -21,7 +21,15 @@ export interface InstanceWorkerData {
 export type WorkerRequest = { kind: "run"; seq: number; inputs: WireTensor[]; fault?: "throw" };
 
 export type WorkerMessage =
-  | { kind: "ready"; tid: number; poolTids: number[]; sessionCreateMs: number; warmupMs: number; inputNames: string[]; outputNames: string[] }
+  | {
+      kind: "ready";
+      tid: number;
+      poolTids: number[];
+      sessionCreateMs: number;
+      warmupMs: number;
+      inputNames: string[];
+      outputNames: string[];
+    }
   | { kind: "result"; seq: number; outputs: WireTensor[]; computeMs: number }
   | { kind: "run-error"; seq: number; message: string }
   | { kind: "init-error"; message: string };
@@ -39,7 +47,8 @@ function toOrtTensor(tensor: WireTensor): ort.Tensor {
 
 function fromOrtTensor(name: string, value: ort.Tensor): WireTensor {
   const datatype = oipDatatypeOf(value.type);
-  if (!datatype) throw new Error(`output ${name} has type ${value.type}, which the Open Inference Protocol cannot carry here`);
+  if (!datatype)
+    throw new Error(`output ${name} has type ${value.type}, which the Open Inference Protocol cannot carry here`);
   const view = value.data as unknown as ArrayBufferView;
   const bytes = elementCount(value.dims as number[]) * DATATYPES[datatype].bytes;
   // A fresh buffer we own, so it can be transferred (ORT's may be external memory, which cannot be).
@@ -53,7 +62,10 @@ async function main(): Promise<void> {
   execFileSync("taskset", ["-p", "-c", data.coreCpus[0]!.join(","), String(tid)], { stdio: "ignore" });
   const before = new Set(threadIds());
   const started = performance.now();
-  const affinities = data.coreCpus.slice(1).map((cpus) => cpus.map((c) => String(c + 1)).join(",")).join(";");
+  const affinities = data.coreCpus
+    .slice(1)
+    .map((cpus) => cpus.map((c) => String(c + 1)).join(","))
+    .join(";");
   const session = await ort.InferenceSession.create(data.modelPath, {
     intraOpNumThreads: data.threads,
     interOpNumThreads: 1,
@@ -75,14 +87,21 @@ async function main(): Promise<void> {
     await session.run(feeds);
   }
   port.postMessage({
-    kind: "ready", tid, poolTids, sessionCreateMs, warmupMs: performance.now() - warmStart,
-    inputNames: [...session.inputNames], outputNames: [...session.outputNames],
+    kind: "ready",
+    tid,
+    poolTids,
+    sessionCreateMs,
+    warmupMs: performance.now() - warmStart,
+    inputNames: [...session.inputNames],
+    outputNames: [...session.outputNames],
   } satisfies WorkerMessage);
 
   port.on("message", async (request: WorkerRequest) => {
     if (request.fault === "throw" && data.faultInjection) {
       // A JavaScript error outside any handler: the thread dies like a real bug would kill it.
-      setImmediate(() => { throw new Error("injected instance fault"); });
+      setImmediate(() => {
+        throw new Error("injected instance fault");
+      });
       return;
     }
     try {
@@ -91,11 +110,20 @@ async function main(): Promise<void> {
       const results = await session.run(feeds);
       const computeMs = performance.now() - t0;
       const outputs = session.outputNames.map((name) => fromOrtTensor(name, results[name]!));
-      port.postMessage({ kind: "result", seq: request.seq, outputs, computeMs } satisfies WorkerMessage, outputs.map((o) => o.buffer));
+      port.postMessage(
+        { kind: "result", seq: request.seq, outputs, computeMs } satisfies WorkerMessage,
+        outputs.map((o) => o.buffer),
+      );
     } catch (error) {
-      port.postMessage({ kind: "run-error", seq: request.seq, message: (error as Error).message } satisfies WorkerMessage);
+      port.postMessage({
+        kind: "run-error",
+        seq: request.seq,
+        message: (error as Error).message,
+      } satisfies WorkerMessage);
     }
   });
 }
 
-main().catch((error: Error) => port.postMessage({ kind: "init-error", message: error.message } satisfies WorkerMessage));
+main().catch((error: Error) =>
+  port.postMessage({ kind: "init-error", message: error.message } satisfies WorkerMessage),
+);

@@ -5,7 +5,10 @@ import type { WireTensor } from "./tensor-types";
 import { verifyInstanceAffinity, type ThreadAffinity } from "./thread-affinity";
 
 export class InstanceCrashedError extends Error {
-  constructor(message: string) { super(message); this.name = "InstanceCrashedError"; }
+  constructor(message: string) {
+    super(message);
+    this.name = "InstanceCrashedError";
+  }
 }
 
 export interface InstanceSpec extends Omit<InstanceWorkerData, "threads"> {
@@ -16,9 +19,16 @@ export interface InstanceSpec extends Omit<InstanceWorkerData, "threads"> {
   version: string;
 }
 
-export interface InstanceTimeline { sessionCreateMs: number; warmupMs: number; readyAtMs: number }
+export interface InstanceTimeline {
+  sessionCreateMs: number;
+  warmupMs: number;
+  readyAtMs: number;
+}
 
-interface Pending { resolve: (r: { outputs: WireTensor[]; computeMs: number }) => void; reject: (e: Error) => void }
+interface Pending {
+  resolve: (r: { outputs: WireTensor[]; computeMs: number }) => void;
+  reject: (e: Error) => void;
+}
 
 export class Instance {
   private worker?: Worker;
@@ -37,7 +47,9 @@ export class Instance {
 
   start(): Promise<void> {
     const { id: _id, batch: _batch, version: _version, ...data } = this.spec;
-    const worker = new Worker(new URL("./instance-worker-entry.mjs", import.meta.url), { workerData: data satisfies InstanceWorkerData });
+    const worker = new Worker(new URL("./instance-worker-entry.mjs", import.meta.url), {
+      workerData: data satisfies InstanceWorkerData,
+    });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       worker.on("message", (message: WorkerMessage) => {
@@ -46,7 +58,11 @@ export class Instance {
             this.tid = message.tid;
             this.poolTids = message.poolTids;
             this.outputNames = message.outputNames;
-            this.timeline = { sessionCreateMs: message.sessionCreateMs, warmupMs: message.warmupMs, readyAtMs: Date.now() };
+            this.timeline = {
+              sessionCreateMs: message.sessionCreateMs,
+              warmupMs: message.warmupMs,
+              readyAtMs: Date.now(),
+            };
             this.state = "ready";
             resolve();
             break;
@@ -70,7 +86,9 @@ export class Instance {
         }
       });
       worker.on("error", (error) => this.crashed(error, reject));
-      worker.on("exit", (code) => { if (this.state !== "stopped") this.crashed(new Error(`instance thread exited with code ${code}`), reject); });
+      worker.on("exit", (code) => {
+        if (this.state !== "stopped") this.crashed(new Error(`instance thread exited with code ${code}`), reject);
+      });
     });
   }
 
@@ -86,12 +104,16 @@ export class Instance {
   }
 
   run(inputs: WireTensor[], fault?: "throw"): Promise<{ outputs: WireTensor[]; computeMs: number }> {
-    if (this.state !== "ready" || !this.worker) return Promise.reject(new InstanceCrashedError(`instance ${this.spec.id} is ${this.state}`));
+    if (this.state !== "ready" || !this.worker)
+      return Promise.reject(new InstanceCrashedError(`instance ${this.spec.id} is ${this.state}`));
     const seq = ++this.seq;
     const promise = new Promise<{ outputs: WireTensor[]; computeMs: number }>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject });
       const request: WorkerRequest = { kind: "run", seq, inputs, fault };
-      this.worker!.postMessage(request, inputs.map((t) => t.buffer));
+      this.worker!.postMessage(
+        request,
+        inputs.map((t) => t.buffer),
+      );
     });
     this.pendingPromises.add(promise);
     void promise.finally(() => this.pendingPromises.delete(promise)).catch(() => {});

@@ -27,8 +27,10 @@ export class IntervalStats {
   completed(rows: number, stagesMs: Partial<Record<Stage, number>>): void {
     this.requests.completed++;
     this.rows.completed += rows;
-    if (this.sloDeadlineMs !== undefined && (stagesMs.total ?? Infinity) <= this.sloDeadlineMs) this.requests.withinSlo++;
-    for (const [stage, ms] of Object.entries(stagesMs) as Array<[Stage, number]>) this.histograms.get(stage)!.recordMs(Math.max(0, ms));
+    if (this.sloDeadlineMs !== undefined && (stagesMs.total ?? Infinity) <= this.sloDeadlineMs)
+      this.requests.withinSlo++;
+    for (const [stage, ms] of Object.entries(stagesMs) as Array<[Stage, number]>)
+      this.histograms.get(stage)!.recordMs(Math.max(0, ms));
   }
 
   /** A batch finished on the instances (whether its requests succeeded or not): the server was busy that long. */
@@ -48,7 +50,9 @@ export class IntervalStats {
       requests: { ...this.requests },
       rows: { ...this.rows },
       busyMs: this.busyMs,
-      histograms: Object.fromEntries([...this.histograms].filter(([, h]) => h.count > 0).map(([s, h]) => [s, h.encode()])),
+      histograms: Object.fromEntries(
+        [...this.histograms].filter(([, h]) => h.count > 0).map(([s, h]) => [s, h.encode()]),
+      ),
     };
     this.since = now;
     this.requests = { completed: 0, rejected: 0, withinSlo: 0 };

@@ -7,8 +7,19 @@ import type { ModelMetadata } from "./served-model";
 
 /** Longest JSON spelling of one element plus its comma: -1.7976931348623157e+308, -9223372036854775808, false. */
 const MAX_CHARS: Record<string, number> = {
-  FP64: 25, FP32: 25, FP16: 25, BF16: 25,
-  INT64: 21, UINT64: 21, INT32: 12, UINT32: 11, INT16: 7, UINT16: 6, INT8: 5, UINT8: 4, BOOL: 6,
+  FP64: 25,
+  FP32: 25,
+  FP16: 25,
+  BF16: 25,
+  INT64: 21,
+  UINT64: 21,
+  INT32: 12,
+  UINT32: 11,
+  INT16: 7,
+  UINT16: 6,
+  INT8: 5,
+  UINT8: 4,
+  BOOL: 6,
 };
 const ENVELOPE_BYTES = 64 * 1024;
 const SLACK = 2;

@@ -3,7 +3,10 @@
 // execution counts, and per batch size the time batches of that size took. Durations are integer nanoseconds.
 import type { BatchRecord, RequestTiming } from "./dispatcher";
 
-export interface Duration { count: number; ns: number }
+export interface Duration {
+  count: number;
+  ns: number;
+}
 
 const nsOf = (ms: number) => Math.max(0, Math.round(ms * 1e6));
 
@@ -41,7 +44,10 @@ export class VersionStatistics {
   /** A request answered: `phases` when it succeeded, else it counts as failed. */
   request(totalMs: number, phases?: SuccessPhases): void {
     this.lastInference = Date.now();
-    if (!phases) { add(this.fail, totalMs); return; }
+    if (!phases) {
+      add(this.fail, totalMs);
+      return;
+    }
     add(this.success, totalMs);
     add(this.queue, phases.timing.formationMs + phases.timing.busyWaitMs);
     add(this.computeInput, phases.deserializeMs);

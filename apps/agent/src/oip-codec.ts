@@ -5,9 +5,14 @@ import { DATATYPES, elementCount, isOipDatatype, typedView, type OipDatatype, ty
 import type { ModelMetadata } from "./served-model";
 
 export class OipError extends Error {
-  constructor(readonly status: number, message: string) { super(message); this.name = "OipError"; }
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "OipError";
+  }
 }
-
 
 export interface ParsedInferRequest {
   id?: string;
@@ -28,7 +33,10 @@ export interface ParsedInferRequest {
  * overflow (fuzz seed deep-nesting 87).
  */
 function flatten(name: string, value: unknown, out: unknown[], levels: number): void {
-  if (!Array.isArray(value)) { out.push(value); return; }
+  if (!Array.isArray(value)) {
+    out.push(value);
+    return;
+  }
   // Leaves are pushed here, not through a call each: half the cost on a 150 528-value input.
   for (let i = 0; i < value.length; i++) {
     const v: unknown = value[i];
@@ -42,7 +50,8 @@ function fromJsonData(name: string, datatype: OipDatatype, shape: number[], coun
   if (datatype === "FP16") throw new OipError(400, `input ${name}: FP16 data must be sent in binary`);
   const values: unknown[] = [];
   flatten(name, data, values, Math.max(1, shape.length));
-  if (values.length !== count) throw new OipError(400, `input ${name}: shape needs ${count} values, data has ${values.length}`);
+  if (values.length !== count)
+    throw new OipError(400, `input ${name}: shape needs ${count} values, data has ${values.length}`);
   const info = DATATYPES[datatype];
   const buffer = new ArrayBuffer(count * info.bytes);
   const view = new info.array(buffer);
@@ -54,11 +63,14 @@ function fromJsonData(name: string, datatype: OipDatatype, shape: number[], coun
       if (typeof v !== "boolean") throw new OipError(400, `input ${name}: value ${i} must be true or false`);
       view[i] = v ? 1 : 0;
     } else if (info.bigint) {
-      if (typeof v !== "number" || !Number.isInteger(v)) throw new OipError(400, `input ${name}: value ${i} must be an integer`);
+      if (typeof v !== "number" || !Number.isInteger(v))
+        throw new OipError(400, `input ${name}: value ${i} must be an integer`);
       (view as BigInt64Array)[i] = BigInt(v);
     } else {
-      if (typeof v !== "number" || !Number.isFinite(v) && !isFloat) throw new OipError(400, `input ${name}: value ${i} must be a number`);
-      if (!isFloat && !Number.isInteger(v)) throw new OipError(400, `input ${name}: value ${i} must be an integer for ${datatype}`);
+      if (typeof v !== "number" || (!Number.isFinite(v) && !isFloat))
+        throw new OipError(400, `input ${name}: value ${i} must be a number`);
+      if (!isFloat && !Number.isInteger(v))
+        throw new OipError(400, `input ${name}: value ${i} must be an integer for ${datatype}`);
       (view as Float32Array)[i] = v as number;
     }
   }
@@ -70,7 +82,12 @@ function fromJsonData(name: string, datatype: OipDatatype, shape: number[], coun
  * header (HTTP), or gRPC's raw_input_contents. `take` gives input `index`'s bytes, undefined when it has none there.
  */
 export interface BinaryInputs {
-  take(input: { name: string; parameters?: OipParameters }, index: number, bytes: number, described: string): Buffer | undefined;
+  take(
+    input: { name: string; parameters?: OipParameters },
+    index: number,
+    bytes: number,
+    described: string,
+  ): Buffer | undefined;
   /** Throws when bytes are left that no input claimed. */
   finish(): void;
   /** How a request says where an input's data is (for the error when it says neither). */
@@ -85,35 +102,56 @@ function binaryBlock(binary: Buffer | undefined): BinaryInputs {
     take(input, _index, bytes, described) {
       const binarySize = input.parameters?.binary_data_size;
       if (binarySize === undefined) return undefined;
-      if (!binary) throw new OipError(400, `input ${input.name} has binary_data_size but the request has no Inference-Header-Content-Length`);
+      if (!binary)
+        throw new OipError(
+          400,
+          `input ${input.name} has binary_data_size but the request has no Inference-Header-Content-Length`,
+        );
       if (typeof binarySize !== "number" || !Number.isInteger(binarySize) || binarySize !== bytes) {
-        throw new OipError(400, `input ${input.name}: binary_data_size is ${String(binarySize)}, ${described} needs ${bytes} bytes`);
+        throw new OipError(
+          400,
+          `input ${input.name}: binary_data_size is ${String(binarySize)}, ${described} needs ${bytes} bytes`,
+        );
       }
-      if (offset + bytes > binary.length) throw new OipError(400, `input ${input.name}: binary data is truncated (${binary.length - offset} bytes left, ${bytes} needed)`);
+      if (offset + bytes > binary.length)
+        throw new OipError(
+          400,
+          `input ${input.name}: binary data is truncated (${binary.length - offset} bytes left, ${bytes} needed)`,
+        );
       const part = binary.subarray(offset, offset + bytes);
       offset += bytes;
       return part;
     },
     finish() {
-      if (binary && offset !== binary.length) throw new OipError(400, `binary data has ${binary.length - offset} bytes that no input claims`);
+      if (binary && offset !== binary.length)
+        throw new OipError(400, `binary data has ${binary.length - offset} bytes that no input claims`);
     },
   };
 }
 
 /** Parses a request body; `headerLength` is the Inference-Header-Content-Length header when present. */
-export function parseInferRequest(body: Buffer, headerLength: string | undefined, metadata: ModelMetadata): ParsedInferRequest {
+export function parseInferRequest(
+  body: Buffer,
+  headerLength: string | undefined,
+  metadata: ModelMetadata,
+): ParsedInferRequest {
   let jsonBytes = body;
   let binary: Buffer | undefined;
   if (headerLength !== undefined) {
     const n = Number(headerLength);
     if (!Number.isInteger(n) || n < 0 || n > body.length) {
-      throw new OipError(400, `Inference-Header-Content-Length is ${headerLength}, but the body has ${body.length} bytes`);
+      throw new OipError(
+        400,
+        `Inference-Header-Content-Length is ${headerLength}, but the body has ${body.length} bytes`,
+      );
     }
     jsonBytes = body.subarray(0, n);
     binary = body.subarray(n);
   }
   let json: unknown;
-  try { json = JSON.parse(jsonBytes.toString("utf8")); } catch (error) {
+  try {
+    json = JSON.parse(jsonBytes.toString("utf8"));
+  } catch (error) {
     throw new OipError(400, `request body is not valid JSON: ${(error as Error).message}`);
   }
   return decodeInferRequest(json, binaryBlock(binary), metadata);
@@ -133,19 +171,31 @@ export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata
   const byName = new Map(request.inputs.map((i) => [i.name, i]));
   if (byName.size !== request.inputs.length) throw new OipError(400, "an input is listed twice");
   for (const name of byName.keys()) {
-    if (!metadata.inputs.some((m) => m.name === name)) throw new OipError(400, `unknown input "${name}"; the model's inputs are ${metadata.inputs.map((m) => m.name).join(", ")}`);
+    if (!metadata.inputs.some((m) => m.name === name))
+      throw new OipError(
+        400,
+        `unknown input "${name}"; the model's inputs are ${metadata.inputs.map((m) => m.name).join(", ")}`,
+      );
   }
   let rows: { tensor: string; size: number } | undefined;
   // Binary payloads follow the header in the order inputs appear in the request; tensors go out in model order.
   const decoded = new Map<string, WireTensor>();
   for (const [index, input] of request.inputs.entries()) {
     const meta = metadata.inputs.find((m) => m.name === input.name)!;
-    if (!isOipDatatype(input.datatype)) throw new OipError(400, `input ${input.name}: unsupported datatype "${input.datatype}"`);
-    if (input.datatype !== meta.datatype) throw new OipError(400, `input ${input.name}: datatype ${input.datatype}, the model expects ${meta.datatype}`);
-    if (input.shape.length !== meta.shape.length) throw new OipError(400, `input ${input.name}: shape [${input.shape}] has ${input.shape.length} dimensions, the model expects ${meta.shape.length} ([${meta.shape}])`);
+    if (!isOipDatatype(input.datatype))
+      throw new OipError(400, `input ${input.name}: unsupported datatype "${input.datatype}"`);
+    if (input.datatype !== meta.datatype)
+      throw new OipError(400, `input ${input.name}: datatype ${input.datatype}, the model expects ${meta.datatype}`);
+    if (input.shape.length !== meta.shape.length)
+      throw new OipError(
+        400,
+        `input ${input.name}: shape [${input.shape}] has ${input.shape.length} dimensions, the model expects ${meta.shape.length} ([${meta.shape}])`,
+      );
     input.shape.forEach((d, i) => {
-      if (meta.shape[i] !== -1 && meta.shape[i] !== d) throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, the model expects ${meta.shape[i]}`);
-      if (!Number.isSafeInteger(d) || d < 0) throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, not a whole number`);
+      if (meta.shape[i] !== -1 && meta.shape[i] !== d)
+        throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, the model expects ${meta.shape[i]}`);
+      if (!Number.isSafeInteger(d) || d < 0)
+        throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, not a whole number`);
     });
     // Each input's own batch axis ([layers, batch, hidden] state on axis 1); an unbatched model has none to agree on.
     const layout = metadata.layout;
@@ -154,7 +204,11 @@ export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata
       const size = input.shape[axis];
       const dim = `dimension ${axis}${meta.symbolicDims[axis] ? ` "${meta.symbolicDims[axis]}"` : ""}`;
       if (size === 0) throw new OipError(400, `input ${input.name}: ${dim}, the batch, is 0`);
-      if (rows !== undefined && size !== rows.size) throw new OipError(400, `inputs disagree on the batch size: input ${rows.tensor} has ${rows.size}, input ${input.name} ${dim} is ${size}`);
+      if (rows !== undefined && size !== rows.size)
+        throw new OipError(
+          400,
+          `inputs disagree on the batch size: input ${rows.tensor} has ${rows.size}, input ${input.name} ${dim} is ${size}`,
+        );
       rows ??= { tensor: input.name, size: size ?? 1 };
     }
     const count = elementCount(input.shape);
@@ -172,21 +226,29 @@ export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata
   }
   binary.finish();
   const missing = metadata.inputs.filter((m) => !decoded.has(m.name));
-  if (missing.length) throw new OipError(400, `missing input${missing.length > 1 ? "s" : ""} ${missing.map((m) => m.name).join(", ")}`);
+  if (missing.length)
+    throw new OipError(400, `missing input${missing.length > 1 ? "s" : ""} ${missing.map((m) => m.name).join(", ")}`);
 
   const outputs = request.outputs?.map((o) => o.name);
   for (const name of outputs ?? []) {
-    if (!metadata.outputs.some((m) => m.name === name)) throw new OipError(400, `unknown output "${name}"; the model's outputs are ${metadata.outputs.map((m) => m.name).join(", ")}`);
+    if (!metadata.outputs.some((m) => m.name === name))
+      throw new OipError(
+        400,
+        `unknown output "${name}"; the model's outputs are ${metadata.outputs.map((m) => m.name).join(", ")}`,
+      );
   }
   const deadline = request.parameters?.deadline_ms;
-  if (deadline !== undefined && (typeof deadline !== "number" || !(deadline > 0))) throw new OipError(400, "parameters.deadline_ms must be a positive number");
+  if (deadline !== undefined && (typeof deadline !== "number" || !(deadline > 0)))
+    throw new OipError(400, "parameters.deadline_ms must be a positive number");
   const fault = request.parameters?.packrat_fault;
   return {
     id: request.id,
     inputs: metadata.inputs.map((m) => decoded.get(m.name)!),
     rows: rows?.size ?? 1,
     outputs,
-    binaryOutputs: new Set((request.outputs ?? []).filter((o) => o.parameters?.binary_data === true).map((o) => o.name)),
+    binaryOutputs: new Set(
+      (request.outputs ?? []).filter((o) => o.parameters?.binary_data === true).map((o) => o.name),
+    ),
     allBinary: request.parameters?.binary_data_output === true,
     deadlineMs: deadline as number | undefined,
     fault: fault === "throw" ? "throw" : undefined,
@@ -201,18 +263,34 @@ function toJsonData(tensor: WireTensor): Array<number | boolean> {
 }
 
 /** The response body and its Inference-Header-Content-Length (when any output is binary). */
-export function encodeInferResponse(model: ModelMetadata, request: ParsedInferRequest, outputs: WireTensor[]): { body: Buffer; headerLength?: number } {
+export function encodeInferResponse(
+  model: ModelMetadata,
+  request: ParsedInferRequest,
+  outputs: WireTensor[],
+): { body: Buffer; headerLength?: number } {
   const chosen = request.outputs ? request.outputs.map((name) => outputs.find((o) => o.name === name)!) : outputs;
   const binaryParts: Buffer[] = [];
   const described = chosen.map((tensor) => {
     const binary = request.allBinary || request.binaryOutputs.has(tensor.name);
     if (binary) {
       binaryParts.push(Buffer.from(tensor.buffer));
-      return { name: tensor.name, datatype: tensor.datatype, shape: tensor.shape, parameters: { binary_data_size: tensor.buffer.byteLength } };
+      return {
+        name: tensor.name,
+        datatype: tensor.datatype,
+        shape: tensor.shape,
+        parameters: { binary_data_size: tensor.buffer.byteLength },
+      };
     }
     return { name: tensor.name, datatype: tensor.datatype, shape: tensor.shape, data: toJsonData(tensor) };
   });
-  const header = Buffer.from(JSON.stringify({ model_name: model.name, model_version: model.version, ...(request.id !== undefined ? { id: request.id } : {}), outputs: described }));
+  const header = Buffer.from(
+    JSON.stringify({
+      model_name: model.name,
+      model_version: model.version,
+      ...(request.id !== undefined ? { id: request.id } : {}),
+      outputs: described,
+    }),
+  );
   if (binaryParts.length === 0) return { body: header };
   return { body: Buffer.concat([header, ...binaryParts]), headerLength: header.length };
 }

@@ -24,16 +24,32 @@ let reference: ort.InferenceSession;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- messages as proto-loader decodes them, read field by field
 type Message = Record<string, any>;
-type Unary = (request: Message, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response: Message) => void) => grpc.ClientUnaryCall;
+type Unary = (
+  request: Message,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, response: Message) => void,
+) => grpc.ClientUnaryCall;
 
 // waitForReady: a call waits for the channel to (re)connect rather than failing while no connection is up.
-const authorized = () => { const m = new grpc.Metadata({ waitForReady: true }); m.set("authorization", `Bearer ${token}`); return m; };
+const authorized = () => {
+  const m = new grpc.Metadata({ waitForReady: true });
+  m.set("authorization", `Bearer ${token}`);
+  return m;
+};
 
 /** One RPC; resolves with the response, or with the error (its code, details and trailers). */
-function call(method: string, request: Message, metadata = authorized(), deadlineMs = 60_000): Promise<{ response?: Message; error?: grpc.ServiceError }> {
+function call(
+  method: string,
+  request: Message,
+  metadata = authorized(),
+  deadlineMs = 60_000,
+): Promise<{ response?: Message; error?: grpc.ServiceError }> {
   return new Promise((resolve) => {
     const rpc = (client as unknown as Record<string, Unary>)[method]!.bind(client);
-    rpc(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => resolve(error ? { error } : { response }));
+    rpc(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) =>
+      resolve(error ? { error } : { response }),
+    );
   });
 }
 
@@ -44,12 +60,14 @@ function requestData(k: number, rows: number): Float32Array {
   return data;
 }
 
-const rawInfer = (data: Float32Array, rows: number, extra: Message = {}) => call("ModelInfer", {
-  model_name: "tiny-cnn", id: `grpc-${rows}`,
-  inputs: [{ name: "input", datatype: "FP32", shape: [rows, 3, 32, 32] }],
-  raw_input_contents: [Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
-  ...extra,
-});
+const rawInfer = (data: Float32Array, rows: number, extra: Message = {}) =>
+  call("ModelInfer", {
+    model_name: "tiny-cnn",
+    id: `grpc-${rows}`,
+    inputs: [{ name: "input", datatype: "FP32", shape: [rows, 3, 32, 32] }],
+    raw_input_contents: [Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
+    ...extra,
+  });
 
 function logitsOf(response: Message): Float32Array {
   const raw = response.raw_output_contents[0] as Buffer;
@@ -57,28 +75,40 @@ function logitsOf(response: Message): Float32Array {
 }
 
 async function direct(data: Float32Array, rows: number): Promise<Float32Array> {
-  return (await reference.run({ input: new ort.Tensor("float32", data, [rows, 3, 32, 32]) })).logits!.data as Float32Array;
+  return (await reference.run({ input: new ort.Tensor("float32", data, [rows, 3, 32, 32]) })).logits!
+    .data as Float32Array;
 }
 
 function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>) {
   expect(actual.length).toBe(expected.length);
-  for (let i = 0; i < expected.length; i++) expect(Math.abs(actual[i]! - expected[i]!)).toBeLessThanOrEqual(1e-5 + 1e-4 * Math.abs(expected[i]!));
+  for (let i = 0; i < expected.length; i++)
+    expect(Math.abs(actual[i]! - expected[i]!)).toBeLessThanOrEqual(1e-5 + 1e-4 * Math.abs(expected[i]!));
 }
 
-const httpGet = async (path: string) => (await fetch(`${agent.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
+const httpGet = async (path: string) =>
+  (await fetch(`${agent.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
 
 beforeAll(async () => {
   recordSecret("inference token", token);
   reference = await ort.InferenceSession.create(Buffer.from(model));
   const grpcPort = await freePort();
   agent = await startAgent({
-    modelBytes: model, name: "tiny-cnn",
+    modelBytes: model,
+    name: "tiny-cnn",
     plan: { instances: [{ count: 2, threads: 1, batch: 4 }], batchTimeoutMs: 5 },
     // Held connections wait up to 60 s: on a loaded 2-core host a serving process can take longer than the default 10 s
     // to come back, and a connection shed then is not what the restart test looks at.
-    env: { AGENT_GRPC_PORT: String(grpcPort), AGENT_INFER_TOKEN: token, AGENT_MAX_QUEUE: "64", AGENT_FAULT_INJECTION: "true", AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000" },
+    env: {
+      AGENT_GRPC_PORT: String(grpcPort),
+      AGENT_INFER_TOKEN: token,
+      AGENT_MAX_QUEUE: "64",
+      AGENT_FAULT_INJECTION: "true",
+      AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000",
+    },
   });
-  const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(OIP_PROTO_PATH, { keepCase: true, longs: Number, defaults: true, oneofs: true }));
+  const loaded = grpc.loadPackageDefinition(
+    protoLoader.loadSync(OIP_PROTO_PATH, { keepCase: true, longs: Number, defaults: true, oneofs: true }),
+  );
   const Service = (loaded.inference as grpc.GrpcObject).GRPCInferenceService as grpc.ServiceClientConstructor;
   client = new Service(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
 });
@@ -95,7 +125,11 @@ describe("OIP over gRPC", () => {
     expect((await call("ServerReady", {})).response).toEqual({ ready: true });
     expect((await call("ModelReady", { name: "tiny-cnn", version: "" })).response).toEqual({ ready: true });
     expect((await call("ModelReady", { name: "nope" })).error?.code).toBe(grpc.status.NOT_FOUND);
-    expect((await call("ServerMetadata", {})).response).toEqual({ name: "packrat-agent", version: expect.any(String), extensions: [] });
+    expect((await call("ServerMetadata", {})).response).toEqual({
+      name: "packrat-agent",
+      version: expect.any(String),
+      extensions: [],
+    });
     const meta = (await call("ModelMetadata", { name: "tiny-cnn" })).response!;
     expect(meta).toEqual(await httpGet("/v2/models/tiny-cnn"));
     expect((await call("ModelMetadata", { name: "tiny-cnn", version: "9" })).error?.code).toBe(grpc.status.NOT_FOUND);
@@ -108,14 +142,27 @@ describe("OIP over gRPC", () => {
     for (const [k, rows] of sizes.entries()) {
       const { response, error } = results[k]!;
       expect(error).toBeUndefined();
-      expect(response).toMatchObject({ model_name: "tiny-cnn", model_version: "1", id: `grpc-${rows}`, outputs: [{ name: "logits", datatype: "FP32", shape: [rows, 10] }] });
+      expect(response).toMatchObject({
+        model_name: "tiny-cnn",
+        model_version: "1",
+        id: `grpc-${rows}`,
+        outputs: [{ name: "logits", datatype: "FP32", shape: [rows, 10] }],
+      });
       expectClose(logitsOf(response!), await direct(datas[k]!, rows));
     }
     // The same request over HTTP (binary tensor data) gets the same numbers.
     const data = requestData(0, 3);
-    const header = Buffer.from(JSON.stringify({ inputs: [{ name: "input", shape: [3, 3, 32, 32], datatype: "FP32", parameters: { binary_data_size: data.byteLength } }], parameters: { binary_data_output: true } }));
+    const header = Buffer.from(
+      JSON.stringify({
+        inputs: [
+          { name: "input", shape: [3, 3, 32, 32], datatype: "FP32", parameters: { binary_data_size: data.byteLength } },
+        ],
+        parameters: { binary_data_output: true },
+      }),
+    );
     const http = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
-      method: "POST", body: Buffer.concat([header, Buffer.from(data.buffer)]) as BodyInit,
+      method: "POST",
+      body: Buffer.concat([header, Buffer.from(data.buffer)]) as BodyInit,
       headers: { authorization: `Bearer ${token}`, "inference-header-content-length": String(header.length) },
     });
     const raw = Buffer.from(await http.arrayBuffer());
@@ -128,8 +175,11 @@ describe("OIP over gRPC", () => {
   it("infers with typed contents (fp32_contents) too, and a requested output by name", async () => {
     const data = requestData(3, 2);
     const { response, error } = await call("ModelInfer", {
-      model_name: "tiny-cnn", model_version: "1",
-      inputs: [{ name: "input", datatype: "FP32", shape: [2, 3, 32, 32], contents: { fp32_contents: Array.from(data) } }],
+      model_name: "tiny-cnn",
+      model_version: "1",
+      inputs: [
+        { name: "input", datatype: "FP32", shape: [2, 3, 32, 32], contents: { fp32_contents: Array.from(data) } },
+      ],
       outputs: [{ name: "logits" }],
     });
     expect(error).toBeUndefined();
@@ -140,13 +190,40 @@ describe("OIP over gRPC", () => {
     const one = requestData(1, 1);
     const cases: Array<[Promise<{ error?: grpc.ServiceError }>, grpc.status, RegExp]> = [
       [rawInfer(one, 1, { model_name: "nope" }), grpc.status.NOT_FOUND, /unknown model "nope"/],
-      [rawInfer(one, 1, { inputs: [{ name: "input", datatype: "INT32", shape: [1, 3, 32, 32] }] }), grpc.status.INVALID_ARGUMENT, /datatype INT32, the model expects FP32/],
-      [rawInfer(one, 1, { inputs: [{ name: "input", datatype: "FP32", shape: [2, 3, 32, 32] }] }), grpc.status.INVALID_ARGUMENT, /raw_input_contents\[0\] has 12288 bytes, shape \[2,3,32,32\] of FP32 needs 24576/],
-      [rawInfer(one, 1, { raw_input_contents: [Buffer.from(one.buffer), Buffer.alloc(4)] }), grpc.status.INVALID_ARGUMENT, /raw_input_contents has 2 entries for 1 inputs/],
-      [call("ModelInfer", { model_name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [1, 3, 32, 32] }] }), grpc.status.INVALID_ARGUMENT, /neither contents nor raw_input_contents/],
+      [
+        rawInfer(one, 1, { inputs: [{ name: "input", datatype: "INT32", shape: [1, 3, 32, 32] }] }),
+        grpc.status.INVALID_ARGUMENT,
+        /datatype INT32, the model expects FP32/,
+      ],
+      [
+        rawInfer(one, 1, { inputs: [{ name: "input", datatype: "FP32", shape: [2, 3, 32, 32] }] }),
+        grpc.status.INVALID_ARGUMENT,
+        /raw_input_contents\[0\] has 12288 bytes, shape \[2,3,32,32\] of FP32 needs 24576/,
+      ],
+      [
+        rawInfer(one, 1, { raw_input_contents: [Buffer.from(one.buffer), Buffer.alloc(4)] }),
+        grpc.status.INVALID_ARGUMENT,
+        /raw_input_contents has 2 entries for 1 inputs/,
+      ],
+      [
+        call("ModelInfer", {
+          model_name: "tiny-cnn",
+          inputs: [{ name: "input", datatype: "FP32", shape: [1, 3, 32, 32] }],
+        }),
+        grpc.status.INVALID_ARGUMENT,
+        /neither contents nor raw_input_contents/,
+      ],
       [rawInfer(one, 1, {}).then(() => rawInfer(requestData(2, 65), 65)), grpc.status.UNAVAILABLE, /queue full/],
-      [rawInfer(one, 1, { parameters: { packrat_fault: { string_param: "throw" } } }), grpc.status.UNAVAILABLE, /crashed/],
-      [rawInfer(one, 1, { parameters: { deadline_ms: { int64_param: -1 } } }), grpc.status.INVALID_ARGUMENT, /deadline_ms must be a positive number/],
+      [
+        rawInfer(one, 1, { parameters: { packrat_fault: { string_param: "throw" } } }),
+        grpc.status.UNAVAILABLE,
+        /crashed/,
+      ],
+      [
+        rawInfer(one, 1, { parameters: { deadline_ms: { int64_param: -1 } } }),
+        grpc.status.INVALID_ARGUMENT,
+        /deadline_ms must be a positive number/,
+      ],
     ];
     for (const [pending, code, message] of cases) {
       const { error } = await pending;
@@ -163,27 +240,54 @@ describe("OIP over gRPC", () => {
     const trailers = await new Promise<grpc.Metadata>((resolve) => {
       const rpc = (client as unknown as Record<string, Unary>).ModelInfer!.bind(client);
       const data = requestData(9, 1);
-      const pending = rpc({ model_name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [1, 3, 32, 32] }], raw_input_contents: [Buffer.from(data.buffer)] },
-        traced, { deadline: Date.now() + 60_000 }, () => {});
+      const pending = rpc(
+        {
+          model_name: "tiny-cnn",
+          inputs: [{ name: "input", datatype: "FP32", shape: [1, 3, 32, 32] }],
+          raw_input_contents: [Buffer.from(data.buffer)],
+        },
+        traced,
+        { deadline: Date.now() + 60_000 },
+        () => {},
+      );
       pending.on("status", (status: grpc.StatusObject) => resolve(status.metadata));
     });
-    expect(String(trailers.get("traceresponse")[0])).toMatch(new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`));
+    expect(String(trailers.get("traceresponse")[0])).toMatch(
+      new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`),
+    );
     expect(String(trailers.get("server-timing")[0])).toMatch(/formation;dur=.*busy;dur=.*compute;dur=/);
   });
 
   it("needs the inference token in the authorization metadata; no batch runs without it", async () => {
-    const executions = async () => Number(/^packrat_executions_total\{model="tiny-cnn",version="1"\} (\d+)/m.exec(await (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text())?.[1] ?? 0);
+    const executions = async () =>
+      Number(
+        /^packrat_executions_total\{model="tiny-cnn",version="1"\} (\d+)/m.exec(
+          await (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text(),
+        )?.[1] ?? 0,
+      );
     const before = await executions();
-    const wrong = (value?: string) => { const m = new grpc.Metadata(); if (value !== undefined) m.set("authorization", value); return m; };
+    const wrong = (value?: string) => {
+      const m = new grpc.Metadata();
+      if (value !== undefined) m.set("authorization", value);
+      return m;
+    };
     for (const metadata of [wrong(), wrong(`Bearer ${token}x`), wrong(token), wrong(`Basic ${token}`)]) {
-      const { error } = await call("ModelInfer", { model_name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [1, 3, 32, 32] }], raw_input_contents: [Buffer.alloc(ROW * 4)] }, metadata);
+      const { error } = await call(
+        "ModelInfer",
+        {
+          model_name: "tiny-cnn",
+          inputs: [{ name: "input", datatype: "FP32", shape: [1, 3, 32, 32] }],
+          raw_input_contents: [Buffer.alloc(ROW * 4)],
+        },
+        metadata,
+      );
       expect(error?.code).toBe(grpc.status.UNAUTHENTICATED);
     }
     expect(await executions()).toBe(before);
     expect(agent.output()).not.toContain(token);
   });
 
-  it("counts gRPC requests in the same metrics and statistics as HTTP, labelled protocol=\"grpc\"", async () => {
+  it('counts gRPC requests in the same metrics and statistics as HTTP, labelled protocol="grpc"', async () => {
     const text = await (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
     expect(text).toMatch(/^packrat_requests_total\{model="tiny-cnn",version="1",protocol="grpc",status="200"\} [1-9]/m);
     expect(text).toMatch(/^packrat_requests_total\{model="tiny-cnn",version="1",protocol="grpc",status="401"\} 4$/m);
@@ -195,7 +299,11 @@ describe("OIP over gRPC", () => {
 
   it("keeps answering across a live reconfiguration to another plan", async () => {
     let running = true;
-    const outcomes: Array<{ rows: number; data: Float32Array; result: { response?: Message; error?: grpc.ServiceError } }> = [];
+    const outcomes: Array<{
+      rows: number;
+      data: Float32Array;
+      result: { response?: Message; error?: grpc.ServiceError };
+    }> = [];
     const loop = async (k: number) => {
       for (let i = 0; running; i++) {
         const rows = 1 + ((i + k) % 3);
@@ -205,12 +313,19 @@ describe("OIP over gRPC", () => {
     };
     const loops = [0, 1, 2].map(loop);
     // SIGHUP re-reads the plan (as applyPlan does, polling with the token: /agent/status needs it here).
-    writeFileSync(join(agent.dir, "plan.json"), JSON.stringify({ instances: [{ count: 1, threads: 2, batch: 8 }], batchTimeoutMs: 2 }));
+    writeFileSync(
+      join(agent.dir, "plan.json"),
+      JSON.stringify({ instances: [{ count: 1, threads: 2, batch: 8 }], batchTimeoutMs: 2 }),
+    );
     agent.process.kill("SIGHUP");
-    const status = await waitFor(async () => {
-      const served = (await httpGet("/agent/status")).models[0];
-      return served.lastReconfiguration?.generation === 2 ? served : undefined;
-    }, 60_000, "generation 2");
+    const status = await waitFor(
+      async () => {
+        const served = (await httpGet("/agent/status")).models[0];
+        return served.lastReconfiguration?.generation === 2 ? served : undefined;
+      },
+      60_000,
+      "generation 2",
+    );
     expect(status.lastReconfiguration).toMatchObject({ generation: 2, outcome: "applied", kind: "active-passive" });
     await new Promise((r) => setTimeout(r, 200)); // a few batches on the new instance set
     running = false;
@@ -224,7 +339,18 @@ describe("OIP over gRPC", () => {
     const before = await httpGet("/agent/status");
     process.kill(before.pid, "SIGKILL");
     // The old process is gone (its connections with it); the next calls reconnect, and the supervisor holds them.
-    await waitFor(async () => { try { process.kill(before.pid, 0); return undefined; } catch { return true; } }, 30_000, "the serving process to die");
+    await waitFor(
+      async () => {
+        try {
+          process.kill(before.pid, 0);
+          return undefined;
+        } catch {
+          return true;
+        }
+      },
+      30_000,
+      "the serving process to die",
+    );
     const datas = [0, 1, 2, 3].map((k) => requestData(200 + k, 2));
     const results = await Promise.all(datas.map((data) => rawInfer(data, 2)));
     for (const [k, { response, error }] of results.entries()) {
@@ -241,7 +367,8 @@ describe("OIP over gRPC", () => {
     // A second agent whose batches wait 60 s to fill: the calls sit in the queue until SIGTERM flushes them.
     const port = await freePort();
     const slow = await startAgent({
-      modelBytes: model, name: "tiny-cnn",
+      modelBytes: model,
+      name: "tiny-cnn",
       plan: { instances: [{ count: 1, threads: 1, batch: 64 }], batchTimeoutMs: 60_000 },
       env: { AGENT_GRPC_PORT: String(port) },
     });
@@ -249,12 +376,28 @@ describe("OIP over gRPC", () => {
     const slowClient = new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     try {
       const datas = [0, 1, 2, 3].map((k) => requestData(300 + k, 2));
-      const pending = datas.map((data) => new Promise<{ response?: Message; error?: grpc.ServiceError }>((resolve) => {
-        const rpc = (slowClient as unknown as Record<string, Unary>).ModelInfer!.bind(slowClient);
-        rpc({ model_name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [2, 3, 32, 32] }], raw_input_contents: [Buffer.from(data.buffer)] },
-          new grpc.Metadata({ waitForReady: true }), { deadline: Date.now() + 60_000 }, (error, response) => resolve(error ? { error } : { response }));
-      }));
-      await waitFor(async () => ((await (await fetch(`${slow.url}/agent/status`)).json()).models[0].queueRows === 8 ? true : undefined), 30_000, "8 queued rows");
+      const pending = datas.map(
+        (data) =>
+          new Promise<{ response?: Message; error?: grpc.ServiceError }>((resolve) => {
+            const rpc = (slowClient as unknown as Record<string, Unary>).ModelInfer!.bind(slowClient);
+            rpc(
+              {
+                model_name: "tiny-cnn",
+                inputs: [{ name: "input", datatype: "FP32", shape: [2, 3, 32, 32] }],
+                raw_input_contents: [Buffer.from(data.buffer)],
+              },
+              new grpc.Metadata({ waitForReady: true }),
+              { deadline: Date.now() + 60_000 },
+              (error, response) => resolve(error ? { error } : { response }),
+            );
+          }),
+      );
+      await waitFor(
+        async () =>
+          (await (await fetch(`${slow.url}/agent/status`)).json()).models[0].queueRows === 8 ? true : undefined,
+        30_000,
+        "8 queued rows",
+      );
       const code = await slow.stop();
       const results = await Promise.all(pending);
       expect(results.map((r) => r.error?.details)).toEqual([undefined, undefined, undefined, undefined]);

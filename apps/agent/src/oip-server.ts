@@ -1,5 +1,11 @@
 // The agent's HTTP face: the Open Inference Protocol (KServe v2) REST API, Prometheus /metrics and /agent/status.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { Socket } from "node:net";
 import { tokenMatches } from "./bearer-token";
 import { DispatchError } from "./dispatcher";
@@ -46,7 +52,8 @@ function send(response: ServerResponse, status: number, body: unknown, headers: 
   response.end(payload);
 }
 
-const error = (response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => send(response, status, { error: message }, headers);
+const error = (response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) =>
+  send(response, status, { error: message }, headers);
 
 /**
  * 413 with a lingering close. Node destroys a Connection: close socket right after the response, and closing with
@@ -54,7 +61,13 @@ const error = (response: ServerResponse, status: number, message: string, header
  * (fuzz: a 32 MiB upload to a 16 MiB limit saw a reset instead of the answer). So the answer goes straight onto
  * the socket, then FIN, then the rest of the upload is read and dropped (never buffered) for at most LINGER_MS.
  */
-function refuseBody(request: IncomingMessage, response: ServerResponse, message: string, status = 413, headers: Record<string, string> = {}): void {
+function refuseBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  message: string,
+  status = 413,
+  headers: Record<string, string> = {},
+): void {
   const socket = request.socket;
   if (response.headersSent || socket.destroyed || !socket.writable) return;
   socket.end(rawErrorResponse(status, message, headers));
@@ -67,17 +80,28 @@ function refuseBody(request: IncomingMessage, response: ServerResponse, message:
  * form-urlencoded, which fetch and `curl -d` put on a JSON string by default. Anything else, a charset other
  * than UTF-8, or a Content-Encoding is refused with 415 before the body is read.
  */
-const INFER_MEDIA_TYPES = new Set(["application/json", "application/octet-stream", "text/plain", "application/x-www-form-urlencoded"]);
+const INFER_MEDIA_TYPES = new Set([
+  "application/json",
+  "application/octet-stream",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+]);
 
 export function inferContentProblem(headers: IncomingHttpHeaders): string | undefined {
   const encoding = headers["content-encoding"]?.trim().toLowerCase();
-  if (encoding && encoding !== "identity") return `Content-Encoding ${encoding} is not supported: send the body uncompressed`;
+  if (encoding && encoding !== "identity")
+    return `Content-Encoding ${encoding} is not supported: send the body uncompressed`;
   const type = headers["content-type"]?.trim();
   if (!type) return undefined;
   const [media = "", ...parameters] = type.split(";").map((p) => p.trim().toLowerCase());
-  if (!INFER_MEDIA_TYPES.has(media)) return `Content-Type ${media} is not supported: send application/json, or application/octet-stream with Inference-Header-Content-Length`;
-  const charset = parameters.find((p) => p.startsWith("charset="))?.slice("charset=".length).replace(/"/g, "");
-  if (charset && !["utf-8", "utf8", "us-ascii"].includes(charset)) return `charset ${charset} is not supported: send UTF-8`;
+  if (!INFER_MEDIA_TYPES.has(media))
+    return `Content-Type ${media} is not supported: send application/json, or application/octet-stream with Inference-Header-Content-Length`;
+  const charset = parameters
+    .find((p) => p.startsWith("charset="))
+    ?.slice("charset=".length)
+    .replace(/"/g, "");
+  if (charset && !["utf-8", "utf8", "us-ascii"].includes(charset))
+    return `charset ${charset} is not supported: send UTF-8`;
   return undefined;
 }
 
@@ -90,7 +114,10 @@ export function createOipServer(options: OipServerOptions): Server {
   const jsonLimitOf = (model: ServedModel) => {
     let limit = jsonLimits.get(model);
     if (limit === undefined) {
-      limit = Math.min(jsonBodyLimit(model.metadata, options.maxRequestRows, options.maxBodyBytes), Math.floor(options.maxBodyBytesInFlight / JSON_HEAP_FACTOR));
+      limit = Math.min(
+        jsonBodyLimit(model.metadata, options.maxRequestRows, options.maxBodyBytes),
+        Math.floor(options.maxBodyBytesInFlight / JSON_HEAP_FACTOR),
+      );
       jsonLimits.set(model, limit);
     }
     return limit;
@@ -105,25 +132,52 @@ export function createOipServer(options: OipServerOptions): Server {
     // Ids are drawn only when someone will see them: a traced caller, or span export.
     const span = trace || options.spans ? requestSpan(trace) : undefined;
     if (trace && span) response.setHeader("traceresponse", traceResponse(trace, span.spanId));
-    const finish = (status: number, version = model.metadata.version, phases?: Parameters<typeof accountRequest>[2]["phases"]) =>
-      accountRequest(metrics, model, { protocol: "http", status, rows, version, startedAt, phases, span }, options.spans);
+    const finish = (
+      status: number,
+      version = model.metadata.version,
+      phases?: Parameters<typeof accountRequest>[2]["phases"],
+    ) =>
+      accountRequest(
+        metrics,
+        model,
+        { protocol: "http", status, rows, version, startedAt, phases, span },
+        options.spans,
+      );
     if (options.inferToken && !tokenMatches(request.headers.authorization, options.inferToken)) {
       finish(401);
-      return error(response, 401, "inference needs a bearer token (Authorization: Bearer …)", { "www-authenticate": "Bearer" });
+      return error(response, 401, "inference needs a bearer token (Authorization: Bearer …)", {
+        "www-authenticate": "Bearer",
+      });
     }
     if (!options.accepting() || model.state !== "ready") {
       finish(503);
-      return error(response, 503, model.state === "failed" ? `model ${name} failed: ${model.failureReason}` : `model ${name} is not ready`, { "retry-after": "1" });
+      return error(
+        response,
+        503,
+        model.state === "failed" ? `model ${name} failed: ${model.failureReason}` : `model ${name} is not ready`,
+        { "retry-after": "1" },
+      );
     }
     const contentProblem = inferContentProblem(request.headers);
-    if (contentProblem) { finish(415); return error(response, 415, contentProblem); }
+    if (contentProblem) {
+      finish(415);
+      return error(response, 415, contentProblem);
+    }
     const headerLength = request.headers["inference-header-content-length"];
     const binary = headerLength !== undefined;
     const charge = new BodyCharge(budget, binary ? 1 : JSON_HEAP_FACTOR);
     try {
-      let body: Buffer | undefined = await readBody(request, binary ? Math.min(options.maxBodyBytes, options.maxBodyBytesInFlight) : jsonLimitOf(model), charge);
+      let body: Buffer | undefined = await readBody(
+        request,
+        binary ? Math.min(options.maxBodyBytes, options.maxBodyBytesInFlight) : jsonLimitOf(model),
+        charge,
+      );
       const parseStart = performance.now();
-      const parsed = parseInferRequest(body, Array.isArray(headerLength) ? headerLength[0] : headerLength, model.metadata);
+      const parsed = parseInferRequest(
+        body,
+        Array.isArray(headerLength) ? headerLength[0] : headerLength,
+        model.metadata,
+      );
       const deserializeMs = performance.now() - parseStart;
       // Parsed into tensors: the body and its JSON are garbage now, so their share of the budget goes back.
       body = undefined;
@@ -136,7 +190,10 @@ export function createOipServer(options: OipServerOptions): Server {
       });
       const t = result.timing;
       const encodeStart = performance.now();
-      const computedBy = result.version && result.version !== model.metadata.version ? { ...model.metadata, version: result.version } : model.metadata;
+      const computedBy =
+        result.version && result.version !== model.metadata.version
+          ? { ...model.metadata, version: result.version }
+          : model.metadata;
       const { body: out, headerLength: outHeader } = encodeInferResponse(computedBy, parsed, result.outputs);
       const serializeMs = performance.now() - encodeStart;
       response.writeHead(200, {
@@ -150,13 +207,30 @@ export function createOipServer(options: OipServerOptions): Server {
       finish(200, computedBy.version, { deserializeMs, timing: t, serializeMs, resultAt: encodeStart });
     } catch (caught) {
       charge.release();
-      if (caught instanceof BodyTooLargeError) { finish(413); return refuseBody(request, response, caught.message); }
-      if (caught instanceof BodyBudgetError) { finish(503); return refuseBody(request, response, caught.message, 503, { "retry-after": "1" }); }
-      if (caught instanceof BodyIncompleteError) { finish(400); return error(response, 400, caught.message); }
-      if (caught instanceof OipError) { finish(caught.status); return error(response, caught.status, caught.message); }
+      if (caught instanceof BodyTooLargeError) {
+        finish(413);
+        return refuseBody(request, response, caught.message);
+      }
+      if (caught instanceof BodyBudgetError) {
+        finish(503);
+        return refuseBody(request, response, caught.message, 503, { "retry-after": "1" });
+      }
+      if (caught instanceof BodyIncompleteError) {
+        finish(400);
+        return error(response, 400, caught.message);
+      }
+      if (caught instanceof OipError) {
+        finish(caught.status);
+        return error(response, caught.status, caught.message);
+      }
       if (caught instanceof DispatchError) {
         finish(caught.status);
-        return error(response, caught.status, caught.message, caught.retryAfterS ? { "retry-after": String(caught.retryAfterS) } : {});
+        return error(
+          response,
+          caught.status,
+          caught.message,
+          caught.retryAfterS ? { "retry-after": String(caught.retryAfterS) } : {},
+        );
       }
       finish(500);
       return error(response, 500, `internal error: ${(caught as Error).message}`);
@@ -165,13 +239,18 @@ export function createOipServer(options: OipServerOptions): Server {
 
   /** The versions a model has statistics for, the one it serves first. */
   function versionsWithStats(model: ServedModel): string[] {
-    return [model.metadata.version, ...[...model.statistics.byVersion.keys()].filter((v) => v !== model.metadata.version)];
+    return [
+      model.metadata.version,
+      ...[...model.statistics.byVersion.keys()].filter((v) => v !== model.metadata.version),
+    ];
   }
 
   function metadataOf(model: ServedModel) {
     const m = model.metadata;
     return {
-      name: m.name, versions: [m.version], platform: "onnx_onnxv1",
+      name: m.name,
+      versions: [m.version],
+      platform: "onnx_onnxv1",
       inputs: m.inputs.map(({ name, datatype, shape }) => ({ name, datatype, shape })),
       outputs: m.outputs.map(({ name, datatype, shape }) => ({ name, datatype, shape })),
     };
@@ -179,14 +258,17 @@ export function createOipServer(options: OipServerOptions): Server {
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let url: URL;
-    try { url = new URL(request.url ?? "/", "http://agent"); } catch {
+    try {
+      url = new URL(request.url ?? "/", "http://agent");
+    } catch {
       return error(response, 400, "the request target is not a valid URL");
     }
     const path = url.pathname.replace(/\/+$/, "") || "/";
     const method = request.method ?? "GET";
     const models = options.models();
 
-    if (method === "GET" && path === "/v2") return send(response, 200, { name: "packrat-agent", version: options.version, extensions: HTTP_EXTENSIONS });
+    if (method === "GET" && path === "/v2")
+      return send(response, 200, { name: "packrat-agent", version: options.version, extensions: HTTP_EXTENSIONS });
     if (method === "GET" && path === "/v2/health/live") return send(response, 200, { live: true });
     if (method === "GET" && path === "/v2/health/ready") {
       const ready = options.accepting() && models.size > 0 && [...models.values()].every((m) => m.state === "ready");
@@ -194,20 +276,29 @@ export function createOipServer(options: OipServerOptions): Server {
     }
     if (method === "POST" && path === "/v2/repository/index") {
       await readBody(request, 64 * 1024).catch(() => Buffer.alloc(0));
-      return send(response, 200, [...models.values()].map((m) => ({
-        name: m.metadata.name, version: m.metadata.version,
-        state: m.state === "ready" ? "READY" : "UNAVAILABLE",
-        reason: m.state === "ready" ? "" : m.failureReason ?? m.state,
-      })));
+      return send(
+        response,
+        200,
+        [...models.values()].map((m) => ({
+          name: m.metadata.name,
+          version: m.metadata.version,
+          state: m.state === "ready" ? "READY" : "UNAVAILABLE",
+          reason: m.state === "ready" ? "" : (m.failureReason ?? m.state),
+        })),
+      );
     }
     // Traffic figures (Prometheus, status, Triton's statistics) are behind the metrics token; metadata is not.
-    const traffic = path === "/metrics" || path === "/agent/status" || (path.startsWith("/v2/models/") && path.endsWith("/stats"));
+    const traffic =
+      path === "/metrics" || path === "/agent/status" || (path.startsWith("/v2/models/") && path.endsWith("/stats"));
     if (traffic && statusToken && !tokenMatches(request.headers.authorization, statusToken)) {
-      return error(response, 401, `${path} needs a bearer token (Authorization: Bearer …)`, { "www-authenticate": "Bearer" });
+      return error(response, 401, `${path} needs a bearer token (Authorization: Bearer …)`, {
+        "www-authenticate": "Bearer",
+      });
     }
     if (method === "GET" && path === "/metrics") {
       metrics.queueDepth.reset(); // a version replaced since the last scrape leaves no stale series
-      for (const m of models.values()) metrics.queueDepth.set({ model: m.metadata.name, version: m.metadata.version }, m.dispatcher.queueDepthRows);
+      for (const m of models.values())
+        metrics.queueDepth.set({ model: m.metadata.name, version: m.metadata.version }, m.dispatcher.queueDepthRows);
       const text = await metrics.registry.metrics();
       response.writeHead(200, { "content-type": metrics.registry.contentType });
       response.end(text);
@@ -216,25 +307,49 @@ export function createOipServer(options: OipServerOptions): Server {
     if (method === "GET" && path === "/agent/status") return send(response, 200, options.status());
 
     if (method === "GET" && path === "/v2/models/stats") {
-      return send(response, 200, { model_stats: [...models.values()].flatMap((m) => tritonModelStats(m.metadata.name, m.statistics, versionsWithStats(m))) });
+      return send(response, 200, {
+        model_stats: [...models.values()].flatMap((m) =>
+          tritonModelStats(m.metadata.name, m.statistics, versionsWithStats(m)),
+        ),
+      });
     }
     const match = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?(\/ready|\/infer|\/config|\/stats)?$/.exec(path);
     if (match) {
       let name: string;
-      try { name = decodeURIComponent(match[1]!); } catch {
+      try {
+        name = decodeURIComponent(match[1]!);
+      } catch {
         return error(response, 400, "the model name in the path is not valid percent-encoded UTF-8");
       }
       const model = models.get(name);
-      if (!model) return error(response, 404, `unknown model "${name}"; this agent serves ${[...models.keys()].join(", ") || "no models"}`);
+      if (!model)
+        return error(
+          response,
+          404,
+          `unknown model "${name}"; this agent serves ${[...models.keys()].join(", ") || "no models"}`,
+        );
       if (match[3] === "/stats") {
         if (method !== "GET") return error(response, 405, `${method} is not allowed here`, { allow: "GET" });
         const versions = match[2] === undefined ? versionsWithStats(model) : [match[2]];
-        if (match[2] !== undefined && match[2] !== model.metadata.version && !model.statistics.byVersion.has(match[2])) {
-          return error(response, 404, `model ${name} has no version "${match[2]}" here (serving ${model.metadata.version})`);
+        if (
+          match[2] !== undefined &&
+          match[2] !== model.metadata.version &&
+          !model.statistics.byVersion.has(match[2])
+        ) {
+          return error(
+            response,
+            404,
+            `model ${name} has no version "${match[2]}" here (serving ${model.metadata.version})`,
+          );
         }
         return send(response, 200, { model_stats: tritonModelStats(name, model.statistics, versions) });
       }
-      if (match[2] !== undefined && match[2] !== model.metadata.version) return error(response, 404, `model ${name} has no version "${match[2]}" here (serving ${model.metadata.version})`);
+      if (match[2] !== undefined && match[2] !== model.metadata.version)
+        return error(
+          response,
+          404,
+          `model ${name} has no version "${match[2]}" here (serving ${model.metadata.version})`,
+        );
       if (match[3] === "/infer") {
         if (method !== "POST") return error(response, 405, "infer takes POST", { allow: "POST" });
         return infer(request, response, model);
@@ -262,7 +377,10 @@ export function createOipServer(options: OipServerOptions): Server {
   server.on("clientError", (caught: NodeJS.ErrnoException, socket: Socket) => {
     // The parser reports the error again for each later chunk; the answer is already on its way.
     if (answered.has(socket)) return;
-    if (caught.code === "ECONNRESET" || !socket.writable || socket.bytesWritten > 0) { socket.destroy(); return; }
+    if (caught.code === "ECONNRESET" || !socket.writable || socket.bytesWritten > 0) {
+      socket.destroy();
+      return;
+    }
     answered.add(socket);
     const status = caught.code === "HPE_HEADER_OVERFLOW" ? 431 : caught.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
     // end(), not destroy(), then a lingering close (as in refuseBody): a reset could destroy the answer.

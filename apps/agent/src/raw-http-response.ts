@@ -8,7 +8,9 @@ export const LINGER_MS = 10_000;
 
 export function rawErrorResponse(status: number, message: string, headers: Record<string, string> = {}): string {
   const payload = JSON.stringify({ error: message });
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n${extra}connection: close\r\n\r\n${payload}`;
 }
 
@@ -17,8 +19,16 @@ export function rawErrorResponse(status: number, message: string, headers: Recor
  * dropped (never buffered) for at most LINGER_MS. Closing with unread data in the buffer sends a reset, which can
  * destroy the answer before the client reads it.
  */
-export function answerAndClose(socket: Socket, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (socket.destroyed || !socket.writable) { socket.destroy(); return; }
+export function answerAndClose(
+  socket: Socket,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  if (socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
   socket.on("error", () => socket.destroy()); // the client may have gone already: nothing to tell it
   socket.end(rawErrorResponse(status, message, headers));
   socket.resume();

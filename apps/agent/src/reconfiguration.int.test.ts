@@ -13,9 +13,21 @@ const ROW = 3 * 32 * 32;
 const v1 = buildTinyCnn({ seed: 11, producerVersion: "packrat-test" });
 const v2 = buildTinyCnn({ seed: 12, producerVersion: "packrat-test" });
 let agent: RunningAgent | undefined;
-afterEach(async () => { await agent?.stop(); agent = undefined; });
+afterEach(async () => {
+  await agent?.stop();
+  agent = undefined;
+});
 
-interface Outcome { status: number; version?: string; rows: number; data: Float32Array; output?: number[]; error?: string; sentAt: number; doneAt: number }
+interface Outcome {
+  status: number;
+  version?: string;
+  rows: number;
+  data: Float32Array;
+  output?: number[];
+  error?: string;
+  sentAt: number;
+  doneAt: number;
+}
 
 /** Sends requests every 25 ms until stopped; returns every outcome (transport errors included). */
 function traffic(url: string) {
@@ -28,19 +40,38 @@ function traffic(url: string) {
     const data = new Float32Array(rows * ROW);
     for (let i = 0; i < data.length; i++) data[i] = random.normal() * 3;
     const sentAt = performance.now();
-    pending.push(fetch(`${url}/v2/models/tiny-cnn/infer`, {
-      method: "POST",
-      body: JSON.stringify({ inputs: [{ name: "input", shape: [rows, 3, 32, 32], datatype: "FP32", data: Array.from(data) }] }),
-    }).then(async (r) => {
-      const body = await r.json();
-      return { status: r.status, version: body.model_version, rows, data, output: body.outputs?.[0]?.data, error: body.error, sentAt, doneAt: performance.now() };
-    }, (error: Error) => ({ status: 0, rows, data, error: error.message, sentAt, doneAt: performance.now() })));
+    pending.push(
+      fetch(`${url}/v2/models/tiny-cnn/infer`, {
+        method: "POST",
+        body: JSON.stringify({
+          inputs: [{ name: "input", shape: [rows, 3, 32, 32], datatype: "FP32", data: Array.from(data) }],
+        }),
+      }).then(
+        async (r) => {
+          const body = await r.json();
+          return {
+            status: r.status,
+            version: body.model_version,
+            rows,
+            data,
+            output: body.outputs?.[0]?.data,
+            error: body.error,
+            sentAt,
+            doneAt: performance.now(),
+          };
+        },
+        (error: Error) => ({ status: 0, rows, data, error: error.message, sentAt, doneAt: performance.now() }),
+      ),
+    );
   }, 25);
   return {
-    stop: async () => { running = false; clearInterval(timer); return Promise.all(pending); },
+    stop: async () => {
+      running = false;
+      clearInterval(timer);
+      return Promise.all(pending);
+    },
   };
 }
-
 
 async function checkOutcomes(outcomes: Outcome[], sessions: Record<string, ort.InferenceSession>) {
   const failed = outcomes.filter((o) => o.status !== 200);
@@ -48,9 +79,11 @@ async function checkOutcomes(outcomes: Outcome[], sessions: Record<string, ort.I
   for (const o of outcomes) {
     const session = sessions[o.version!];
     expect(session, `a response from unknown version ${o.version}`).toBeDefined();
-    const expected = (await session!.run({ input: new ort.Tensor("float32", o.data, [o.rows, 3, 32, 32]) })).logits!.data as Float32Array;
+    const expected = (await session!.run({ input: new ort.Tensor("float32", o.data, [o.rows, 3, 32, 32]) })).logits!
+      .data as Float32Array;
     expect(o.output!.length).toBe(expected.length);
-    for (let i = 0; i < expected.length; i++) expect(Math.abs(o.output![i]! - expected[i]!)).toBeLessThanOrEqual(1e-5 + 1e-4 * Math.abs(expected[i]!));
+    for (let i = 0; i < expected.length; i++)
+      expect(Math.abs(o.output![i]! - expected[i]!)).toBeLessThanOrEqual(1e-5 + 1e-4 * Math.abs(expected[i]!));
   }
 }
 
@@ -70,7 +103,9 @@ describe("live reconfiguration", () => {
         const s = await applyPlan(agent, plan, ++generation);
         expect(s.lastReconfiguration.outcome).toBe("applied");
         expect(s.lastReconfiguration.kind).toBe("active-passive");
-        expect(s.instances.map((i: { threads: number }) => i.threads)).toEqual(plan.instances[0]!.count === 2 ? [1, 1] : [2]);
+        expect(s.instances.map((i: { threads: number }) => i.threads)).toEqual(
+          plan.instances[0]!.count === 2 ? [1, 1] : [2],
+        );
         expect(s.affinityOk).toBe(true);
         reports.push(s.lastReconfiguration);
       }
@@ -88,7 +123,11 @@ describe("live reconfiguration", () => {
   });
 
   it("scales 1 → 2 instances of 1 thread without restarting the one that stays", async () => {
-    agent = await startAgent({ modelBytes: v1, name: "tiny-cnn", plan: { instances: [{ count: 1, threads: 1, batch: 2 }], batchTimeoutMs: 2 } });
+    agent = await startAgent({
+      modelBytes: v1,
+      name: "tiny-cnn",
+      plan: { instances: [{ count: 1, threads: 1, batch: 2 }], batchTimeoutMs: 2 },
+    });
     const before = await status(agent);
     const load = traffic(agent.url);
     const s = await applyPlan(agent, { instances: [{ count: 2, threads: 1, batch: 2 }], batchTimeoutMs: 2 }, 2);
@@ -104,7 +143,11 @@ describe("live reconfiguration", () => {
     agent = await startAgent({ modelBytes: v1, name: "tiny-cnn", plan: oneByTwo });
     const load = traffic(agent.url);
     // CPU 63 does not exist on this host: the new instance cannot pin itself, so it never becomes ready.
-    const s = await applyPlan(agent, { instances: [{ count: 1, threads: 1, batch: 4, cpus: ["63"] }], batchTimeoutMs: 2 }, 2);
+    const s = await applyPlan(
+      agent,
+      { instances: [{ count: 1, threads: 1, batch: 4, cpus: ["63"] }], batchTimeoutMs: 2 },
+      2,
+    );
     const outcomes = await load.stop();
     expect(s.lastReconfiguration.outcome).toBe("failed");
     expect(s.lastReconfiguration.error).toMatch(/failed to start|crashed/);
@@ -130,9 +173,14 @@ describe("live reconfiguration", () => {
     // new connection may reach the agent after a later one on a pooled connection).
     const firstV2Answer = Math.min(...outcomes.filter((o) => o.version === "2").map((o) => o.doneAt));
     expect(outcomes.some((o) => o.version === "1" && o.doneAt < firstV2Answer)).toBe(true);
-    expect(outcomes.filter((o) => o.version === "1" && o.sentAt > firstV2Answer).map((o) => o.sentAt - firstV2Answer)).toEqual([]);
+    expect(
+      outcomes.filter((o) => o.version === "1" && o.sentAt > firstV2Answer).map((o) => o.sentAt - firstV2Answer),
+    ).toEqual([]);
     expect(outcomes.filter((o) => o.sentAt > firstV2Answer).length).toBeGreaterThan(0);
-    const sessions = { "1": await ort.InferenceSession.create(Buffer.from(v1)), "2": await ort.InferenceSession.create(Buffer.from(v2)) };
+    const sessions = {
+      "1": await ort.InferenceSession.create(Buffer.from(v1)),
+      "2": await ort.InferenceSession.create(Buffer.from(v2)),
+    };
     await checkOutcomes(outcomes, sessions);
     await Promise.all(Object.values(sessions).map((x) => x.release()));
   });

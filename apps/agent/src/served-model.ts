@@ -18,10 +18,18 @@ import { Instance } from "./instance";
 import { DATATYPES, elementCount, oipDatatypeOf, type OipDatatype, type WireTensor } from "./tensor-types";
 import type { ThreadAffinity } from "./thread-affinity";
 
-export interface TensorMetadata { name: string; datatype: OipDatatype; shape: number[]; symbolicDims: Array<string | undefined> }
+export interface TensorMetadata {
+  name: string;
+  datatype: OipDatatype;
+  shape: number[];
+  symbolicDims: Array<string | undefined>;
+}
 
 export interface ModelMetadata {
-  name: string; version: string; inputs: TensorMetadata[]; outputs: TensorMetadata[];
+  name: string;
+  version: string;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
   /** Each tensor's batch axis, or unbatched (set by the served model from its plan; absent: axis 0). */
   layout?: BatchLayout;
 }
@@ -52,16 +60,18 @@ const FAILURE_WINDOW_MS = 60_000;
 export async function readModelMetadata(name: string, version: string, modelPath: string): Promise<ModelMetadata> {
   const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   try {
-    const describe = (list: readonly ort.InferenceSession.ValueMetadata[]): TensorMetadata[] => list.map((m) => {
-      if (!m.isTensor) throw new Error(`${m.name} is not a tensor; only tensor inputs and outputs are served`);
-      const datatype = oipDatatypeOf(m.type);
-      if (!datatype) throw new Error(`${m.name} has type ${m.type}, which is not supported`);
-      return {
-        name: m.name, datatype,
-        shape: m.shape.map((d) => (typeof d === "number" && d >= 0 ? d : -1)),
-        symbolicDims: m.shape.map((d) => (typeof d === "string" ? d : undefined)),
-      };
-    });
+    const describe = (list: readonly ort.InferenceSession.ValueMetadata[]): TensorMetadata[] =>
+      list.map((m) => {
+        if (!m.isTensor) throw new Error(`${m.name} is not a tensor; only tensor inputs and outputs are served`);
+        const datatype = oipDatatypeOf(m.type);
+        if (!datatype) throw new Error(`${m.name} has type ${m.type}, which is not supported`);
+        return {
+          name: m.name,
+          datatype,
+          shape: m.shape.map((d) => (typeof d === "number" && d >= 0 ? d : -1)),
+          symbolicDims: m.shape.map((d) => (typeof d === "string" ? d : undefined)),
+        };
+      });
     return { name, version, inputs: describe(session.inputMetadata), outputs: describe(session.outputMetadata) };
   } finally {
     await session.release();
@@ -92,7 +102,10 @@ export class ServedModel {
   axes: ServingAxes;
   private axesError?: Error;
 
-  constructor(readonly options: ServedModelOptions, public metadata: ModelMetadata) {
+  constructor(
+    readonly options: ServedModelOptions,
+    public metadata: ModelMetadata,
+  ) {
     try {
       this.axes = modelAxes(metadata.inputs, metadata.outputs, options.plan.batchAxes ?? {});
     } catch (error) {
@@ -123,28 +136,55 @@ export class ServedModel {
   }
 
   /** Per-instance core lists: the plan's own, or the allocator's on this host's topology. */
-  private coreAssignments(plan: ServingPlan = this.options.plan): Array<{ threads: number; batch: number; coreCpus: number[][] }> {
+  private coreAssignments(
+    plan: ServingPlan = this.options.plan,
+  ): Array<{ threads: number; batch: number; coreCpus: number[][] }> {
     if (plan.instances.every((item) => item.cpus)) {
-      return plan.instances.flatMap((item) => item.cpus!.map((list) => {
-        const cpus = parseCpuList(list);
-        if (cpus.length < item.threads) throw new Error(`cpulist "${list}" has ${cpus.length} CPUs for ${item.threads} threads`);
-        // One CPU per thread when the list is exactly t long; otherwise spread the list over t threads.
-        const per = Math.floor(cpus.length / item.threads);
-        return { threads: item.threads, batch: item.batch, coreCpus: Array.from({ length: item.threads }, (_, j) => cpus.slice(j * per, (j + 1) * per)) };
-      }));
+      return plan.instances.flatMap((item) =>
+        item.cpus!.map((list) => {
+          const cpus = parseCpuList(list);
+          if (cpus.length < item.threads)
+            throw new Error(`cpulist "${list}" has ${cpus.length} CPUs for ${item.threads} threads`);
+          // One CPU per thread when the list is exactly t long; otherwise spread the list over t threads.
+          const per = Math.floor(cpus.length / item.threads);
+          return {
+            threads: item.threads,
+            batch: item.batch,
+            coreCpus: Array.from({ length: item.threads }, (_, j) => cpus.slice(j * per, (j + 1) * per)),
+          };
+        }),
+      );
     }
-    const allocation = allocate(this.options.topology, plan.instances.map(({ count, threads, batch }) => ({ count, threads, batch })));
+    const allocation = allocate(
+      this.options.topology,
+      plan.instances.map(({ count, threads, batch }) => ({ count, threads, batch })),
+    );
     return allocation.instances.map((a) => ({ threads: a.threads, batch: a.batch, coreCpus: a.coreCpus }));
   }
 
   /** Zero-filled inputs at the plan's per-instance batch (each on its own batch axis), dimensions from the plan. */
-  private warmupFor(batch: number, metadata: ModelMetadata = this.metadata, plan: ServingPlan = this.options.plan): WireTensor[] {
+  private warmupFor(
+    batch: number,
+    metadata: ModelMetadata = this.metadata,
+    plan: ServingPlan = this.options.plan,
+  ): WireTensor[] {
     const axes = modelAxes(metadata.inputs, metadata.outputs, plan.batchAxes ?? {});
     const problem = planProblem(axes, plan);
     if (problem) throw new Error(problem);
     return metadata.inputs.map((input, index) => {
-      const shape = concreteShape({ name: input.name, shape: declaredDims(input) }, axes.inputs[index]!, batch, plan.dimensions ?? {}, axes.batchSymbol);
-      return { name: input.name, datatype: input.datatype, shape, buffer: new ArrayBuffer(elementCount(shape) * DATATYPES[input.datatype].bytes) };
+      const shape = concreteShape(
+        { name: input.name, shape: declaredDims(input) },
+        axes.inputs[index]!,
+        batch,
+        plan.dimensions ?? {},
+        axes.batchSymbol,
+      );
+      return {
+        name: input.name,
+        datatype: input.datatype,
+        shape,
+        buffer: new ArrayBuffer(elementCount(shape) * DATATYPES[input.datatype].bytes),
+      };
     });
   }
 
@@ -162,11 +202,22 @@ export class ServedModel {
     this.estimator.start();
   }
 
-  private makeInstance(threads: number, batch: number, coreCpus: number[][], modelPath = this.options.modelPath,
-    metadata = this.metadata, plan = this.options.plan, version = this.options.version): Instance {
+  private makeInstance(
+    threads: number,
+    batch: number,
+    coreCpus: number[][],
+    modelPath = this.options.modelPath,
+    metadata = this.metadata,
+    plan = this.options.plan,
+    version = this.options.version,
+  ): Instance {
     this.warmupInputs = this.warmupFor(batch, metadata, plan);
     const instance = new Instance({
-      id: this.nextInstanceId++, threads, batch, coreCpus, version,
+      id: this.nextInstanceId++,
+      threads,
+      batch,
+      coreCpus,
+      version,
       modelPath,
       warmupInputs: this.warmupInputs,
       warmupIterations: this.options.warmupIterations ?? plan.warmupIterations,
@@ -190,7 +241,15 @@ export class ServedModel {
     await new Promise((r) => setTimeout(r, delay));
     if (this.state !== "ready" || !this.instances.includes(crashed)) return; // reconfigured away meanwhile
     const { threads, batch, coreCpus, modelPath, version } = crashed.spec;
-    const replacement = this.makeInstance(threads, batch, coreCpus, modelPath, this.metadata, this.options.plan, version);
+    const replacement = this.makeInstance(
+      threads,
+      batch,
+      coreCpus,
+      modelPath,
+      this.metadata,
+      this.options.plan,
+      version,
+    );
     try {
       await replacement.start();
       this.instances = this.instances.map((i) => (i === crashed ? replacement : i));
@@ -209,14 +268,28 @@ export class ServedModel {
    * staging): on a 2-core host a thread change always overlaps. A new set that fails to start or warm is torn down
    * and the old one keeps serving; the report says why.
    */
-  async reconfigure(plan: ServingPlan, generation: number, newModel?: { modelPath: string; version: string; metadata: ModelMetadata }): Promise<ReconfigurationReport> {
+  async reconfigure(
+    plan: ServingPlan,
+    generation: number,
+    newModel?: { modelPath: string; version: string; metadata: ModelMetadata },
+  ): Promise<ReconfigurationReport> {
     if (this.reconfiguring) throw new Error("a reconfiguration is already in progress");
     this.reconfiguring = true;
     const t0 = performance.now();
     const phases = { start: 0, warm: 0, switch: 0, drain: 0, stop: 0, total: 0 };
     const metadata = newModel?.metadata ?? this.metadata;
     const modelPath = newModel?.modelPath ?? this.options.modelPath;
-    const report: ReconfigurationReport = { generation, kind: "batch-only", outcome: "applied", started: 0, stopped: 0, kept: 0, overlapCpus: [], phasesMs: phases, servedBatches: 0 };
+    const report: ReconfigurationReport = {
+      generation,
+      kind: "batch-only",
+      outcome: "applied",
+      started: 0,
+      stopped: 0,
+      kept: 0,
+      overlapCpus: [],
+      phasesMs: phases,
+      servedBatches: 0,
+    };
     const started: Instance[] = [];
     try {
       // Refused before anything starts: a batch the model cannot take, a dimension without a value.
@@ -226,19 +299,37 @@ export class ServedModel {
       const current = this.instances;
       // A version change replaces every instance; otherwise the allocator's diff says what stays.
       const diff = diffAllocations(
-        newModel ? [] : current.map((i) => ({ threads: i.spec.threads, batch: i.spec.batch, cpus: i.spec.coreCpus.flat() })),
-        target.map((a) => ({ threads: a.threads, batch: a.batch, cpus: a.coreCpus.flat() })));
+        newModel
+          ? []
+          : current.map((i) => ({ threads: i.spec.threads, batch: i.spec.batch, cpus: i.spec.coreCpus.flat() })),
+        target.map((a) => ({ threads: a.threads, batch: a.batch, cpus: a.coreCpus.flat() })),
+      );
       const stopping = newModel ? current : diff.stop.map((s) => current[s.from]!);
       const threadsBefore = new Set(current.map((i) => i.spec.threads));
-      const threadsChange = target.some((a) => !threadsBefore.has(a.threads)) || current.some((i) => !target.some((a) => a.threads === i.spec.threads));
-      report.kind = newModel || threadsChange ? "active-passive" : diff.start.length || diff.stop.length ? "scale" : "batch-only";
-      report.overlapCpus = newModel ? [...new Set(current.flatMap((i) => i.spec.coreCpus.flat()))].filter((c) => target.some((a) => a.coreCpus.flat().includes(c))).sort((a, b) => a - b) : diff.sharedCpus;
+      const threadsChange =
+        target.some((a) => !threadsBefore.has(a.threads)) ||
+        current.some((i) => !target.some((a) => a.threads === i.spec.threads));
+      report.kind =
+        newModel || threadsChange ? "active-passive" : diff.start.length || diff.stop.length ? "scale" : "batch-only";
+      report.overlapCpus = newModel
+        ? [...new Set(current.flatMap((i) => i.spec.coreCpus.flat()))]
+            .filter((c) => target.some((a) => a.coreCpus.flat().includes(c)))
+            .sort((a, b) => a - b)
+        : diff.sharedCpus;
 
       // Start and warm the new instances beside the old set (one at a time: see start()).
       const tStart = performance.now();
       for (const s of diff.start) {
         const a = target[s.to]!;
-        const instance = this.makeInstance(a.threads, a.batch, a.coreCpus, modelPath, metadata, plan, newModel?.version ?? this.options.version);
+        const instance = this.makeInstance(
+          a.threads,
+          a.batch,
+          a.coreCpus,
+          modelPath,
+          metadata,
+          plan,
+          newModel?.version ?? this.options.version,
+        );
         started.push(instance);
         await instance.start();
         phases.warm += instance.timeline?.warmupMs ?? 0;
@@ -319,15 +410,24 @@ export class ServedModel {
       failureReason: this.failureReason,
       generation: this.generation,
       lastReconfiguration: this.lastReconfiguration,
-      estimator: { stable: this.estimator.state.stable, qTilde: this.estimator.state.qTilde, estimates: this.estimator.state.estimates, lastDecision: this.estimator.timeline.at(-1) ?? null },
+      estimator: {
+        stable: this.estimator.state.stable,
+        qTilde: this.estimator.state.qTilde,
+        estimates: this.estimator.state.estimates,
+        lastDecision: this.estimator.timeline.at(-1) ?? null,
+      },
       batchSize: planBatchSize(this.options.plan),
       batchTimeoutMs: this.options.plan.batchTimeoutMs,
       queueRows: this.dispatcher.queueDepthRows,
       instanceRestarts: this.restarts,
       affinityOk: affinity.every((a) => a.threads.every((t) => t.ok)),
       instances: this.instances.map((i) => ({
-        id: i.spec.id, threads: i.spec.threads, batch: i.spec.batch, state: i.state,
-        cpus: i.spec.coreCpus.flat(), timeline: i.timeline,
+        id: i.spec.id,
+        threads: i.spec.threads,
+        batch: i.spec.batch,
+        state: i.state,
+        cpus: i.spec.coreCpus.flat(),
+        timeline: i.timeline,
         affinity: affinity.find((a) => a.instance === i.spec.id)?.threads ?? [],
       })),
     };

@@ -29,13 +29,27 @@ export type ServingToSupervisor =
   | { kind: "returned"; id: number };
 
 export type SupervisorToServing =
-  | { kind: "restart-stats"; restarts: number; lastRestartGapMs?: number; lastRestartHeldConnections?: number; heldConnections: number; shedConnections: number }
+  | {
+      kind: "restart-stats";
+      restarts: number;
+      lastRestartGapMs?: number;
+      lastRestartHeldConnections?: number;
+      heldConnections: number;
+      shedConnections: number;
+    }
   /** A connection the supervisor accepted (unread), with its socket as the message's handle; answered by "took". */
   | { kind: "connection"; id: number; protocol?: "grpc" }
   | { kind: "apply"; config: unknown }
   | { kind: "collect"; requestId: number };
 
-export interface ApplyResult { name: string; deploymentId?: string; generation: number; outcome: "applied" | "failed"; error?: string; report?: ReconfigurationReport }
+export interface ApplyResult {
+  name: string;
+  deploymentId?: string;
+  generation: number;
+  outcome: "applied" | "failed";
+  error?: string;
+  report?: ReconfigurationReport;
+}
 
 /** What the heartbeat carries per model (the supervisor maps it onto the protocol). */
 export interface ModelReport {
@@ -56,7 +70,11 @@ export interface ModelReport {
 }
 
 // What the supervisor knows about this process's predecessors and the connections it held (we report it).
-const restartStats: Omit<Extract<SupervisorToServing, { kind: "restart-stats" }>, "kind"> = { restarts: 0, heldConnections: 0, shedConnections: 0 };
+const restartStats: Omit<Extract<SupervisorToServing, { kind: "restart-stats" }>, "kind"> = {
+  restarts: 0,
+  heldConnections: 0,
+  shedConnections: 0,
+};
 let takeConnection: ((socket: Socket, protocol: "http" | "grpc") => void) | undefined;
 let dieOnConnection: (() => boolean) | undefined;
 let applyConfig: ((config: unknown) => Promise<void>) | undefined;
@@ -68,12 +86,19 @@ process.on("message", (message: SupervisorToServing, socket?: Socket) => {
     if (dieOnConnection?.()) process.exit(1);
     // "took" goes out before this process reads a byte: until the supervisor hears it, the supervisor's copy of the
     // socket is still unread, and if this process dies first the connection goes, whole, to the next one.
-    if (!takeConnection) { tell({ kind: "returned", id: message.id }); socket?.destroy(); return; }
+    if (!takeConnection) {
+      tell({ kind: "returned", id: message.id });
+      socket?.destroy();
+      return;
+    }
     tell({ kind: "took", id: message.id });
     // The socket may be gone already (the client closed it while it was being handed over).
     if (socket) takeConnection(socket, message.protocol ?? "http");
   }
-  if (message.kind === "restart-stats") { const { kind: _, ...stats } = message; Object.assign(restartStats, stats); }
+  if (message.kind === "restart-stats") {
+    const { kind: _, ...stats } = message;
+    Object.assign(restartStats, stats);
+  }
   if (message.kind === "apply") applying = applying.then(() => applyConfig?.(message.config));
   if (message.kind === "collect") collect?.(message.requestId);
 });
@@ -94,18 +119,36 @@ async function main(): Promise<void> {
   const config = servingConfigSchema.parse(JSON.parse(readFileSync(configPath, "utf8")));
   const { topology } = readHostTopology();
   const mark = env.AGENT_FAULT_INJECTION ? env.AGENT_FAULT_EXIT_ON_CONNECTION_MARK : undefined;
-  if (mark) dieOnConnection = () => { if (existsSync(mark)) return false; writeFileSync(mark, String(process.pid)); return true; };
+  if (mark)
+    dieOnConnection = () => {
+      if (existsSync(mark)) return false;
+      writeFileSync(mark, String(process.pid));
+      return true;
+    };
   const metrics = new AgentMetrics(() => restartStats);
   const models = new Map<string, ServedModel>();
   let accepting = false;
   let exportErrorLogged = false;
-  const spans = env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : new SpanExporter({
-    endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME, serviceVersion: agentVersion,
-    onExported: (n) => { metrics.spansExported.inc(n); exportErrorLogged = false; },
-    onDropped: (n) => metrics.spansDropped.inc(n),
-    // Once per outage, not once per batch.
-    onError: (message) => { if (!exportErrorLogged) { exportErrorLogged = true; log("warn", "span export failed", { error: message }); } },
-  });
+  const spans =
+    env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? undefined
+      : new SpanExporter({
+          endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+          serviceName: env.OTEL_SERVICE_NAME,
+          serviceVersion: agentVersion,
+          onExported: (n) => {
+            metrics.spansExported.inc(n);
+            exportErrorLogged = false;
+          },
+          onDropped: (n) => metrics.spansDropped.inc(n),
+          // Once per outage, not once per batch.
+          onError: (message) => {
+            if (!exportErrorLogged) {
+              exportErrorLogged = true;
+              log("warn", "span export failed", { error: message });
+            }
+          },
+        });
 
   const server = createOipServer({
     models: () => models,
@@ -132,37 +175,53 @@ async function main(): Promise<void> {
   });
 
   // OIP over gRPC on the same models; its connections come from the supervisor's gRPC port, through the injector.
-  const grpcServer = env.AGENT_GRPC_PORT === undefined ? undefined : createOipGrpcServer({
-    models: () => models,
-    metrics,
-    maxMessageBytes: env.AGENT_MAX_BODY_BYTES,
-    inferToken: env.AGENT_INFER_TOKEN,
-    faultInjection: env.AGENT_FAULT_INJECTION,
-    accepting: () => accepting,
-    version: agentVersion,
-    spans,
-  });
+  const grpcServer =
+    env.AGENT_GRPC_PORT === undefined
+      ? undefined
+      : createOipGrpcServer({
+          models: () => models,
+          metrics,
+          maxMessageBytes: env.AGENT_MAX_BODY_BYTES,
+          inferToken: env.AGENT_INFER_TOKEN,
+          faultInjection: env.AGENT_FAULT_INJECTION,
+          accepting: () => accepting,
+          version: agentVersion,
+          spans,
+        });
   const grpcConnections = grpcServer?.createConnectionInjector(ServerCredentials.createInsecure());
 
   const makeModel = async (spec: (typeof config.models)[number], generation: number) => {
     const metadata = await readModelMetadata(spec.name, spec.version, spec.modelPath);
-    const model = new ServedModel({
-      name: spec.name, version: spec.version, modelPath: spec.modelPath, plan: spec.plan, topology,
-      maxQueueRows: env.AGENT_MAX_QUEUE, allowSpinning: env.AGENT_ORT_ALLOW_SPINNING, faultInjection: env.AGENT_FAULT_INJECTION,
-      restartBackoffMs: env.AGENT_INSTANCE_RESTART_BACKOFF_MS, warmupIterations: env.AGENT_WARMUP_ITERATIONS,
-      estimator: {
-        alpha: env.ESTIMATOR_ALPHA, ringSize: env.ESTIMATOR_RING_SIZE, sampleIntervalMs: env.ESTIMATOR_SAMPLE_INTERVAL_MS,
-        reconfigurationTimeoutMs: env.ESTIMATOR_DECISION_INTERVAL_MS, minDwellMs: env.ESTIMATOR_MIN_DWELL_MS,
+    const model = new ServedModel(
+      {
+        name: spec.name,
+        version: spec.version,
+        modelPath: spec.modelPath,
+        plan: spec.plan,
+        topology,
+        maxQueueRows: env.AGENT_MAX_QUEUE,
+        allowSpinning: env.AGENT_ORT_ALLOW_SPINNING,
+        faultInjection: env.AGENT_FAULT_INJECTION,
+        restartBackoffMs: env.AGENT_INSTANCE_RESTART_BACKOFF_MS,
+        warmupIterations: env.AGENT_WARMUP_ITERATIONS,
+        estimator: {
+          alpha: env.ESTIMATOR_ALPHA,
+          ringSize: env.ESTIMATOR_RING_SIZE,
+          sampleIntervalMs: env.ESTIMATOR_SAMPLE_INTERVAL_MS,
+          reconfigurationTimeoutMs: env.ESTIMATOR_DECISION_INTERVAL_MS,
+          minDwellMs: env.ESTIMATOR_MIN_DWELL_MS,
+        },
+        onBatch: (name, record) => {
+          if (!record.ok) return;
+          const labels = { model: name, version: record.version ?? model.options.version };
+          metrics.inferences.inc(labels, record.rows);
+          metrics.executions.inc(labels);
+          metrics.computeSeconds.observe(labels, record.computeMs / 1000);
+        },
+        onInstanceRestart: (name) => metrics.instanceRestarts.inc({ model: name, version: model.options.version }),
       },
-      onBatch: (name, record) => {
-        if (!record.ok) return;
-        const labels = { model: name, version: record.version ?? model.options.version };
-        metrics.inferences.inc(labels, record.rows);
-        metrics.executions.inc(labels);
-        metrics.computeSeconds.observe(labels, record.computeMs / 1000);
-      },
-      onInstanceRestart: (name) => metrics.instanceRestarts.inc({ model: name, version: model.options.version }),
-    }, metadata);
+      metadata,
+    );
     model.generation = generation;
     model.deploymentId = spec.deploymentId;
     if (spec.sloDeadlineMs !== undefined) model.intervalStats.sloDeadlineMs = spec.sloDeadlineMs;
@@ -176,11 +235,22 @@ async function main(): Promise<void> {
     }
     const bad = model.affinity().flatMap((a) => a.threads.filter((t) => !t.ok));
     if (bad.length) log("error", "thread affinity differs from the plan", { model: spec.name, threads: bad });
-    log("info", "model ready", { model: spec.name, generation, instances: model.instances.map((i) => ({ cpus: i.spec.coreCpus.flat(), threads: i.spec.threads, batch: i.spec.batch, ...i.timeline })) });
+    log("info", "model ready", {
+      model: spec.name,
+      generation,
+      instances: model.instances.map((i) => ({
+        cpus: i.spec.coreCpus.flat(),
+        threads: i.spec.threads,
+        batch: i.spec.batch,
+        ...i.timeline,
+      })),
+    });
     return model;
   };
   for (const spec of config.models) {
-    try { await makeModel(spec, spec.generation ?? config.generation); } catch (error) {
+    try {
+      await makeModel(spec, spec.generation ?? config.generation);
+    } catch (error) {
       // One model that cannot start must not take the others down: it is reported failed.
       log("error", "model failed to start", { model: spec.name, error: (error as Error).message });
     }
@@ -192,16 +262,27 @@ async function main(): Promise<void> {
       m.estimator.proposal = undefined;
       const affinity = m.affinity();
       return {
-        name: m.options.name, deploymentId: m.deploymentId, generation: m.generation, state: m.state, failureReason: m.failureReason,
-        stats: m.intervalStats.take(), queueDepthRows: m.dispatcher.queueDepthRows,
+        name: m.options.name,
+        deploymentId: m.deploymentId,
+        generation: m.generation,
+        state: m.state,
+        failureReason: m.failureReason,
+        stats: m.intervalStats.take(),
+        queueDepthRows: m.dispatcher.queueDepthRows,
         instances: m.instances.map((i) => ({
-          id: i.spec.id, threads: i.spec.threads, batch: i.spec.batch, state: i.state, cpus: i.spec.coreCpus.flat(),
+          id: i.spec.id,
+          threads: i.spec.threads,
+          batch: i.spec.batch,
+          state: i.state,
+          cpus: i.spec.coreCpus.flat(),
           affinityOk: (affinity.find((a) => a.instance === i.spec.id)?.threads ?? []).every((t) => t.ok),
         })),
         affinityOk: affinity.every((a) => a.threads.every((t) => t.ok)),
         estimator: m.estimator.state,
         estimatorTimeline: m.estimator.takeNewDecisions(),
-        estimatorProposal: proposal ? { batchSize: proposal.batchSize, decision: proposal.decision, timeline: proposal.timeline } : undefined,
+        estimatorProposal: proposal
+          ? { batchSize: proposal.batchSize, decision: proposal.decision, timeline: proposal.timeline }
+          : undefined,
         lastReconfiguration: m.lastReconfiguration,
       };
     });
@@ -216,8 +297,11 @@ async function main(): Promise<void> {
       const generation = spec.generation ?? next.generation;
       const model = models.get(spec.name);
       try {
-        if (!model || model.state === "failed" && model.generation !== generation) {
-          if (model) { models.delete(spec.name); await model.stop(0); }
+        if (!model || (model.state === "failed" && model.generation !== generation)) {
+          if (model) {
+            models.delete(spec.name);
+            await model.stop(0);
+          }
           await makeModel(spec, generation);
           results.push({ name: spec.name, deploymentId: spec.deploymentId, generation, outcome: "applied" });
           continue;
@@ -226,21 +310,48 @@ async function main(): Promise<void> {
         model.intervalStats.sloDeadlineMs = spec.sloDeadlineMs;
         if (model.generation === generation) continue; // already there (idempotent)
         model.deploymentId = spec.deploymentId;
-        const newModel = spec.modelPath !== model.options.modelPath || spec.version !== model.options.version
-          ? { modelPath: spec.modelPath, version: spec.version, metadata: await readModelMetadata(spec.name, spec.version, spec.modelPath) }
-          : undefined;
+        const newModel =
+          spec.modelPath !== model.options.modelPath || spec.version !== model.options.version
+            ? {
+                modelPath: spec.modelPath,
+                version: spec.version,
+                metadata: await readModelMetadata(spec.name, spec.version, spec.modelPath),
+              }
+            : undefined;
         const report = await model.reconfigure(spec.plan, generation, newModel);
         log(report.outcome === "applied" ? "info" : "error", "reconfiguration", { model: spec.name, ...report });
-        results.push({ name: spec.name, deploymentId: spec.deploymentId, generation, outcome: report.outcome, error: report.error, report });
+        results.push({
+          name: spec.name,
+          deploymentId: spec.deploymentId,
+          generation,
+          outcome: report.outcome,
+          error: report.error,
+          report,
+        });
       } catch (error) {
-        results.push({ name: spec.name, deploymentId: spec.deploymentId, generation, outcome: "failed", error: (error as Error).message });
+        results.push({
+          name: spec.name,
+          deploymentId: spec.deploymentId,
+          generation,
+          outcome: "failed",
+          error: (error as Error).message,
+        });
       }
     }
     for (const [name, model] of models) {
-      if (!next.models.some((m) => m.name === name)) { models.delete(name); await model.stop(env.AGENT_DRAIN_TIMEOUT_MS); }
+      if (!next.models.some((m) => m.name === name)) {
+        models.delete(name);
+        await model.stop(env.AGENT_DRAIN_TIMEOUT_MS);
+      }
     }
     const failed = results.find((r) => r.outcome === "failed");
-    tell({ kind: "applied", generation: next.generation, outcome: failed ? "failed" : "applied", results, error: failed?.error });
+    tell({
+      kind: "applied",
+      generation: next.generation,
+      outcome: failed ? "failed" : "applied",
+      results,
+      error: failed?.error,
+    });
   };
 
   // The server never listens, but its connection tracking (header and request timeouts, closeAllConnections) is
@@ -249,7 +360,8 @@ async function main(): Promise<void> {
   takeConnection = (socket, protocol) => {
     if (protocol === "grpc") {
       // HTTP/2 frames its own reading: the session resumes the socket itself.
-      if (grpcConnections) grpcConnections.injectConnection(socket); else socket.destroy();
+      if (grpcConnections) grpcConnections.injectConnection(socket);
+      else socket.destroy();
       return;
     }
     server.emit("connection", socket);
@@ -272,7 +384,10 @@ async function main(): Promise<void> {
     if (grpcServer) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 2_000);
-        grpcServer.tryShutdown(() => { clearTimeout(timer); resolve(); });
+        grpcServer.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
       grpcConnections?.destroy();
       grpcServer.forceShutdown();

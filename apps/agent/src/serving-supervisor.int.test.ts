@@ -20,30 +20,62 @@ const model = buildTinyCnn({ seed: 9, producerVersion: "packrat-test" });
 const ROW = 3 * 32 * 32;
 let reference: ort.InferenceSession;
 const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => { for (const step of cleanups.splice(0).reverse()) await step(); });
-beforeAll(async () => { reference = await ort.InferenceSession.create(Buffer.from(model)); });
+afterEach(async () => {
+  for (const step of cleanups.splice(0).reverse()) await step();
+});
+beforeAll(async () => {
+  reference = await ort.InferenceSession.create(Buffer.from(model));
+});
 
 function input(k: number): Float32Array {
   const random = new Prng(500 + k);
   return Float32Array.from({ length: ROW }, () => random.normal() * (k + 1));
 }
 
-interface Harness { supervisor: ServingSupervisor; configPath: string; config: ServingConfig }
+interface Harness {
+  supervisor: ServingSupervisor;
+  configPath: string;
+  config: ServingConfig;
+}
 
 async function startSupervisor(env: Record<string, string> = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "packrat-supervisor-test-"));
   const modelPath = join(dir, "tiny-cnn.onnx");
   writeFileSync(modelPath, model);
-  const config: ServingConfig = { generation: 1, models: [{ name: "tiny-cnn", version: "1", modelPath, plan: { instances: [{ count: 1, threads: 1, batch: 4 }], batchTimeoutMs: 2, warmupIterations: 1 } }] };
+  const config: ServingConfig = {
+    generation: 1,
+    models: [
+      {
+        name: "tiny-cnn",
+        version: "1",
+        modelPath,
+        plan: { instances: [{ count: 1, threads: 1, batch: 4 }], batchTimeoutMs: 2, warmupIterations: 1 },
+      },
+    ],
+  };
   const configPath = join(dir, "serving.json");
   writeFileSync(configPath, JSON.stringify(config));
   const supervisor = new ServingSupervisor({
-    configPath, maxConsecutiveStartFailures: 1_000, log: () => {},
+    configPath,
+    maxConsecutiveStartFailures: 1_000,
+    log: () => {},
     // Held connections wait as long as a test keeps the restart from happening (10 s by default; a slow host).
-    env: { ...testEnv, AGENT_HOST: "127.0.0.1", AGENT_PORT: "0", AGENT_STATE_DIR: join(dir, "state"), AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000", ...env },
+    env: {
+      ...testEnv,
+      AGENT_HOST: "127.0.0.1",
+      AGENT_PORT: "0",
+      AGENT_STATE_DIR: join(dir, "state"),
+      AGENT_HELD_CONNECTIONS_TIMEOUT_MS: "60000",
+      ...env,
+    },
   });
-  cleanups.push(async () => { await supervisor.stop(10_000); rmSync(dir, { recursive: true, force: true }); });
-  const ready = new Promise<void>((done) => { supervisor.onReady = done; });
+  cleanups.push(async () => {
+    await supervisor.stop(10_000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const ready = new Promise<void>((done) => {
+    supervisor.onReady = done;
+  });
   supervisor.start();
   await ready;
   return { supervisor, configPath, config };
@@ -51,23 +83,35 @@ async function startSupervisor(env: Record<string, string> = {}): Promise<Harnes
 
 /** One request on a connection of its own (no keep-alive pool), so each counts as one accepted connection. */
 function infer(port: number, k: number): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const body = JSON.stringify({ inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(input(k)) }] });
+  const body = JSON.stringify({
+    inputs: [{ name: "input", shape: [1, 3, 32, 32], datatype: "FP32", data: Array.from(input(k)) }],
+  });
   return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: "127.0.0.1", port, path: "/v2/models/tiny-cnn/infer", method: "POST", agent: false,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-    }, (res) => {
-      let text = "";
-      res.on("data", (d) => { text += d; });
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/v2/models/tiny-cnn/infer",
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (d) => {
+          text += d;
+        });
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
 }
 
 async function expectRightLogits(body: string, k: number): Promise<void> {
-  const want = (await reference.run({ input: new ort.Tensor("float32", input(k), [1, 3, 32, 32]) })).logits!.data as Float32Array;
+  const want = (await reference.run({ input: new ort.Tensor("float32", input(k), [1, 3, 32, 32]) })).logits!
+    .data as Float32Array;
   const got = (JSON.parse(body) as { outputs: Array<{ data: number[] }> }).outputs[0]!.data;
   expect(got.length).toBe(want.length);
   got.forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThanOrEqual(1e-5 + 1e-4 * Math.abs(want[i]!)));
@@ -77,7 +121,11 @@ async function expectRightLogits(body: string, k: number): Promise<void> {
 async function killAndHoldRestart(h: Harness): Promise<{ mend: () => void }> {
   writeFileSync(h.configPath, "{ not json");
   process.kill(h.supervisor.servingPid!, "SIGKILL");
-  await waitFor(async () => (h.supervisor.serving ? undefined : true), 60_000, "the supervisor to see the serving process die");
+  await waitFor(
+    async () => (h.supervisor.serving ? undefined : true),
+    60_000,
+    "the supervisor to see the serving process die",
+  );
   return { mend: () => writeFileSync(h.configPath, JSON.stringify(h.config)) };
 }
 
@@ -93,7 +141,11 @@ describe("ServingSupervisor: one listener for the agent's life", () => {
 
     const restart = await killAndHoldRestart(h);
     const during = [1, 2, 3, 4].map((k) => infer(port, k));
-    await waitFor(async () => (h.supervisor.heldConnections.waiting === 4 ? true : undefined), 60_000, "4 connections waiting");
+    await waitFor(
+      async () => (h.supervisor.heldConnections.waiting === 4 ? true : undefined),
+      60_000,
+      "4 connections waiting",
+    );
     restart.mend();
     const answers = await Promise.all(during);
     for (const [i, answer] of answers.entries()) {
@@ -134,7 +186,11 @@ describe("ServingSupervisor: one listener for the agent's life", () => {
     const port = h.supervisor.port!;
     const restart = await killAndHoldRestart(h);
     const during = [1, 2, 3].map((k) => infer(port, k));
-    await waitFor(async () => (h.supervisor.heldConnections.shed === 1 ? true : undefined), 60_000, "one connection shed");
+    await waitFor(
+      async () => (h.supervisor.heldConnections.shed === 1 ? true : undefined),
+      60_000,
+      "one connection shed",
+    );
     expect(h.supervisor.heldConnections.waiting).toBe(2);
     restart.mend();
     const answers = await Promise.all(during);
@@ -149,14 +205,21 @@ describe("ServingSupervisor: one listener for the agent's life", () => {
     const port = h.supervisor.port!;
     await killAndHoldRestart(h);
     const waiting = infer(port, 1);
-    await waitFor(async () => (h.supervisor.heldConnections.waiting === 1 ? true : undefined), 60_000, "1 connection waiting");
+    await waitFor(
+      async () => (h.supervisor.heldConnections.waiting === 1 ? true : undefined),
+      60_000,
+      "1 connection waiting",
+    );
     await h.supervisor.stop(10_000);
     const answer = await waiting;
     expect(answer.status).toBe(503);
     expect(JSON.parse(answer.body).error).toMatch(/shutting down/);
     const refused = await new Promise<string>((done) => {
       const socket = connect(port, "127.0.0.1");
-      socket.on("connect", () => { socket.destroy(); done("connected"); });
+      socket.on("connect", () => {
+        socket.destroy();
+        done("connected");
+      });
       socket.on("error", (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
     });
     expect(refused).toBe("ECONNREFUSED");

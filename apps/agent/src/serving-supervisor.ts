@@ -62,20 +62,37 @@ export class ServingSupervisor {
     const bounds = {
       max: env.AGENT_HELD_CONNECTIONS_MAX,
       timeoutMs: env.AGENT_HELD_CONNECTIONS_TIMEOUT_MS,
-      reason: () => (this.stopping || this.gaveUp ? "the agent is shutting down" : "the serving process is starting or restarting; retry"),
+      reason: () =>
+        this.stopping || this.gaveUp
+          ? "the agent is shutting down"
+          : "the serving process is starting or restarting; retry",
     };
     this.held = new HeldConnections(bounds);
     this.grpcHeld = new HeldConnections({ ...bounds, refuse: (socket) => socket.destroy() });
   }
 
-  get servingPid(): number | undefined { return this.child?.pid; }
+  get servingPid(): number | undefined {
+    return this.child?.pid;
+  }
   /** Whether a serving process takes connections now. */
-  get serving(): boolean { return this.ready; }
-  get heldConnections(): { waiting: number; held: number; shed: number } { return { waiting: this.waiting, held: this.heldTotal, shed: this.shedTotal }; }
-  private get waiting(): number { return this.held.size + this.grpcHeld.size; }
-  private get heldTotal(): number { return this.held.held + this.grpcHeld.held; }
-  private get shedTotal(): number { return this.held.shed + this.grpcHeld.shed; }
-  private queueOf(socket: Socket): HeldConnections { return this.grpcSockets.has(socket) ? this.grpcHeld : this.held; }
+  get serving(): boolean {
+    return this.ready;
+  }
+  get heldConnections(): { waiting: number; held: number; shed: number } {
+    return { waiting: this.waiting, held: this.heldTotal, shed: this.shedTotal };
+  }
+  private get waiting(): number {
+    return this.held.size + this.grpcHeld.size;
+  }
+  private get heldTotal(): number {
+    return this.held.held + this.grpcHeld.held;
+  }
+  private get shedTotal(): number {
+    return this.held.shed + this.grpcHeld.shed;
+  }
+  private queueOf(socket: Socket): HeldConnections {
+    return this.grpcSockets.has(socket) ? this.grpcHeld : this.held;
+  }
 
   /** Listens on AGENT_HOST:AGENT_PORT, then starts the serving process. */
   start(): void {
@@ -87,31 +104,49 @@ export class ServingSupervisor {
     this.server = server;
     let listening = false;
     server.on("error", (error: NodeJS.ErrnoException) => {
-      if (listening) { this.options.log("warn", "accepting a connection failed", { error: error.message }); return; }
+      if (listening) {
+        this.options.log("warn", "accepting a connection failed", { error: error.message });
+        return;
+      }
       this.options.log("error", "cannot listen", { host: env.AGENT_HOST, port: env.AGENT_PORT, error: error.message });
       this.giveUp(`cannot listen on ${env.AGENT_HOST}:${env.AGENT_PORT}: ${error.message}`);
     });
-    const grpcListening = env.AGENT_GRPC_PORT === undefined ? Promise.resolve() : new Promise<void>((resolve) => {
-      const grpc = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => { this.grpcSockets.add(socket); this.accept(socket); });
-      this.grpcServer = grpc;
-      let up = false;
-      grpc.on("error", (error: NodeJS.ErrnoException) => {
-        if (up) { this.options.log("warn", "accepting a gRPC connection failed", { error: error.message }); return; }
-        this.options.log("error", "cannot listen (gRPC)", { host: env.AGENT_HOST, port: env.AGENT_GRPC_PORT, error: error.message });
-        this.giveUp(`cannot listen on ${env.AGENT_HOST}:${env.AGENT_GRPC_PORT} (gRPC): ${error.message}`);
-      });
-      grpc.listen(env.AGENT_GRPC_PORT, env.AGENT_HOST, () => {
-        up = true;
-        this.grpcPort = (grpc.address() as AddressInfo).port;
-        this.options.log("info", "listening (gRPC)", { host: env.AGENT_HOST, port: this.grpcPort });
-        resolve();
-      });
-    });
+    const grpcListening =
+      env.AGENT_GRPC_PORT === undefined
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const grpc = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => {
+              this.grpcSockets.add(socket);
+              this.accept(socket);
+            });
+            this.grpcServer = grpc;
+            let up = false;
+            grpc.on("error", (error: NodeJS.ErrnoException) => {
+              if (up) {
+                this.options.log("warn", "accepting a gRPC connection failed", { error: error.message });
+                return;
+              }
+              this.options.log("error", "cannot listen (gRPC)", {
+                host: env.AGENT_HOST,
+                port: env.AGENT_GRPC_PORT,
+                error: error.message,
+              });
+              this.giveUp(`cannot listen on ${env.AGENT_HOST}:${env.AGENT_GRPC_PORT} (gRPC): ${error.message}`);
+            });
+            grpc.listen(env.AGENT_GRPC_PORT, env.AGENT_HOST, () => {
+              up = true;
+              this.grpcPort = (grpc.address() as AddressInfo).port;
+              this.options.log("info", "listening (gRPC)", { host: env.AGENT_HOST, port: this.grpcPort });
+              resolve();
+            });
+          });
     server.listen(env.AGENT_PORT, env.AGENT_HOST, () => {
       listening = true;
       this.port = (server.address() as AddressInfo).port;
       this.options.log("info", "listening", { host: env.AGENT_HOST, port: this.port });
-      void grpcListening.then(() => { if (!this.gaveUp) this.spawn(); });
+      void grpcListening.then(() => {
+        if (!this.gaveUp) this.spawn();
+      });
     });
   }
 
@@ -129,7 +164,9 @@ export class ServingSupervisor {
     const inTransit = this.inTransit;
     const id = ++this.nextHandOverId;
     inTransit.set(id, socket);
-    const message: SupervisorToServing = this.grpcSockets.has(socket) ? { kind: "connection", id, protocol: "grpc" } : { kind: "connection", id };
+    const message: SupervisorToServing = this.grpcSockets.has(socket)
+      ? { kind: "connection", id, protocol: "grpc" }
+      : { kind: "connection", id };
     child.send(message, socket, { keepOpen: true }, (error) => {
       if (!error) return; // written: "took" (or "returned", or the process's exit) settles it
       if (!inTransit.delete(id)) return; // already taken back when the process exited
@@ -144,7 +181,8 @@ export class ServingSupervisor {
     const socket = inTransit.get(id);
     if (!socket) return;
     inTransit.delete(id);
-    if (took) socket.destroy(); // the serving process has it (this closes only our descriptor)
+    if (took)
+      socket.destroy(); // the serving process has it (this closes only our descriptor)
     // Given back (a process that was not ready for it; the supervisor hands over only to ready ones): first in line.
     else this.queueOf(socket).hold(socket, true);
     this.handOverWaiting();
@@ -198,14 +236,21 @@ export class ServingSupervisor {
           this.lastRestartGapMs = performance.now() - this.diedAt;
           this.lastRestartHeldConnections = this.heldTotal - this.heldAtDeath;
           this.options.log("info", "serving process back", {
-            restarts: this.restarts, gapMs: Math.round(this.lastRestartGapMs),
-            heldConnections: this.lastRestartHeldConnections, waiting: this.waiting, shedConnections: this.shedTotal,
+            restarts: this.restarts,
+            gapMs: Math.round(this.lastRestartGapMs),
+            heldConnections: this.lastRestartHeldConnections,
+            waiting: this.waiting,
+            shedConnections: this.shedTotal,
           });
           this.diedAt = undefined;
         }
         const stats: SupervisorToServing = {
-          kind: "restart-stats", restarts: this.restarts, lastRestartGapMs: this.lastRestartGapMs,
-          lastRestartHeldConnections: this.lastRestartHeldConnections, heldConnections: this.heldTotal, shedConnections: this.shedTotal,
+          kind: "restart-stats",
+          restarts: this.restarts,
+          lastRestartGapMs: this.lastRestartGapMs,
+          lastRestartHeldConnections: this.lastRestartHeldConnections,
+          heldConnections: this.heldTotal,
+          shedConnections: this.shedTotal,
         };
         child.send(stats);
         this.ready = true;
@@ -229,16 +274,31 @@ export class ServingSupervisor {
       // A channel still open after its process exited (a descendant holding it) must not keep those connections.
       if (child.connected) setTimeout(() => rerouteUntaken(true), 1_000).unref();
       if (this.stopping) return;
-      if (this.diedAt === undefined) { this.diedAt = performance.now(); this.heldAtDeath = this.heldTotal; }
+      if (this.diedAt === undefined) {
+        this.diedAt = performance.now();
+        this.heldAtDeath = this.heldTotal;
+      }
       const limit = this.options.maxConsecutiveStartFailures ?? 3;
       if (this.consecutiveFailures >= limit) {
-        this.options.log("error", "serving process keeps failing to start; giving up", { failures: this.consecutiveFailures });
+        this.options.log("error", "serving process keeps failing to start; giving up", {
+          failures: this.consecutiveFailures,
+        });
         this.giveUp(`serving process failed to start ${this.consecutiveFailures} times`);
         return;
       }
       this.restarts++;
-      this.options.log("warn", "serving process died; restarting", { code, signal, restarts: this.restarts, waiting: this.waiting });
-      setTimeout(() => { if (!this.stopping) this.spawn(); }, Math.min(2000, 100 * 2 ** this.consecutiveFailures));
+      this.options.log("warn", "serving process died; restarting", {
+        code,
+        signal,
+        restarts: this.restarts,
+        waiting: this.waiting,
+      });
+      setTimeout(
+        () => {
+          if (!this.stopping) this.spawn();
+        },
+        Math.min(2000, 100 * 2 ** this.consecutiveFailures),
+      );
     });
   }
 
@@ -269,14 +329,22 @@ export class ServingSupervisor {
     if (!this.child?.connected) return Promise.resolve(undefined);
     const requestId = ++this.nextCollectId;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.collectWaiters.delete(requestId); resolve(undefined); }, timeoutMs);
-      this.collectWaiters.set(requestId, (report) => { clearTimeout(timer); resolve(report); });
+      const timer = setTimeout(() => {
+        this.collectWaiters.delete(requestId);
+        resolve(undefined);
+      }, timeoutMs);
+      this.collectWaiters.set(requestId, (report) => {
+        clearTimeout(timer);
+        resolve(report);
+      });
       const message: SupervisorToServing = { kind: "collect", requestId };
       this.child!.send(message);
     });
   }
 
-  get running(): boolean { return !!this.child?.connected; }
+  get running(): boolean {
+    return !!this.child?.connected;
+  }
 
   /**
    * SIGTERM to the serving process (it drains), then wait for it. The listener stays open while it drains, so new
@@ -285,12 +353,21 @@ export class ServingSupervisor {
    */
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
-    if (!this.ready) { this.held.shedAll(); this.grpcHeld.shedAll(); } // nothing will serve those waiting
+    if (!this.ready) {
+      this.held.shedAll();
+      this.grpcHeld.shedAll();
+    } // nothing will serve those waiting
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => { child.kill("SIGKILL"); resolve(); }, timeoutMs);
-        child.once("exit", () => { clearTimeout(timer); resolve(); });
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          resolve();
+        }, timeoutMs);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
         child.kill("SIGTERM");
       });
     }

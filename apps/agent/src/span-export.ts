@@ -20,11 +20,16 @@ export interface FinishedSpan {
 type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 
 const anyValue = (value: string | number | boolean): AnyValue =>
-  typeof value === "string" ? { stringValue: value }
-    : typeof value === "boolean" ? { boolValue: value }
-      : Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value };
+  typeof value === "string"
+    ? { stringValue: value }
+    : typeof value === "boolean"
+      ? { boolValue: value }
+      : Number.isInteger(value)
+        ? { intValue: String(value) }
+        : { doubleValue: value };
 
-const attributes = (values: Record<string, string | number | boolean>) => Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
+const attributes = (values: Record<string, string | number | boolean>) =>
+  Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
 
 /** SPAN_KIND_INTERNAL / SPAN_KIND_SERVER; STATUS_CODE_UNSET / STATUS_CODE_ERROR (opentelemetry-proto trace.proto). */
 const SPAN_KIND_INTERNAL = 1;
@@ -33,30 +38,39 @@ const STATUS_UNSET = 0;
 const STATUS_ERROR = 2;
 
 /** An ExportTraceServiceRequest in OTLP's JSON encoding: hex ids, 64-bit integers as decimal strings. */
-export function otlpTraceRequest(resource: Record<string, string>, scope: { name: string; version: string }, spans: readonly FinishedSpan[]) {
+export function otlpTraceRequest(
+  resource: Record<string, string>,
+  scope: { name: string; version: string },
+  spans: readonly FinishedSpan[],
+) {
   return {
-    resourceSpans: [{
-      resource: { attributes: attributes(resource) },
-      scopeSpans: [{
-        scope,
-        spans: spans.map((s) => ({
-          traceId: s.traceId,
-          spanId: s.spanId,
-          ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
-          name: s.name,
-          kind: s.kind === "internal" ? SPAN_KIND_INTERNAL : SPAN_KIND_SERVER,
-          startTimeUnixNano: String(s.startUnixNano),
-          endTimeUnixNano: String(s.endUnixNano),
-          attributes: attributes(s.attributes),
-          status: { code: s.error ? STATUS_ERROR : STATUS_UNSET },
-        })),
-      }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: attributes(resource) },
+        scopeSpans: [
+          {
+            scope,
+            spans: spans.map((s) => ({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+              name: s.name,
+              kind: s.kind === "internal" ? SPAN_KIND_INTERNAL : SPAN_KIND_SERVER,
+              startTimeUnixNano: String(s.startUnixNano),
+              endTimeUnixNano: String(s.endUnixNano),
+              attributes: attributes(s.attributes),
+              status: { code: s.error ? STATUS_ERROR : STATUS_UNSET },
+            })),
+          },
+        ],
+      },
+    ],
   };
 }
 
 /** performance.now() milliseconds as Unix nanoseconds. */
-export const unixNanoOf = (performanceMs: number): bigint => BigInt(Math.round((performance.timeOrigin + performanceMs) * 1e6));
+export const unixNanoOf = (performanceMs: number): bigint =>
+  BigInt(Math.round((performance.timeOrigin + performanceMs) * 1e6));
 
 export interface SpanExporterOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL; spans go to {endpoint}/v1/traces. */
@@ -96,10 +110,17 @@ export class SpanExporter {
 
   /** Queue a finished span: never blocks, never throws; a full queue drops it (counted). */
   record(span: FinishedSpan): void {
-    if (this.closed || this.queue.length >= this.maxQueue) { this.options.onDropped?.(1); return; }
+    if (this.closed || this.queue.length >= this.maxQueue) {
+      this.options.onDropped?.(1);
+      return;
+    }
     this.queue.push(span);
     if (this.queue.length >= this.maxBatch) this.kick();
-    else this.timer ??= setTimeout(() => { this.timer = undefined; this.kick(); }, this.flushIntervalMs).unref();
+    else
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.kick();
+      }, this.flushIntervalMs).unref();
   }
 
   /** Send what is queued now (waiting for a request already on its way first). */
@@ -119,25 +140,36 @@ export class SpanExporter {
 
   private kick(): void {
     if (this.inFlight || this.queue.length === 0) return;
-    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     const batch = this.queue.splice(0, this.maxBatch);
     this.inFlight = this.send(batch).finally(() => {
       this.inFlight = undefined;
       // More arrived while this one was on its way: a full batch goes at once, a partial one after the interval.
       if (this.queue.length >= this.maxBatch) this.kick();
-      else if (this.queue.length && !this.closed) this.timer ??= setTimeout(() => { this.timer = undefined; this.kick(); }, this.flushIntervalMs).unref();
+      else if (this.queue.length && !this.closed)
+        this.timer ??= setTimeout(() => {
+          this.timer = undefined;
+          this.kick();
+        }, this.flushIntervalMs).unref();
     });
   }
 
   private async send(batch: FinishedSpan[]): Promise<void> {
-    const body = JSON.stringify(otlpTraceRequest(
-      { "service.name": this.options.serviceName, "service.version": this.options.serviceVersion },
-      { name: "packrat-agent", version: this.options.serviceVersion },
-      batch,
-    ));
+    const body = JSON.stringify(
+      otlpTraceRequest(
+        { "service.name": this.options.serviceName, "service.version": this.options.serviceVersion },
+        { name: "packrat-agent", version: this.options.serviceVersion },
+        batch,
+      ),
+    );
     try {
       const response = await fetch(this.url, {
-        method: "POST", headers: { "content-type": "application/json" }, body,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
         signal: AbortSignal.timeout(this.options.exportTimeoutMs ?? 10_000),
       });
       await response.arrayBuffer().catch(() => undefined);

@@ -6,7 +6,12 @@ import { typedView, type WireTensor } from "./tensor-types";
 /** A float tensor whose element at (i, j, k…) holds `seed + its flat index`. */
 function ramp(shape: number[], seed: number): WireTensor {
   const count = shape.reduce((a, b) => a * b, 1);
-  return { name: "t", datatype: "FP32", shape, buffer: Float32Array.from({ length: count }, (_, i) => seed + i).buffer };
+  return {
+    name: "t",
+    datatype: "FP32",
+    shape,
+    buffer: Float32Array.from({ length: count }, (_, i) => seed + i).buffer,
+  };
 }
 const values = (t: WireTensor) => Array.from(typedView(t) as Float32Array);
 
@@ -26,9 +31,18 @@ describe("concatRows / sliceRows along a batch axis", () => {
   });
 
   it("any axis: slice ∘ concat is the identity, element by element (brute force over shapes)", () => {
-    for (const shape of [[3, 4], [2, 3, 4], [4, 1, 2, 3]]) {
+    for (const shape of [
+      [3, 4],
+      [2, 3, 4],
+      [4, 1, 2, 3],
+    ]) {
       for (let axis = 0; axis < shape.length; axis++) {
-        const parts = [1, 2, 3].map((n, p) => ramp(shape.map((d, i) => (i === axis ? n : d)), 1000 * p));
+        const parts = [1, 2, 3].map((n, p) =>
+          ramp(
+            shape.map((d, i) => (i === axis ? n : d)),
+            1000 * p,
+          ),
+        );
         const whole = concatRows("t", parts, axis);
         // Element (…, r, …) of the whole is element (…, r − start_p, …) of part p.
         const strides = whole.shape.map((_, i) => whole.shape.slice(i + 1).reduce((a, b) => a * b, 1));

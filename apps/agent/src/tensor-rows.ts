@@ -37,7 +37,13 @@ export function sliceRows(tensor: WireTensor, start: number, count: number, axis
   const shape = tensor.shape.map((d, i) => (i === axis ? count : d));
   const inner = innerBytes(tensor, axis);
   const outer = elementCount(tensor.shape.slice(0, axis));
-  if (outer === 1) return { name: tensor.name, datatype: tensor.datatype, shape, buffer: tensor.buffer.slice(start * inner, (start + count) * inner) };
+  if (outer === 1)
+    return {
+      name: tensor.name,
+      datatype: tensor.datatype,
+      shape,
+      buffer: tensor.buffer.slice(start * inner, (start + count) * inner),
+    };
   const out = new Uint8Array(outer * count * inner);
   const source = new Uint8Array(tensor.buffer);
   const blockBytes = tensor.shape[axis]! * inner;

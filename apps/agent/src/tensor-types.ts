@@ -1,11 +1,25 @@
 // The agent's view of the shared Open Inference Protocol datatypes (src/contracts/oip-datatypes.ts): each with its
 // ONNX Runtime tensor type and typed array, and the dense tensor that travels between HTTP, dispatcher and instances.
-import { isBigIntDatatype, OIP_DATATYPES, OIP_TYPED_ARRAYS, oipDatatypeOfOnnx, type OipDatatype, type OnnxElementType, type TypedArray, type TypedArrayConstructor } from "@packrat/contracts/oip-datatypes";
+import {
+  isBigIntDatatype,
+  OIP_DATATYPES,
+  OIP_TYPED_ARRAYS,
+  oipDatatypeOfOnnx,
+  type OipDatatype,
+  type OnnxElementType,
+  type TypedArray,
+  type TypedArrayConstructor,
+} from "@packrat/contracts/oip-datatypes";
 
 export { isOipDatatype, type OipDatatype, type TypedArray } from "@packrat/contracts/oip-datatypes";
 export type OrtType = OnnxElementType;
 
-interface TypeInfo { ort: OrtType; bytes: number; array: TypedArrayConstructor; bigint: boolean }
+interface TypeInfo {
+  ort: OrtType;
+  bytes: number;
+  array: TypedArrayConstructor;
+  bigint: boolean;
+}
 
 export const DATATYPES = Object.fromEntries(
   (Object.keys(OIP_DATATYPES) as OipDatatype[]).map((name) => {

@@ -19,7 +19,13 @@ export function processCpus(pid: number = process.pid): number[] {
   return parseCpuList(line.split(":")[1]!.trim());
 }
 
-export interface ThreadAffinity { tid: number; role: "caller" | "pool"; expected: number[]; actual: number[] | undefined; ok: boolean }
+export interface ThreadAffinity {
+  tid: number;
+  role: "caller" | "pool";
+  expected: number[];
+  actual: number[] | undefined;
+  ok: boolean;
+}
 
 const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -27,10 +33,20 @@ const same = (a: readonly number[], b: readonly number[]) => a.length === b.leng
  * The caller thread must be confined to core 0's CPUs; ORT pool threads to the other cores' CPUs, one core each
  * (ORT assigns them in order, but we only require each to sit on one of the instance's other cores).
  */
-export function verifyInstanceAffinity(tid: number, poolTids: readonly number[], coreCpus: readonly number[][]): ThreadAffinity[] {
+export function verifyInstanceAffinity(
+  tid: number,
+  poolTids: readonly number[],
+  coreCpus: readonly number[][],
+): ThreadAffinity[] {
   const report: ThreadAffinity[] = [];
   const caller = threadCpus(tid);
-  report.push({ tid, role: "caller", expected: [...coreCpus[0]!], actual: caller, ok: !!caller && same(caller, coreCpus[0]!) });
+  report.push({
+    tid,
+    role: "caller",
+    expected: [...coreCpus[0]!],
+    actual: caller,
+    ok: !!caller && same(caller, coreCpus[0]!),
+  });
   const others = coreCpus.slice(1);
   for (const poolTid of poolTids) {
     const actual = threadCpus(poolTid);

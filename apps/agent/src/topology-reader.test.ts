@@ -9,7 +9,9 @@ import { listCores } from "@packrat/core/topology/topology-queries";
 import { readHostTopology } from "./topology-reader";
 
 const roots: string[] = [];
-afterAll(() => { for (const root of roots) rmSync(root, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
 
 interface FakeHost {
   affinity?: string;
@@ -23,7 +25,10 @@ interface FakeHost {
 function fakeRoot(host: FakeHost): string {
   const root = mkdtempSync(join(tmpdir(), "fake-host-"));
   roots.push(root);
-  const put = (path: string, text: string) => { mkdirSync(dirname(join(root, path)), { recursive: true }); writeFileSync(join(root, path), `${text}\n`); };
+  const put = (path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), `${text}\n`);
+  };
   put("sys/devices/system/cpu/online", "0-7");
   for (let cpu = 0; cpu < 8; cpu++) {
     put(`sys/devices/system/cpu/cpu${cpu}/topology/physical_package_id`, "0");
@@ -46,14 +51,22 @@ describe("readHostTopology with a fake root", () => {
   it("no cgroup limits: all 8 CPUs as 4 cores of 2 siblings", () => {
     const reading = readHostTopology({ root: fakeRoot({}) });
     expect(reading.allowedCpus).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(listCores(reading.topology).map((c) => c.cpus)).toEqual([[0, 4], [1, 5], [2, 6], [3, 7]]);
+    expect(listCores(reading.topology).map((c) => c.cpus)).toEqual([
+      [0, 4],
+      [1, 5],
+      [2, 6],
+      [3, 7],
+    ]);
     expect(reading.cgroup).toEqual({});
   });
 
   it("cgroup v2 cpuset (a Guaranteed pod's exclusive CPUs under the static CPU manager): cores 2 and 3 only", () => {
     const root = fakeRoot({ v2: { "cpuset.cpus.effective": "2-3,6-7", "cpu.max": "400000 100000" } });
     // The quota of 4 CPUs allows 4 cores; the cpuset leaves 2: nothing more to cut.
-    expect(cores(root)).toEqual([[2, 6], [3, 7]]);
+    expect(cores(root)).toEqual([
+      [2, 6],
+      [3, 7],
+    ]);
     expect(readHostTopology({ root }).cgroup).toEqual({ cpuset: [2, 3, 6, 7], quotaCpus: 4 });
   });
 
@@ -68,7 +81,10 @@ describe("readHostTopology with a fake root", () => {
     const root = fakeRoot({ v2: { "cpu.max": "200000 100000" } });
     const reading = readHostTopology({ root });
     expect(reading.allowedCpus).toEqual([0, 1, 4, 5]);
-    expect(cores(root)).toEqual([[0, 4], [1, 5]]);
+    expect(cores(root)).toEqual([
+      [0, 4],
+      [1, 5],
+    ]);
     expect(reading.cgroup).toEqual({ quotaCpus: 2, cappedToCores: 2 });
   });
 
@@ -99,31 +115,45 @@ describe("readHostTopology with a fake root", () => {
   it("cgroup v1: cpu.cfs_quota_us / cpu.cfs_period_us and cpuset.effective_cpus", () => {
     const root = fakeRoot({
       procCgroup: "3:cpuset:/\n2:cpu,cpuacct:/\n0::/",
-      v1: { "cpu,cpuacct/cpu.cfs_quota_us": "150000", "cpu,cpuacct/cpu.cfs_period_us": "100000", "cpuset/cpuset.effective_cpus": "0-7" },
+      v1: {
+        "cpu,cpuacct/cpu.cfs_quota_us": "150000",
+        "cpu,cpuacct/cpu.cfs_period_us": "100000",
+        "cpuset/cpuset.effective_cpus": "0-7",
+      },
     });
     // 1.5 CPUs → 1 core.
     expect(cores(root)).toEqual([[0, 4]]);
-    expect(cores(fakeRoot({ v1: { "cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000" } }))).toHaveLength(4);
+    expect(cores(fakeRoot({ v1: { "cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000" } }))).toHaveLength(
+      4,
+    );
   });
 
   it("a malformed cpu.max is a typed error naming the file", () => {
     const root = fakeRoot({ v2: { "cpu.max": "lots 100000" } });
-    expect(() => readHostTopology({ root })).toThrow(expect.objectContaining({ code: "invalid-cgroup-file", parameter: join(root, "sys/fs/cgroup/cpu.max") }));
+    expect(() => readHostTopology({ root })).toThrow(
+      expect.objectContaining({ code: "invalid-cgroup-file", parameter: join(root, "sys/fs/cgroup/cpu.max") }),
+    );
   });
 
   it("property: cores used = min(cores in the cpuset, max(1, floor(quota))), and every kept CPU is in the cpuset", () => {
     // One tree; each run rewrites only the two cgroup files.
     const root = fakeRoot({ v2: {} });
-    fc.assert(fc.property(
-      fc.subarray([0, 1, 2, 3], { minLength: 1 }), fc.integer({ min: 1, max: 1_000_000 }),
-      (coreIds, quotaUs) => {
-        const cpuset = coreIds.flatMap((c) => [c, c + 4]);
-        writeFileSync(join(root, "sys/fs/cgroup/cpuset.cpus.effective"), `${cpuset.join(",")}\n`);
-        writeFileSync(join(root, "sys/fs/cgroup/cpu.max"), `${quotaUs} 100000\n`);
-        const reading = readHostTopology({ root });
-        expect(listCores(reading.topology)).toHaveLength(Math.min(coreIds.length, Math.max(1, Math.floor(quotaUs / 100_000))));
-        for (const cpu of reading.allowedCpus) expect(cpuset).toContain(cpu);
-      },
-    ), { numRuns: 60 });
+    fc.assert(
+      fc.property(
+        fc.subarray([0, 1, 2, 3], { minLength: 1 }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        (coreIds, quotaUs) => {
+          const cpuset = coreIds.flatMap((c) => [c, c + 4]);
+          writeFileSync(join(root, "sys/fs/cgroup/cpuset.cpus.effective"), `${cpuset.join(",")}\n`);
+          writeFileSync(join(root, "sys/fs/cgroup/cpu.max"), `${quotaUs} 100000\n`);
+          const reading = readHostTopology({ root });
+          expect(listCores(reading.topology)).toHaveLength(
+            Math.min(coreIds.length, Math.max(1, Math.floor(quotaUs / 100_000))),
+          );
+          for (const cpu of reading.allowedCpus) expect(cpuset).toContain(cpu);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

@@ -35,7 +35,9 @@ const readIf = (path: string) => (existsSync(path) ? read(path) : undefined);
 
 function affinity(root: string): number[] {
   const path = join(root, "proc/self/status");
-  const line = read(path).split("\n").find((l) => l.startsWith("Cpus_allowed_list:"));
+  const line = read(path)
+    .split("\n")
+    .find((l) => l.startsWith("Cpus_allowed_list:"));
   if (!line) throw new Error(`no Cpus_allowed_list in ${path}`);
   return parseCpuList(line.split(":")[1]!.trim(), "Cpus_allowed_list");
 }
@@ -98,11 +100,17 @@ export function readHostTopology(options: TopologyReadOptions = {}): HostTopolog
     const base = sys(`cpu/cpu${cpu}/topology`);
     const packageId = readIf(join(base, "physical_package_id"));
     const coreId = readIf(join(base, "core_id"));
-    return { cpu, physicalPackageId: packageId === undefined ? 0 : Number(packageId), coreId: coreId === undefined ? cpu : Number(coreId) };
+    return {
+      cpu,
+      physicalPackageId: packageId === undefined ? 0 : Number(packageId),
+      coreId: coreId === undefined ? cpu : Number(coreId),
+    };
   });
   const nodeDir = sys("node");
   const nodes: SysNodeCpuList[] = existsSync(nodeDir)
-    ? readdirSync(nodeDir).filter((d) => /^node\d+$/.test(d)).map((d) => ({ node: Number(d.slice(4)), cpulist: read(join(nodeDir, d, "cpulist")) }))
+    ? readdirSync(nodeDir)
+        .filter((d) => /^node\d+$/.test(d))
+        .map((d) => ({ node: Number(d.slice(4)), cpulist: read(join(nodeDir, d, "cpulist")) }))
         .filter((n) => n.cpulist !== "")
     : [];
   const cgroup = readCgroupCpuLimits(root);

@@ -11,10 +11,19 @@ describe("W3C traceparent", () => {
 
   it("refuses what the specification calls invalid", () => {
     for (const bad of [
-      undefined, "", `00-${id}-${parent}`, `00-${id.toUpperCase()}-${parent}-01`, `00-${"0".repeat(32)}-${parent}-01`,
-      `00-${id}-${"0".repeat(16)}-01`, `ff-${id}-${parent}-01`, `00-${id}-${parent}-01-extra`, `00-${id.slice(1)}-${parent}-01`,
-      `0x-${id}-${parent}-01`, [`00-${id}-${parent}-01`, `00-${id}-${parent}-01`],
-    ]) expect(parseTraceparent(bad)).toBeUndefined();
+      undefined,
+      "",
+      `00-${id}-${parent}`,
+      `00-${id.toUpperCase()}-${parent}-01`,
+      `00-${"0".repeat(32)}-${parent}-01`,
+      `00-${id}-${"0".repeat(16)}-01`,
+      `ff-${id}-${parent}-01`,
+      `00-${id}-${parent}-01-extra`,
+      `00-${id.slice(1)}-${parent}-01`,
+      `0x-${id}-${parent}-01`,
+      [`00-${id}-${parent}-01`, `00-${id}-${parent}-01`],
+    ])
+      expect(parseTraceparent(bad)).toBeUndefined();
   });
 
   it("reads a later version's first four fields", () => {
@@ -27,6 +36,8 @@ describe("W3C traceparent", () => {
     expect(parsed.traceId).toBe(id);
     expect(parsed.flags).toBe("01");
     expect(parsed.parentId).not.toBe(parent);
-    expect(traceResponse({ traceId: id, parentId: parent, flags: "00" })).not.toBe(traceResponse({ traceId: id, parentId: parent, flags: "00" }));
+    expect(traceResponse({ traceId: id, parentId: parent, flags: "00" })).not.toBe(
+      traceResponse({ traceId: id, parentId: parent, flags: "00" }),
+    );
   });
 });

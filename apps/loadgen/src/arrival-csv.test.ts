@@ -14,7 +14,9 @@ describe("parseArrivalCsv", () => {
   it("rejects a header without a time column, a bad value and a trace that goes back, naming the line", () => {
     expect(() => parseArrivalCsv("id,model\n1,x\n")).toThrow(/line 1: the header names no time column/);
     expect(() => parseArrivalCsv("1\n2\nabc,\n")).toThrow(/line 3: "abc" is not a time/);
-    expect(() => parseArrivalCsv("1\n3\n2\n")).toThrow(expect.objectContaining({ code: "invalid_csv", message: expect.stringMatching(/line 3: 2 goes back in time/) }));
+    expect(() => parseArrivalCsv("1\n3\n2\n")).toThrow(
+      expect.objectContaining({ code: "invalid_csv", message: expect.stringMatching(/line 3: 2 goes back in time/) }),
+    );
     expect(() => parseArrivalCsv("# nothing\n")).toThrow(/no arrivals/);
   });
 });

@@ -24,8 +24,18 @@ export function parseArrivalCsv(text: string, parameter = "csv"): number[] {
       const names = fields.map((f) => f.toLowerCase());
       const ms = names.findIndex((n) => MS_COLUMNS.includes(n));
       const s = names.findIndex((n) => S_COLUMNS.includes(n));
-      if (ms >= 0) { column = ms; scale = 1; } else if (s >= 0) { column = s; scale = 1000; } else {
-        throw new LoadgenInputError("invalid_csv", parameter, `line ${i + 1}: the header names no time column (one of ${[...MS_COLUMNS, ...S_COLUMNS].join(", ")})`);
+      if (ms >= 0) {
+        column = ms;
+        scale = 1;
+      } else if (s >= 0) {
+        column = s;
+        scale = 1000;
+      } else {
+        throw new LoadgenInputError(
+          "invalid_csv",
+          parameter,
+          `line ${i + 1}: the header names no time column (one of ${[...MS_COLUMNS, ...S_COLUMNS].join(", ")})`,
+        );
       }
       continue;
     }
@@ -34,10 +44,16 @@ export function parseArrivalCsv(text: string, parameter = "csv"): number[] {
     if (field === undefined || field === "" || !Number.isFinite(value)) {
       throw new LoadgenInputError("invalid_csv", parameter, `line ${i + 1}: "${field ?? ""}" is not a time`);
     }
-    if (value < previous) throw new LoadgenInputError("invalid_csv", parameter, `line ${i + 1}: ${value} goes back in time (after ${previous}); sort the trace`);
+    if (value < previous)
+      throw new LoadgenInputError(
+        "invalid_csv",
+        parameter,
+        `line ${i + 1}: ${value} goes back in time (after ${previous}); sort the trace`,
+      );
     previous = value;
     first ??= value;
-    if (times.length === MAX_SCHEDULE_REQUESTS) throw new LoadgenInputError("invalid_csv", parameter, `more than ${MAX_SCHEDULE_REQUESTS} arrivals`);
+    if (times.length === MAX_SCHEDULE_REQUESTS)
+      throw new LoadgenInputError("invalid_csv", parameter, `more than ${MAX_SCHEDULE_REQUESTS} arrivals`);
     times.push((value - first) * scale);
   }
   if (times.length === 0) throw new LoadgenInputError("invalid_csv", parameter, "no arrivals in the file");

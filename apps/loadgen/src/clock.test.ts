@@ -17,10 +17,18 @@ describe("FakeClock", () => {
     const woke: Array<[string, number]> = [];
     const task = Promise.all([
       clock.sleepUntil(30).then(() => woke.push(["a", clock.now()])),
-      clock.sleepUntil(10).then(async () => { woke.push(["b", clock.now()]); await clock.sleepUntil(25); woke.push(["c", clock.now()]); }),
+      clock.sleepUntil(10).then(async () => {
+        woke.push(["b", clock.now()]);
+        await clock.sleepUntil(25);
+        woke.push(["c", clock.now()]);
+      }),
     ]);
     await clock.run(task);
-    expect(woke).toEqual([["b", 10], ["c", 25], ["a", 30]]);
+    expect(woke).toEqual([
+      ["b", 10],
+      ["c", 25],
+      ["a", 30],
+    ]);
   });
 
   it("says so when a task waits on something other than the clock", async () => {

@@ -30,7 +30,9 @@ export class FakeClock implements Clock {
   private time = 0;
   private sleepers: Array<{ at: number; wake: () => void }> = [];
 
-  now(): number { return this.time; }
+  now(): number {
+    return this.time;
+  }
 
   sleepUntil(atMs: number): Promise<void> {
     if (atMs <= this.time) return Promise.resolve();
@@ -52,11 +54,14 @@ export class FakeClock implements Clock {
   /** Runs `task` to completion on virtual time. */
   async run<T>(task: Promise<T>): Promise<T> {
     let done = false;
-    const result = task.finally(() => { done = true; });
+    const result = task.finally(() => {
+      done = true;
+    });
     while (!done) {
       if (!(await this.advance()) && !done) {
         for (let i = 0; i < 20 && !done; i++) await yieldToLoop();
-        if (!done && this.sleepers.length === 0) throw new Error("FakeClock: the task waits on something other than the clock");
+        if (!done && this.sleepers.length === 0)
+          throw new Error("FakeClock: the task waits on something other than the clock");
       }
     }
     return result;

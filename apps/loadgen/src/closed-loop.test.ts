@@ -16,7 +16,17 @@ function fifoServer(clock: FakeClock, serviceMs: number) {
 describe("runClosedLoop", () => {
   it("concurrency 1 against a 20 ms server: back-to-back requests, 1000/20 = 50/s, each 20 ms", async () => {
     const clock = new FakeClock();
-    const result = await clock.run(runClosedLoop({ concurrency: 1, send: fifoServer(clock, 20), durationMs: 1000, maxRequests: 1000, warmupMs: 0, clock, keepRecords: true }));
+    const result = await clock.run(
+      runClosedLoop({
+        concurrency: 1,
+        send: fifoServer(clock, 20),
+        durationMs: 1000,
+        maxRequests: 1000,
+        warmupMs: 0,
+        clock,
+        keepRecords: true,
+      }),
+    );
     expect(result.measured.ok).toBe(50);
     expect(result.okPerS).toBe(50);
     expect(result.latency.p99Ms).toBeCloseTo(20, 1); // HDR: within 3 digits (20 ms reads 20.015)
@@ -26,7 +36,16 @@ describe("runClosedLoop", () => {
   it("a sweep 1, 2, 4: throughput stays at the capacity (50/s), latency = concurrency × 20 ms (Little: W = L/λ)", async () => {
     const { rows } = await sweepConcurrency(powersOfTwoUpTo(4), (concurrency) => {
       const clock = new FakeClock();
-      return clock.run(runClosedLoop({ concurrency, send: fifoServer(clock, 20), durationMs: 2000, maxRequests: 10_000, warmupMs: 400, clock }));
+      return clock.run(
+        runClosedLoop({
+          concurrency,
+          send: fifoServer(clock, 20),
+          durationMs: 2000,
+          maxRequests: 10_000,
+          warmupMs: 400,
+          clock,
+        }),
+      );
     });
     expect(rows.map((r) => r.concurrency)).toEqual([1, 2, 4]);
     for (const row of rows) {
@@ -38,7 +57,16 @@ describe("runClosedLoop", () => {
 
   it("stops at maxRequests", async () => {
     const clock = new FakeClock();
-    const result = await clock.run(runClosedLoop({ concurrency: 3, send: fifoServer(clock, 1), durationMs: 60_000, maxRequests: 10, warmupMs: 0, clock }));
+    const result = await clock.run(
+      runClosedLoop({
+        concurrency: 3,
+        send: fifoServer(clock, 1),
+        durationMs: 60_000,
+        maxRequests: 10,
+        warmupMs: 0,
+        clock,
+      }),
+    );
     expect(result.measured.sent).toBe(10);
     expect(result.durationMs).toBe(10);
   });

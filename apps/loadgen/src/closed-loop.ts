@@ -45,11 +45,22 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
       const index = issued++;
       inFlight++;
       recorder.sent(sentMs, sentMs);
-      const outcome = await options.send(index).catch((error: unknown): SendOutcome => ({ kind: "transport_error", transport: "other", detail: `sender threw: ${(error as Error)?.message ?? String(error)}` }));
+      const outcome = await options.send(index).catch((error: unknown): SendOutcome => ({
+        kind: "transport_error",
+        transport: "other",
+        detail: `sender threw: ${(error as Error)?.message ?? String(error)}`,
+      }));
       inFlight--;
       const doneMs = clock.now() - start;
       measuredEnd = Math.max(measuredEnd, start + doneMs);
-      recorder.completed(index, sentMs, sentMs, doneMs, outcome, outcome.headersAtMs === undefined ? undefined : outcome.headersAtMs - start);
+      recorder.completed(
+        index,
+        sentMs,
+        sentMs,
+        doneMs,
+        outcome,
+        outcome.headersAtMs === undefined ? undefined : outcome.headersAtMs - start,
+      );
       if (options.onProgress && doneMs - lastProgress >= 1000) {
         lastProgress = doneMs;
         options.onProgress(recorder.snapshot(doneMs, inFlight));
@@ -85,8 +96,13 @@ export async function sweepConcurrency(
   return {
     runs,
     rows: runs.map((r) => ({
-      concurrency: r.concurrency, okPerS: r.okPerS, p50Ms: r.latency.p50Ms, p90Ms: r.latency.p90Ms, p99Ms: r.latency.p99Ms,
-      ok: r.measured.ok, errors: totalErrors(r.measured),
+      concurrency: r.concurrency,
+      okPerS: r.okPerS,
+      p50Ms: r.latency.p50Ms,
+      p90Ms: r.latency.p90Ms,
+      p99Ms: r.latency.p99Ms,
+      ok: r.measured.ok,
+      errors: totalErrors(r.measured),
     })),
   };
 }

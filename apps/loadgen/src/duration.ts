@@ -7,7 +7,8 @@ type Unit = keyof typeof UNIT_MS;
 /** Milliseconds for a duration string; `bareUnit` is the unit of a number written without one. */
 export function parseDurationMs(parameter: string, text: string, bareUnit: Unit = "s"): number {
   const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(us|ms|s|m|h)?\s*$/.exec(text);
-  if (!match) throw new LoadgenInputError("invalid_duration", parameter, `"${text}" is not a duration (e.g. 500ms, 30s, 2m)`);
+  if (!match)
+    throw new LoadgenInputError("invalid_duration", parameter, `"${text}" is not a duration (e.g. 500ms, 30s, 2m)`);
   const ms = Number(match[1]) * UNIT_MS[(match[2] as Unit | undefined) ?? bareUnit];
   if (!Number.isFinite(ms)) throw new LoadgenInputError("invalid_duration", parameter, `"${text}" is too large`);
   return ms;

@@ -21,7 +21,8 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "packrat-loadgen-test-"));
   agent = await startAgent({
-    modelBytes: buildTinyCnn({ seed: 7, producerVersion: "packrat-test" }), name: "tiny-cnn",
+    modelBytes: buildTinyCnn({ seed: 7, producerVersion: "packrat-test" }),
+    name: "tiny-cnn",
     plan: { instances: [{ count: 1, threads: 1, batch: 1 }], batchTimeoutMs: 0 },
   });
   client = new OipClient({ url: new URL(agent.url), model: "tiny-cnn", timeoutMs: 30_000, maxSockets: 1000 });
@@ -48,7 +49,13 @@ describe("load generator against the agent (tiny CNN)", () => {
 
   it("constant 100/s for 3 s (JSON): 300 ± 1 requests, request k intended at exactly 10k ms and never sent before it", async () => {
     const schedule = buildSchedule({ kind: "constant", rate: 100 }, { durationMs: 3000, seed: 1, maxRequests: 10_000 });
-    const result = await runOpenLoop({ schedule, send: await sender(false), maxInFlight: 1000, warmupMs: 0, keepRecords: true });
+    const result = await runOpenLoop({
+      schedule,
+      send: await sender(false),
+      maxInFlight: 1000,
+      warmupMs: 0,
+      keepRecords: true,
+    });
     const sent = result.records!.filter((r) => r.outcome !== "dropped");
     expect(Math.abs(sent.length - 300)).toBeLessThanOrEqual(1);
     result.records!.forEach((r, k) => {
@@ -63,7 +70,13 @@ describe("load generator against the agent (tiny CNN)", () => {
 
   it("a Poisson run (binary, 200/s for 2 s): inter-arrival CV ≈ 1 in the schedule, and no request is sent early", async () => {
     const schedule = buildSchedule({ kind: "poisson", rate: 200 }, { durationMs: 2000, seed: 11, maxRequests: 10_000 });
-    const result = await runOpenLoop({ schedule, send: await sender(true), maxInFlight: 1000, warmupMs: 0, keepRecords: true });
+    const result = await runOpenLoop({
+      schedule,
+      send: await sender(true),
+      maxInFlight: 1000,
+      warmupMs: 0,
+      keepRecords: true,
+    });
     // ~400 exponential gaps: the CV's standard error is about 1/√400 = 0.05, so [0.8, 1.2] is a 4σ band.
     const planned = interArrivalStats(schedule.offsetsMs);
     const actual = interArrivalStats(result.records!.map((r) => r.sentMs!));
@@ -72,27 +85,77 @@ describe("load generator against the agent (tiny CNN)", () => {
     // Actual send times follow the schedule but never lead it; how closely they follow depends on how busy this
     // machine is (a starved event loop bunches sends), so their CV is reported, not asserted.
     result.records!.forEach((r) => expect(r.sentMs!).toBeGreaterThanOrEqual(r.intendedMs));
-    console.log(`[loadgen] Poisson 200/s: planned inter-arrival CV ${planned.cv.toFixed(3)}, actual ${actual.cv.toFixed(3)}`);
+    console.log(
+      `[loadgen] Poisson 200/s: planned inter-arrival CV ${planned.cv.toFixed(3)}, actual ${actual.cv.toFixed(3)}`,
+    );
     expect(result.measured.ok).toBe(schedule.offsetsMs.length);
   });
 
   it("the CLI: an open run and a closed sweep, each writing its JSON report", () => {
     const cli = resolve("apps/loadgen/src/cli.ts");
     const openOut = join(dir, "open.json");
-    const open = spawnSync(process.execPath, ["--import", "tsx", cli, "--url", agent.url, "--model", "tiny-cnn", "--rate", "50", "--pattern", "poisson",
-      "--duration", "2s", "--warmup", "500ms", "--binary", "--out", openOut, "--quiet"], { encoding: "utf8" });
+    const open = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        cli,
+        "--url",
+        agent.url,
+        "--model",
+        "tiny-cnn",
+        "--rate",
+        "50",
+        "--pattern",
+        "poisson",
+        "--duration",
+        "2s",
+        "--warmup",
+        "500ms",
+        "--binary",
+        "--out",
+        openOut,
+        "--quiet",
+      ],
+      { encoding: "utf8" },
+    );
     expect(open.status, open.stderr).toBe(0);
     expect(open.stdout).toMatch(/latency from intended send \(ok\): p50/);
     const report = JSON.parse(readFileSync(openOut, "utf8")) as LoadgenReport;
-    expect(report).toMatchObject({ format: "packrat-loadgen/1", model: "tiny-cnn", mode: "open", config: { binary: true, warmupMs: 500 } });
+    expect(report).toMatchObject({
+      format: "packrat-loadgen/1",
+      model: "tiny-cnn",
+      mode: "open",
+      config: { binary: true, warmupMs: 500 },
+    });
     expect(report.open!.measured.ok).toBeGreaterThan(0);
     expect(report.open!.measured.ok).toBe(report.open!.measured.intended);
     expect(report.open!.timeline).toHaveLength(2);
     expect(report.open!.latency.histogram.length).toBeGreaterThan(0);
 
     const closedOut = join(dir, "closed.json");
-    const closed = spawnSync(process.execPath, ["--import", "tsx", cli, "--url", agent.url, "--model", "tiny-cnn", "--mode", "closed", "--concurrency", "1,2",
-      "--duration", "1s", "--out", closedOut, "--quiet"], { encoding: "utf8" });
+    const closed = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        cli,
+        "--url",
+        agent.url,
+        "--model",
+        "tiny-cnn",
+        "--mode",
+        "closed",
+        "--concurrency",
+        "1,2",
+        "--duration",
+        "1s",
+        "--out",
+        closedOut,
+        "--quiet",
+      ],
+      { encoding: "utf8" },
+    );
     expect(closed.status, closed.stderr).toBe(0);
     const sweep = JSON.parse(readFileSync(closedOut, "utf8")) as LoadgenReport;
     expect(sweep.closed!.rows.map((r) => r.concurrency)).toEqual([1, 2]);
@@ -101,10 +164,18 @@ describe("load generator against the agent (tiny CNN)", () => {
 
   it("the CLI refuses a remote target and an unknown model, saying why", () => {
     const cli = resolve("apps/loadgen/src/cli.ts");
-    const remote = spawnSync(process.execPath, ["--import", "tsx", cli, "--url", "http://192.0.2.1:8000", "--model", "x", "--rate", "1"], { encoding: "utf8" });
+    const remote = spawnSync(
+      process.execPath,
+      ["--import", "tsx", cli, "--url", "http://192.0.2.1:8000", "--model", "x", "--rate", "1"],
+      { encoding: "utf8" },
+    );
     expect(remote.status).toBe(2);
     expect(remote.stderr).toMatch(/--allow-remote 192\.0\.2\.1/);
-    const unknown = spawnSync(process.execPath, ["--import", "tsx", cli, "--url", agent.url, "--model", "nope", "--rate", "1", "--quiet"], { encoding: "utf8" });
+    const unknown = spawnSync(
+      process.execPath,
+      ["--import", "tsx", cli, "--url", agent.url, "--model", "nope", "--rate", "1", "--quiet"],
+      { encoding: "utf8" },
+    );
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(/404/);
   });

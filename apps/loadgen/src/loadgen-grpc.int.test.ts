@@ -22,7 +22,8 @@ beforeAll(async () => {
   const port = await freePort();
   grpcUrl = `http://127.0.0.1:${port}`;
   agent = await startAgent({
-    modelBytes: buildTinyCnn({ seed: 7, producerVersion: "packrat-test" }), name: "tiny-cnn",
+    modelBytes: buildTinyCnn({ seed: 7, producerVersion: "packrat-test" }),
+    name: "tiny-cnn",
     plan: { instances: [{ count: 1, threads: 1, batch: 2 }], batchTimeoutMs: 1 },
     env: { AGENT_GRPC_PORT: String(port) },
   });
@@ -36,11 +37,17 @@ afterAll(async () => {
 /** Runs the CLI to completion (asynchronously: the agent under test runs in this process's event loop too). */
 function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", resolve("apps/loadgen/src/cli.ts"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", resolve("apps/loadgen/src/cli.ts"), ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => { stdout += d; });
-    child.stderr.on("data", (d) => { stderr += d; });
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
     child.on("exit", (status) => done({ status, stdout, stderr }));
   });
 }
@@ -52,14 +59,21 @@ describe("load generator over gRPC", () => {
       const metadata = await client.modelMetadata();
       expect(metadata.inputs).toEqual([{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32] }]);
       const body = client.encode(generateInputs(metadata.inputs, { batch: 2, seed: 3 }));
-      const schedule = buildSchedule({ kind: "constant", rate: 50 }, { durationMs: 2000, seed: 1, maxRequests: 10_000 });
+      const schedule = buildSchedule(
+        { kind: "constant", rate: 50 },
+        { durationMs: 2000, seed: 1, maxRequests: 10_000 },
+      );
       const result = await runOpenLoop({ schedule, send: () => client.send(body), maxInFlight: 100, warmupMs: 0 });
       expect(result.measured).toMatchObject({ ok: 100, dropped: 0, badResponses: 0 });
       expect(Object.keys(result.serverTiming).sort()).toEqual(["busy", "compute", "formation"]);
       // A refusal is counted as the HTTP status its code stands for.
       const wrong = new OipGrpcClient({ url: new URL(grpcUrl), model: "no-such-model", timeoutMs: 30_000 });
       // The model's name travels in the request message, so the body is the other client's own.
-      expect(await wrong.send(wrong.encode(generateInputs(metadata.inputs, { batch: 1, seed: 3 })))).toMatchObject({ kind: "http_error", status: 404, detail: expect.stringMatching(/NOT_FOUND: unknown model "no-such-model"/) });
+      expect(await wrong.send(wrong.encode(generateInputs(metadata.inputs, { batch: 1, seed: 3 })))).toMatchObject({
+        kind: "http_error",
+        status: 404,
+        detail: expect.stringMatching(/NOT_FOUND: unknown model "no-such-model"/),
+      });
       wrong.close();
     } finally {
       client.close();
@@ -68,7 +82,23 @@ describe("load generator over gRPC", () => {
 
   it("the CLI's --protocol grpc writes a report that says so", async () => {
     const out = join(dir, "grpc.json");
-    const run = await runCli(["--url", grpcUrl, "--protocol", "grpc", "--model", "tiny-cnn", "--rate", "40", "--duration", "1s", "--warmup", "200ms", "--out", out, "--quiet"]);
+    const run = await runCli([
+      "--url",
+      grpcUrl,
+      "--protocol",
+      "grpc",
+      "--model",
+      "tiny-cnn",
+      "--rate",
+      "40",
+      "--duration",
+      "1s",
+      "--warmup",
+      "200ms",
+      "--out",
+      out,
+      "--quiet",
+    ]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/gRPC, raw tensors/);
     const report = JSON.parse(readFileSync(out, "utf8")) as LoadgenReport;

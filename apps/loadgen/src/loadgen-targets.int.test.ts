@@ -20,20 +20,35 @@ afterEach(async () => {
 
 async function clientFor(server: TestServer | string, options: { timeoutMs?: number; maxSockets?: number } = {}) {
   if (typeof server !== "string") servers.push(server);
-  const client = new OipClient({ url: new URL(typeof server === "string" ? server : server.url), model: "test", timeoutMs: options.timeoutMs ?? 10_000, maxSockets: options.maxSockets ?? 256 });
+  const client = new OipClient({
+    url: new URL(typeof server === "string" ? server : server.url),
+    model: "test",
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxSockets: options.maxSockets ?? 256,
+  });
   clients.push(client);
-  const body = encodeInferRequest(generateInputs([{ name: "x", datatype: "FP32", shape: [-1, 4] }], { batch: 1, seed: 1 }), { binary: false });
+  const body = encodeInferRequest(
+    generateInputs([{ name: "x", datatype: "FP32", shape: [-1, 4] }], { batch: 1, seed: 1 }),
+    { binary: false },
+  );
   return { client, send: () => client.send(body) };
 }
 
-const constant = (rate: number, durationMs: number) => buildSchedule({ kind: "constant", rate }, { durationMs, seed: 1, maxRequests: 100_000 });
+const constant = (rate: number, durationMs: number) =>
+  buildSchedule({ kind: "constant", rate }, { durationMs, seed: 1, maxRequests: 100_000 });
 
 describe("against a deliberately slow target", () => {
   it("latency from the intended send time grows, as it must: 100/s into a 20 ms one-at-a-time server", async () => {
     // Request k is intended at 10k ms and cannot end before 20(k + 1) ms (the server is serial), so its latency is
     // at least 10k + 20 ms: it grows by ≥ 10 ms per request. A closed-loop client would have seen a flat 20 ms.
     const { send } = await clientFor(await startSleepingServer(20, true));
-    const result = await runOpenLoop({ schedule: constant(100, 1000), send, maxInFlight: 1000, warmupMs: 0, keepRecords: true });
+    const result = await runOpenLoop({
+      schedule: constant(100, 1000),
+      send,
+      maxInFlight: 1000,
+      warmupMs: 0,
+      keepRecords: true,
+    });
     expect(result.measured).toMatchObject({ intended: 100, ok: 100, dropped: 0 });
     // The server finishes one request per 20 ms whatever order requests reach it in (a busy client may send several
     // at once on parallel sockets), so the i-th completion is at ≥ 20(i + 1) ms: sorted, they bound the latencies.
@@ -59,7 +74,13 @@ describe("against a deliberately slow target", () => {
   it("the in-flight cap counts its drops: cap 2, 50 ms each, 100/s → the server never holds more than 2, and sent + dropped = due", async () => {
     const server = await startSleepingServer(50, false);
     const { send } = await clientFor(server, { maxSockets: 2 });
-    const result = await runOpenLoop({ schedule: constant(100, 1000), send, maxInFlight: 2, warmupMs: 0, keepRecords: true });
+    const result = await runOpenLoop({
+      schedule: constant(100, 1000),
+      send,
+      maxInFlight: 2,
+      warmupMs: 0,
+      keepRecords: true,
+    });
     const m = result.measured;
     // At most 2 per 50 ms can be outstanding, so of 100 arrivals about 40 go and 60 are dropped.
     expect(m.intended).toBe(100);
@@ -79,7 +100,12 @@ describe("max-rate search", () => {
     // of queue by the end, far past the 150 ms limit (at 225/s, 375 ms); below capacity a request waits only for
     // timer jitter, and one stall of the shared event loop (GC, a busy host) stays under 150 ms.
     const result = await searchMaxRate({
-      startRate: 100, maxRate: 1000, factor: 1.5, p99LimitMs: 150, maxFailureFraction: 0.001, refineSteps: 3,
+      startRate: 100,
+      maxRate: 1000,
+      factor: 1.5,
+      p99LimitMs: 150,
+      maxFailureFraction: 0.001,
+      refineSteps: 3,
       runStep: async (rate) => {
         const run = await runOpenLoop({ schedule: constant(rate, 3000), send, maxInFlight: 1000, warmupMs: 0 });
         return { p99Ms: run.latency.p99Ms, intended: run.measured.intended, ok: run.measured.ok };
@@ -97,9 +123,21 @@ describe("errors", () => {
     let n = 0;
     const server = await startTestServer((_request, response, done) => {
       const i = n++;
-      if (i % 4 === 1) { response.writeHead(503, { "content-type": "application/json" }); response.end('{"error":"queue full"}'); done(); return; }
-      if (i % 4 === 2) { response.socket?.destroy(); done(); return; } // reset mid-request
-      if (i % 4 === 3) { setTimeout(done, 3000); return; } // never answers within the deadline
+      if (i % 4 === 1) {
+        response.writeHead(503, { "content-type": "application/json" });
+        response.end('{"error":"queue full"}');
+        done();
+        return;
+      }
+      if (i % 4 === 2) {
+        response.socket?.destroy();
+        done();
+        return;
+      } // reset mid-request
+      if (i % 4 === 3) {
+        setTimeout(done, 3000);
+        return;
+      } // never answers within the deadline
       response.writeHead(200, { "content-type": "application/json", "server-timing": "compute;dur=1.5" });
       response.end(JSON.stringify({ outputs: [{ name: "y", datatype: "FP32", shape: [1], data: [1] }] }));
       done();
@@ -118,7 +156,10 @@ describe("errors", () => {
     const { send } = await clientFor(`http://127.0.0.1:${await freePort()}`);
     const refused = await runOpenLoop({ schedule: constant(100, 50), send, maxInFlight: 10, warmupMs: 0 });
     expect(refused.measured.transportErrors.refused).toBe(5);
-    const liar = await startTestServer((_request, response, done) => { response.end("<html>ok</html>"); done(); });
+    const liar = await startTestServer((_request, response, done) => {
+      response.end("<html>ok</html>");
+      done();
+    });
     const { send: sendToLiar } = await clientFor(liar);
     const bad = await runOpenLoop({ schedule: constant(100, 50), send: sendToLiar, maxInFlight: 10, warmupMs: 0 });
     expect(bad.measured).toMatchObject({ ok: 0, badResponses: 5 });

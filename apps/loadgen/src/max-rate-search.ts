@@ -39,10 +39,18 @@ export interface MaxRateSearchResult {
 }
 
 /** The pass/fail rule for one step. */
-export function judgeStep(m: StepMeasurement, p99LimitMs: number, maxFailureFraction: number): { passed: boolean; reason: string } {
+export function judgeStep(
+  m: StepMeasurement,
+  p99LimitMs: number,
+  maxFailureFraction: number,
+): { passed: boolean; reason: string } {
   if (m.intended === 0) return { passed: false, reason: "no requests were due in the step" };
   const failed = (m.intended - m.ok) / m.intended;
-  if (failed > maxFailureFraction) return { passed: false, reason: `${(failed * 100).toFixed(2)}% of requests failed or were dropped (limit ${(maxFailureFraction * 100).toFixed(2)}%)` };
+  if (failed > maxFailureFraction)
+    return {
+      passed: false,
+      reason: `${(failed * 100).toFixed(2)}% of requests failed or were dropped (limit ${(maxFailureFraction * 100).toFixed(2)}%)`,
+    };
   if (m.p99Ms > p99LimitMs) return { passed: false, reason: `p99 ${m.p99Ms.toFixed(1)} ms > ${p99LimitMs} ms` };
   return { passed: true, reason: `p99 ${m.p99Ms.toFixed(1)} ms ≤ ${p99LimitMs} ms` };
 }
@@ -66,7 +74,10 @@ export async function searchMaxRate(options: MaxRateSearchOptions): Promise<MaxR
   let fail: number | undefined;
   for (let rate = options.startRate; ; rate = Math.min(options.maxRate, rate * options.factor)) {
     if (await step(rate)) pass = rate;
-    else { fail = rate; break; }
+    else {
+      fail = rate;
+      break;
+    }
     if (rate >= options.maxRate) break;
   }
   if (fail !== undefined) {

@@ -13,9 +13,15 @@ import { parseServerTiming } from "./server-timing";
 
 /** The HTTP status a gRPC code stands for, so reports count gRPC answers as they count HTTP ones. */
 const STATUS_OF_CODE: Partial<Record<grpc.status, number>> = {
-  [grpc.status.INVALID_ARGUMENT]: 400, [grpc.status.UNAUTHENTICATED]: 401, [grpc.status.PERMISSION_DENIED]: 403,
-  [grpc.status.NOT_FOUND]: 404, [grpc.status.RESOURCE_EXHAUSTED]: 429, [grpc.status.UNAVAILABLE]: 503,
-  [grpc.status.UNIMPLEMENTED]: 501, [grpc.status.INTERNAL]: 500, [grpc.status.UNKNOWN]: 500,
+  [grpc.status.INVALID_ARGUMENT]: 400,
+  [grpc.status.UNAUTHENTICATED]: 401,
+  [grpc.status.PERMISSION_DENIED]: 403,
+  [grpc.status.NOT_FOUND]: 404,
+  [grpc.status.RESOURCE_EXHAUSTED]: 429,
+  [grpc.status.UNAVAILABLE]: 503,
+  [grpc.status.UNIMPLEMENTED]: 501,
+  [grpc.status.INTERNAL]: 500,
+  [grpc.status.UNKNOWN]: 500,
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- decoded protobuf messages, read field by field
@@ -28,9 +34,13 @@ export class OipGrpcClient {
 
   constructor(private readonly options: Omit<OipClientOptions, "maxSockets">) {
     this.service = loadOipProto()[OIP_GRPC_SERVICE] as ServiceDefinition;
-    const host = options.url.hostname.includes(":") && !options.url.hostname.startsWith("[") ? `[${options.url.hostname}]` : options.url.hostname;
+    const host =
+      options.url.hostname.includes(":") && !options.url.hostname.startsWith("[")
+        ? `[${options.url.hostname}]`
+        : options.url.hostname;
     this.client = new grpc.Client(`${host}:${options.url.port || 8001}`, grpc.credentials.createInsecure(), {
-      "grpc.max_receive_message_length": -1, "grpc.max_send_message_length": -1,
+      "grpc.max_receive_message_length": -1,
+      "grpc.max_send_message_length": -1,
     });
   }
 
@@ -48,22 +58,37 @@ export class OipGrpcClient {
   async modelMetadata(): Promise<ModelMetadata> {
     const method = this.method("ModelMetadata");
     const response = await new Promise<Message>((resolve, reject) => {
-      this.client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize,
-        { name: this.options.model, version: this.options.version ?? "" }, this.metadata(), { deadline: Date.now() + this.options.timeoutMs },
+      this.client.makeUnaryRequest(
+        method.path,
+        method.requestSerialize,
+        method.responseDeserialize,
+        { name: this.options.model, version: this.options.version ?? "" },
+        this.metadata(),
+        { deadline: Date.now() + this.options.timeoutMs },
         (error, value) => {
-          if (error) reject(new TargetError(STATUS_OF_CODE[error.code as grpc.status], `ModelMetadata on ${this.options.url.host} failed: ${grpc.status[error.code]}: ${error.details}`));
+          if (error)
+            reject(
+              new TargetError(
+                STATUS_OF_CODE[error.code as grpc.status],
+                `ModelMetadata on ${this.options.url.host} failed: ${grpc.status[error.code]}: ${error.details}`,
+              ),
+            );
           else resolve(value!);
-        });
+        },
+      );
     });
     const parsed = modelMetadataSchema.safeParse(response);
-    if (!parsed.success) throw new TargetError(undefined, `ModelMetadata is not OIP model metadata: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new TargetError(undefined, `ModelMetadata is not OIP model metadata: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   }
 
   /** A ModelInferRequest with every input in raw_input_contents, serialized (the body `send` takes). */
   encode(inputs: readonly InputTensor[], id?: string): EncodedRequest {
     const body = this.method("ModelInfer").requestSerialize({
-      model_name: this.options.model, model_version: this.options.version ?? "", ...(id === undefined ? {} : { id }),
+      model_name: this.options.model,
+      model_version: this.options.version ?? "",
+      ...(id === undefined ? {} : { id }),
       inputs: inputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape })),
       raw_input_contents: inputs.map((t) => Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength)),
     });
@@ -76,9 +101,20 @@ export class OipGrpcClient {
     return new Promise<SendOutcome>((resolve) => {
       let headersAtMs: number | undefined;
       let answer: { error: grpc.ServiceError | null; body?: Buffer } | undefined;
-      const call = this.client.makeUnaryRequest(method.path, raw, raw, request.body, this.metadata(), { deadline: Date.now() + this.options.timeoutMs },
-        (error, body) => { answer = { error, body }; });
-      call.on("metadata", () => { headersAtMs = performance.now(); });
+      const call = this.client.makeUnaryRequest(
+        method.path,
+        raw,
+        raw,
+        request.body,
+        this.metadata(),
+        { deadline: Date.now() + this.options.timeoutMs },
+        (error, body) => {
+          answer = { error, body };
+        },
+      );
+      call.on("metadata", () => {
+        headersAtMs = performance.now();
+      });
       // The status (with its trailers) comes after the callback: the outcome is settled here.
       call.on("status", (status: grpc.StatusObject) => {
         const serverTiming = parseServerTiming(status.metadata.get("server-timing").map(String));
@@ -86,10 +122,25 @@ export class OipGrpcClient {
         if (error || !answer?.body) {
           const code = error?.code ?? status.code;
           const detail = `${grpc.status[code]}: ${error?.details ?? status.details}`;
-          if (code === grpc.status.DEADLINE_EXCEEDED) { resolve({ kind: "transport_error", transport: "timed_out", detail }); return; }
+          if (code === grpc.status.DEADLINE_EXCEEDED) {
+            resolve({ kind: "transport_error", transport: "timed_out", detail });
+            return;
+          }
           // No answer from the server at all (refused, connection dropped) is a transport error, as over HTTP.
-          if (code === grpc.status.UNAVAILABLE && headersAtMs === undefined && !status.metadata.get("retry-after").length) {
-            resolve({ kind: "transport_error", transport: /refused|ECONNREFUSED|No connection established/i.test(detail) ? "refused" : /reset|dropped|closed/i.test(detail) ? "reset" : "other", detail });
+          if (
+            code === grpc.status.UNAVAILABLE &&
+            headersAtMs === undefined &&
+            !status.metadata.get("retry-after").length
+          ) {
+            resolve({
+              kind: "transport_error",
+              transport: /refused|ECONNREFUSED|No connection established/i.test(detail)
+                ? "refused"
+                : /reset|dropped|closed/i.test(detail)
+                  ? "reset"
+                  : "other",
+              detail,
+            });
             return;
           }
           resolve({ kind: "http_error", status: STATUS_OF_CODE[code] ?? 500, detail, headersAtMs, serverTiming });
@@ -102,12 +153,27 @@ export class OipGrpcClient {
             const response = method.responseDeserialize(body);
             const outputs = (response.outputs ?? []) as unknown[];
             if (outputs.length === 0) problem = "the response has no outputs";
-            else if (response.raw_output_contents.length !== 0 && response.raw_output_contents.length !== outputs.length) problem = `${outputs.length} outputs, ${response.raw_output_contents.length} raw_output_contents`;
-          } catch (caught) { problem = `the response is not a ModelInferResponse: ${(caught as Error).message}`; }
+            else if (
+              response.raw_output_contents.length !== 0 &&
+              response.raw_output_contents.length !== outputs.length
+            )
+              problem = `${outputs.length} outputs, ${response.raw_output_contents.length} raw_output_contents`;
+          } catch (caught) {
+            problem = `the response is not a ModelInferResponse: ${(caught as Error).message}`;
+          }
         }
-        resolve(problem
-          ? { kind: "bad_response", status: 200, detail: problem, headersAtMs, responseBytes: body.length, serverTiming }
-          : { kind: "ok", status: 200, serverTiming, headersAtMs, responseBytes: body.length });
+        resolve(
+          problem
+            ? {
+                kind: "bad_response",
+                status: 200,
+                detail: problem,
+                headersAtMs,
+                responseBytes: body.length,
+                serverTiming,
+              }
+            : { kind: "ok", status: 200, serverTiming, headersAtMs, responseBytes: body.length },
+        );
       });
     });
   }

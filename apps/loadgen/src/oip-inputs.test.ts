@@ -3,7 +3,9 @@ import { generateInputs, modelMetadataSchema } from "./oip-inputs";
 
 // The agent's metadata for the tiny CNN, as GET /v2/models/tiny-cnn answers it.
 const tinyCnn = modelMetadataSchema.parse({
-  name: "tiny-cnn", versions: ["1"], platform: "onnx_onnxv1",
+  name: "tiny-cnn",
+  versions: ["1"],
+  platform: "onnx_onnxv1",
   inputs: [{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32] }],
   outputs: [{ name: "logits", datatype: "FP32", shape: [-1, 10] }],
 });
@@ -31,7 +33,9 @@ describe("generateInputs", () => {
 
   it("draws integer inputs (token ids) uniformly from [0, intHigh), and needs the shape of other dynamic dimensions", () => {
     const inputs = [{ name: "input_ids", datatype: "INT64", shape: [-1, -1] }];
-    expect(() => generateInputs(inputs, { batch: 1, seed: 1 })).toThrow(expect.objectContaining({ code: "invalid_shape", parameter: "--shape input_ids" }));
+    expect(() => generateInputs(inputs, { batch: 1, seed: 1 })).toThrow(
+      expect.objectContaining({ code: "invalid_shape", parameter: "--shape input_ids" }),
+    );
     const [ids] = generateInputs(inputs, { batch: 1, seed: 1, shapes: { input_ids: [2, 64] }, intHigh: 50 });
     const values = Array.from(new BigInt64Array(ids!.bytes.buffer), Number);
     expect(values.length).toBe(128);
@@ -42,14 +46,26 @@ describe("generateInputs", () => {
   it("takes raw bytes from a file when their length fits the shape", () => {
     const file = new Uint8Array(3 * 32 * 32 * 4).fill(7);
     expect(generateInputs(tinyCnn.inputs, { batch: 1, seed: 1, files: { input: file } })[0]!.bytes).toEqual(file);
-    expect(() => generateInputs(tinyCnn.inputs, { batch: 2, seed: 1, files: { input: file } }))
-      .toThrow(expect.objectContaining({ code: "invalid_input_file", message: expect.stringMatching(/12288 bytes; shape \[2,3,32,32\] of FP32 needs 24576/) }));
+    expect(() => generateInputs(tinyCnn.inputs, { batch: 2, seed: 1, files: { input: file } })).toThrow(
+      expect.objectContaining({
+        code: "invalid_input_file",
+        message: expect.stringMatching(/12288 bytes; shape \[2,3,32,32\] of FP32 needs 24576/),
+      }),
+    );
   });
 
   it("rejects shapes that contradict the model and inputs it does not have", () => {
-    expect(() => generateInputs(tinyCnn.inputs, { batch: 1, seed: 1, shapes: { input: [1, 3, 31, 32] } })).toThrow(/dimension 2 is 31, the model fixes it at 32/);
-    expect(() => generateInputs(tinyCnn.inputs, { batch: 1, seed: 1, shapes: { images: [1] } })).toThrow(/no input "images"/);
-    expect(() => generateInputs(tinyCnn.inputs, { batch: 0, seed: 1 })).toThrow(expect.objectContaining({ parameter: "--batch" }));
-    expect(() => generateInputs([{ name: "x", datatype: "BYTES", shape: [-1] }], { batch: 1, seed: 1 })).toThrow(expect.objectContaining({ code: "unsupported" }));
+    expect(() => generateInputs(tinyCnn.inputs, { batch: 1, seed: 1, shapes: { input: [1, 3, 31, 32] } })).toThrow(
+      /dimension 2 is 31, the model fixes it at 32/,
+    );
+    expect(() => generateInputs(tinyCnn.inputs, { batch: 1, seed: 1, shapes: { images: [1] } })).toThrow(
+      /no input "images"/,
+    );
+    expect(() => generateInputs(tinyCnn.inputs, { batch: 0, seed: 1 })).toThrow(
+      expect.objectContaining({ parameter: "--batch" }),
+    );
+    expect(() => generateInputs([{ name: "x", datatype: "BYTES", shape: [-1] }], { batch: 1, seed: 1 })).toThrow(
+      expect.objectContaining({ code: "unsupported" }),
+    );
   });
 });

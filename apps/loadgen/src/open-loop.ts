@@ -46,11 +46,22 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     const sentMs = clock.now() - start;
     recorder.sent(intendedMs, sentMs);
     const done = send(index)
-      .catch((error: unknown): SendOutcome => ({ kind: "transport_error", transport: "other", detail: `sender threw: ${(error as Error)?.message ?? String(error)}` }))
+      .catch((error: unknown): SendOutcome => ({
+        kind: "transport_error",
+        transport: "other",
+        detail: `sender threw: ${(error as Error)?.message ?? String(error)}`,
+      }))
       .then((outcome) => {
         inFlight--;
         const doneMs = clock.now() - start;
-        recorder.completed(index, intendedMs, sentMs, doneMs, outcome, outcome.headersAtMs === undefined ? undefined : outcome.headersAtMs - start);
+        recorder.completed(
+          index,
+          intendedMs,
+          sentMs,
+          doneMs,
+          outcome,
+          outcome.headersAtMs === undefined ? undefined : outcome.headersAtMs - start,
+        );
       });
     pending.add(done);
     void done.finally(() => pending.delete(done));
@@ -71,7 +82,8 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
       options.onProgress(recorder.snapshot(elapsed, inFlight));
       nextProgress = Math.floor(elapsed / 1000) * 1000 + 1000;
     }
-    if (next < offsets.length) await clock.sleepUntil(start + (options.onProgress ? Math.min(offsets[next]!, nextProgress) : offsets[next]!));
+    if (next < offsets.length)
+      await clock.sleepUntil(start + (options.onProgress ? Math.min(offsets[next]!, nextProgress) : offsets[next]!));
   }
   const notReached = offsets.length - next;
   // Every request has its own deadline (the sender's timeout), so this ends.

@@ -13,6 +13,8 @@ describe("classifyTransportError", () => {
   });
 
   it("our own deadline wins over whatever error destroying the socket raised", () => {
-    expect(classifyTransportError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), true)).toBe("timed_out");
+    expect(classifyTransportError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), true)).toBe(
+      "timed_out",
+    );
   });
 });

@@ -24,9 +24,17 @@ export function classifyTransportError(error: unknown, timedOut = false): Transp
   if (timedOut) return "timed_out";
   const code = (error as { code?: unknown } | undefined)?.code;
   switch (code) {
-    case "ECONNREFUSED": return "refused";
-    case "ECONNRESET": case "EPIPE": case "ECONNABORTED": case "UND_ERR_SOCKET": return "reset";
-    case "ETIMEDOUT": case "ESOCKETTIMEDOUT": return "timed_out";
-    default: return "other";
+    case "ECONNREFUSED":
+      return "refused";
+    case "ECONNRESET":
+    case "EPIPE":
+    case "ECONNABORTED":
+    case "UND_ERR_SOCKET":
+      return "reset";
+    case "ETIMEDOUT":
+    case "ESOCKETTIMEDOUT":
+      return "timed_out";
+    default:
+      return "other";
   }
 }

@@ -29,22 +29,39 @@ function withoutRecords<T extends RunStats>(run: T): Omit<T, "records"> {
 
 /** The configuration as the report states it (a replayed trace by its size, not its rows). */
 export function describeConfig(config: LoadgenConfig): Record<string, unknown> {
-  const pattern = config.pattern.kind === "replay" ? { kind: "replay", arrivals: config.pattern.timesMs.length, speed: config.pattern.speed } : config.pattern;
+  const pattern =
+    config.pattern.kind === "replay"
+      ? { kind: "replay", arrivals: config.pattern.timesMs.length, speed: config.pattern.speed }
+      : config.pattern;
   return {
-    pattern, durationMs: config.durationMs, warmupMs: config.warmupMs, seed: config.seed, protocol: config.protocol, binary: config.binary, batch: config.batch,
-    shapes: config.shapes, inputFiles: config.inputFiles, distinctInputs: config.distinctInputs, maxInFlight: config.maxInFlight,
-    timeoutMs: config.timeoutMs, maxRequests: config.maxRequests,
+    pattern,
+    durationMs: config.durationMs,
+    warmupMs: config.warmupMs,
+    seed: config.seed,
+    protocol: config.protocol,
+    binary: config.binary,
+    batch: config.batch,
+    shapes: config.shapes,
+    inputFiles: config.inputFiles,
+    distinctInputs: config.distinctInputs,
+    maxInFlight: config.maxInFlight,
+    timeoutMs: config.timeoutMs,
+    maxRequests: config.maxRequests,
     ...(config.mode === "closed" ? { concurrency: config.concurrency } : {}),
     ...(config.mode === "search" ? { search: config.search } : {}),
   };
 }
 
-export function buildReport(config: LoadgenConfig, startedAt: Date, parts: {
-  schedule?: { requests: number; truncated: boolean };
-  open?: OpenLoopResult;
-  closed?: { rows: SweepRow[]; runs: ClosedLoopResult[] };
-  search?: MaxRateSearchResult;
-}): LoadgenReport {
+export function buildReport(
+  config: LoadgenConfig,
+  startedAt: Date,
+  parts: {
+    schedule?: { requests: number; truncated: boolean };
+    open?: OpenLoopResult;
+    closed?: { rows: SweepRow[]; runs: ClosedLoopResult[] };
+    search?: MaxRateSearchResult;
+  },
+): LoadgenReport {
   return {
     format: REPORT_FORMAT,
     startedAt: startedAt.toISOString(),

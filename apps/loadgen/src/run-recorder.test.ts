@@ -14,13 +14,29 @@ describe("RunRecorder", () => {
     expect(stats.service.p50Ms).toBeCloseTo(7, 2);
     expect(stats.sendLag.p50Ms).toBeCloseTo(3, 2);
     expect(stats.serverTiming.compute!.p50Ms).toBeCloseTo(5, 2);
-    expect(stats.records).toEqual([{ index: 0, intendedMs: 1000, sentMs: 1003, doneMs: 1010, headersMs: 1008, outcome: "ok", status: 200, transport: undefined, serverTiming: { compute: 5 }, warmup: false }]);
+    expect(stats.records).toEqual([
+      {
+        index: 0,
+        intendedMs: 1000,
+        sentMs: 1003,
+        doneMs: 1010,
+        headersMs: 1008,
+        outcome: "ok",
+        status: 200,
+        transport: undefined,
+        serverTiming: { compute: 5 },
+        warmup: false,
+      },
+    ]);
   });
 
   it("builds a per-second timeline by intended time with exact percentiles of each second", () => {
     const recorder = new RunRecorder({ warmupMs: 0 });
     // Second 0: latencies 1…100 ms → p50 = the 50th = 50, p99 = the 99th = 99. Second 2: one drop. Second 1: nothing.
-    for (let i = 1; i <= 100; i++) { recorder.sent(i, i); recorder.completed(i, i, i, 2 * i, { kind: "ok", status: 200 }); }
+    for (let i = 1; i <= 100; i++) {
+      recorder.sent(i, i);
+      recorder.completed(i, i, i, 2 * i, { kind: "ok", status: 200 });
+    }
     recorder.dropped(101, 2500);
     const { timeline } = recorder.finish(3000);
     expect(timeline).toHaveLength(3);
@@ -31,7 +47,10 @@ describe("RunRecorder", () => {
 
   it("its latency histogram travels in the shared wire form and decodes to the same summary", () => {
     const recorder = new RunRecorder({ warmupMs: 0 });
-    for (let i = 0; i < 50; i++) { recorder.sent(i, i); recorder.completed(i, i, i, i + 1 + (i % 7), { kind: "ok", status: 200 }); }
+    for (let i = 0; i < 50; i++) {
+      recorder.sent(i, i);
+      recorder.completed(i, i, i, i + 1 + (i % 7), { kind: "ok", status: 200 });
+    }
     const { latency } = recorder.finish(1000);
     const { histogram, ...summary } = latency;
     expect(LatencyHistogram.decode(histogram).summary()).toEqual(summary);

@@ -83,12 +83,31 @@ export interface ProgressSnapshot {
 }
 
 const MAX_ERROR_SAMPLES = 10;
-const emptyCounts = (): Counts => ({ intended: 0, sent: 0, ok: 0, httpErrors: {}, badResponses: 0, transportErrors: { refused: 0, reset: 0, timed_out: 0, other: 0 }, dropped: 0 });
+const emptyCounts = (): Counts => ({
+  intended: 0,
+  sent: 0,
+  ok: 0,
+  httpErrors: {},
+  badResponses: 0,
+  transportErrors: { refused: 0, reset: 0, timed_out: 0, other: 0 },
+  dropped: 0,
+});
 
-interface Second { intended: number; sent: number; ok: number; errors: number; dropped: number; latencies: number[] }
+interface Second {
+  intended: number;
+  sent: number;
+  ok: number;
+  errors: number;
+  dropped: number;
+  latencies: number[];
+}
 
 function errorCount(c: Counts): number {
-  return Object.values(c.httpErrors).reduce((a, b) => a + b, 0) + c.badResponses + Object.values(c.transportErrors).reduce((a, b) => a + b, 0);
+  return (
+    Object.values(c.httpErrors).reduce((a, b) => a + b, 0) +
+    c.badResponses +
+    Object.values(c.transportErrors).reduce((a, b) => a + b, 0)
+  );
 }
 
 function exactPercentile(sorted: number[], q: number): number {
@@ -116,7 +135,8 @@ export class RunRecorder {
 
   private second(intendedMs: number): Second {
     const s = Math.max(0, Math.floor(intendedMs / 1000));
-    for (let i = this.seconds.length; i <= s; i++) this.seconds.push({ intended: 0, sent: 0, ok: 0, errors: 0, dropped: 0, latencies: [] });
+    for (let i = this.seconds.length; i <= s; i++)
+      this.seconds.push({ intended: 0, sent: 0, ok: 0, errors: 0, dropped: 0, latencies: [] });
     return this.seconds[s]!;
   }
 
@@ -140,7 +160,14 @@ export class RunRecorder {
     if (c === this.measured) this.lag.recordMs(Math.max(0, sentMs - intendedMs));
   }
 
-  completed(index: number, intendedMs: number, sentMs: number, doneMs: number, outcome: SendOutcome, headersMs?: number): void {
+  completed(
+    index: number,
+    intendedMs: number,
+    sentMs: number,
+    doneMs: number,
+    outcome: SendOutcome,
+    headersMs?: number,
+  ): void {
     const c = this.counts(intendedMs);
     const s = this.second(intendedMs);
     const measuring = c === this.measured;
@@ -160,15 +187,25 @@ export class RunRecorder {
       }
     } else {
       s.errors++;
-      if (outcome.kind === "http_error") c.httpErrors[String(outcome.status)] = (c.httpErrors[String(outcome.status)] ?? 0) + 1;
+      if (outcome.kind === "http_error")
+        c.httpErrors[String(outcome.status)] = (c.httpErrors[String(outcome.status)] ?? 0) + 1;
       else if (outcome.kind === "bad_response") c.badResponses++;
       else c.transportErrors[outcome.transport ?? "other"]++;
-      const sample = `${outcome.kind}${outcome.transport ? ` (${outcome.transport})` : ""}: ${outcome.detail ?? ""}`.slice(0, 300);
+      const sample =
+        `${outcome.kind}${outcome.transport ? ` (${outcome.transport})` : ""}: ${outcome.detail ?? ""}`.slice(0, 300);
       if (this.errorSamples.size < MAX_ERROR_SAMPLES) this.errorSamples.add(sample);
     }
     this.records?.push({
-      index, intendedMs, sentMs, doneMs, headersMs, outcome: outcome.kind, status: outcome.status, transport: outcome.transport,
-      serverTiming: outcome.serverTiming, warmup: !measuring,
+      index,
+      intendedMs,
+      sentMs,
+      doneMs,
+      headersMs,
+      outcome: outcome.kind,
+      status: outcome.status,
+      transport: outcome.transport,
+      serverTiming: outcome.serverTiming,
+      warmup: !measuring,
     });
   }
 
@@ -176,9 +213,14 @@ export class RunRecorder {
     const all = [this.warm, this.measured];
     const sum = (f: (c: Counts) => number) => all.reduce((a, c) => a + f(c), 0);
     return {
-      elapsedMs, inFlight,
-      sent: sum((c) => c.sent), ok: sum((c) => c.ok), errors: sum(errorCount), dropped: sum((c) => c.dropped),
-      p50Ms: this.latency.percentileMs(50), p99Ms: this.latency.percentileMs(99),
+      elapsedMs,
+      inFlight,
+      sent: sum((c) => c.sent),
+      ok: sum((c) => c.ok),
+      errors: sum(errorCount),
+      dropped: sum((c) => c.dropped),
+      p50Ms: this.latency.percentileMs(50),
+      p99Ms: this.latency.percentileMs(99),
     };
   }
 
@@ -198,9 +240,20 @@ export class RunRecorder {
       timeline: this.seconds.map((s, second) => {
         const sorted = s.latencies.sort((a, b) => a - b);
         return {
-          second, warmup: second * 1000 < this.options.warmupMs, // the second starts inside the warm-up
-          intended: s.intended, sent: s.sent, ok: s.ok, errors: s.errors, dropped: s.dropped,
-          ...(sorted.length ? { p50Ms: exactPercentile(sorted, 0.5), p99Ms: exactPercentile(sorted, 0.99), maxMs: sorted[sorted.length - 1]! } : {}),
+          second,
+          warmup: second * 1000 < this.options.warmupMs, // the second starts inside the warm-up
+          intended: s.intended,
+          sent: s.sent,
+          ok: s.ok,
+          errors: s.errors,
+          dropped: s.dropped,
+          ...(sorted.length
+            ? {
+                p50Ms: exactPercentile(sorted, 0.5),
+                p99Ms: exactPercentile(sorted, 0.99),
+                maxMs: sorted[sorted.length - 1]!,
+              }
+            : {}),
         };
       }),
       errorSamples: [...this.errorSamples],

@@ -5,7 +5,10 @@ import { LoadgenInputError, requireInteger, requireNumber } from "./errors";
 
 export type Arrivals = "constant" | "poisson";
 
-export interface RateSegment { rate: number; durationMs: number }
+export interface RateSegment {
+  rate: number;
+  durationMs: number;
+}
 
 export type Pattern =
   | { kind: "constant"; rate: number }
@@ -37,18 +40,25 @@ export const MAX_RATE_PER_S = 1_000_000;
 export const MAX_DURATION_MS = 24 * 3_600_000;
 
 /** The rate segments a pattern stands for over [0, durationMs). */
-function segmentsOf(pattern: Exclude<Pattern, { kind: "replay" }>, durationMs: number): { segments: Iterable<RateSegment>; arrivals: Arrivals } {
+function segmentsOf(
+  pattern: Exclude<Pattern, { kind: "replay" }>,
+  durationMs: number,
+): { segments: Iterable<RateSegment>; arrivals: Arrivals } {
   switch (pattern.kind) {
     case "constant":
     case "poisson":
       requireNumber("rate", pattern.rate, 0, MAX_RATE_PER_S);
-      return { segments: [{ rate: pattern.rate, durationMs }], arrivals: pattern.kind === "constant" ? "constant" : "poisson" };
+      return {
+        segments: [{ rate: pattern.rate, durationMs }],
+        arrivals: pattern.kind === "constant" ? "constant" : "poisson",
+      };
     case "bursts": {
       requireNumber("onRate", pattern.onRate, 0, MAX_RATE_PER_S);
       requireNumber("offRate", pattern.offRate, 0, MAX_RATE_PER_S);
       requireNumber("onMs", pattern.onMs, 0, MAX_DURATION_MS);
       requireNumber("offMs", pattern.offMs, 0, MAX_DURATION_MS);
-      if (pattern.onMs + pattern.offMs < 1) throw new LoadgenInputError("invalid_pattern", "onMs", "an on/off cycle must last at least 1 ms");
+      if (pattern.onMs + pattern.offMs < 1)
+        throw new LoadgenInputError("invalid_pattern", "onMs", "an on/off cycle must last at least 1 ms");
       const { onRate, offRate, onMs, offMs } = pattern;
       // Lazily: the caller stops at the run's end, however short the cycle.
       const cycles = function* (): Generator<RateSegment> {
@@ -60,7 +70,8 @@ function segmentsOf(pattern: Exclude<Pattern, { kind: "replay" }>, durationMs: n
       return { segments: cycles(), arrivals: pattern.arrivals };
     }
     case "steps":
-      if (pattern.steps.length === 0) throw new LoadgenInputError("invalid_pattern", "steps", "needs at least one step");
+      if (pattern.steps.length === 0)
+        throw new LoadgenInputError("invalid_pattern", "steps", "needs at least one step");
       pattern.steps.forEach((s, i) => {
         requireNumber(`steps[${i}].rate`, s.rate, 0, MAX_RATE_PER_S);
         requireNumber(`steps[${i}].durationMs`, s.durationMs, 0, MAX_DURATION_MS);
@@ -82,11 +93,15 @@ export function buildSchedule(pattern: Pattern, options: ScheduleOptions): Sched
     let previous = 0;
     for (const [i, t] of pattern.timesMs.entries()) {
       requireNumber(`timesMs[${i}]`, t, 0, Number.MAX_SAFE_INTEGER);
-      if (t < previous) throw new LoadgenInputError("invalid_pattern", `timesMs[${i}]`, `goes back in time (${t} after ${previous})`);
+      if (t < previous)
+        throw new LoadgenInputError("invalid_pattern", `timesMs[${i}]`, `goes back in time (${t} after ${previous})`);
       previous = t;
       const at = t / pattern.speed;
       if (at >= durationMs) break;
-      if (out.length === maxRequests) { truncated = true; break; }
+      if (out.length === maxRequests) {
+        truncated = true;
+        break;
+      }
       out.push(at);
     }
     return { offsetsMs: Float64Array.from(out), durationMs, truncated };
@@ -105,14 +120,20 @@ export function buildSchedule(pattern: Pattern, options: ScheduleOptions): Sched
         for (let k = 0; ; k++) {
           const t = start + (k * 1000) / segment.rate;
           if (t >= end) break;
-          if (out.length === maxRequests) { truncated = true; break; }
+          if (out.length === maxRequests) {
+            truncated = true;
+            break;
+          }
           out.push(t);
         }
       } else {
         // A Poisson process restarted at each segment boundary is still one (exponential gaps are memoryless).
         const ratePerMs = segment.rate / 1000;
         for (let t = start + random.exponential(ratePerMs); t < end; t += random.exponential(ratePerMs)) {
-          if (out.length === maxRequests) { truncated = true; break; }
+          if (out.length === maxRequests) {
+            truncated = true;
+            break;
+          }
           out.push(t);
         }
       }
@@ -125,13 +146,15 @@ export function buildSchedule(pattern: Pattern, options: ScheduleOptions): Sched
 /** How long a pattern runs when no duration is given: the steps' total, or the replayed trace's length. */
 export function naturalDurationMs(pattern: Pattern): number | undefined {
   if (pattern.kind === "steps") return pattern.steps.reduce((sum, s) => sum + s.durationMs, 0);
-  if (pattern.kind === "replay") return pattern.timesMs.length ? pattern.timesMs[pattern.timesMs.length - 1]! / pattern.speed + 1 : 0;
+  if (pattern.kind === "replay")
+    return pattern.timesMs.length ? pattern.timesMs[pattern.timesMs.length - 1]! / pattern.speed + 1 : 0;
   return undefined;
 }
 
 /** Mean gap and coefficient of variation (stddev / mean) of the gaps between consecutive times. */
 export function interArrivalStats(times: ArrayLike<number>): { count: number; meanMs: number; cv: number } {
-  if (times.length < 3) throw new LoadgenInputError("out_of_range", "times", `needs at least 3 times for 2 gaps, got ${times.length}`);
+  if (times.length < 3)
+    throw new LoadgenInputError("out_of_range", "times", `needs at least 3 times for 2 gaps, got ${times.length}`);
   const gaps: number[] = [];
   for (let i = 1; i < times.length; i++) gaps.push(times[i]! - times[i - 1]!);
   const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;

@@ -10,13 +10,16 @@ export function formatProgress(s: ProgressSnapshot, totalMs?: number): string {
   return `[${time}] sent ${s.sent} ok ${s.ok} err ${s.errors} drop ${s.dropped} in-flight ${s.inFlight}${latency}`;
 }
 
-const pct = (s: Summary) => `p50 ${formatDurationMs(s.p50Ms)}  p90 ${formatDurationMs(s.p90Ms)}  p99 ${formatDurationMs(s.p99Ms)}  max ${formatDurationMs(s.maxMs)}  (mean ${formatDurationMs(s.meanMs)}, n=${s.count})`;
+const pct = (s: Summary) =>
+  `p50 ${formatDurationMs(s.p50Ms)}  p90 ${formatDurationMs(s.p90Ms)}  p99 ${formatDurationMs(s.p99Ms)}  max ${formatDurationMs(s.maxMs)}  (mean ${formatDurationMs(s.meanMs)}, n=${s.count})`;
 
 function errorBreakdown(c: Counts): string {
   const parts = [
     ...Object.entries(c.httpErrors).map(([status, n]) => `HTTP ${status}: ${n}`),
     ...(c.badResponses ? [`bad responses: ${c.badResponses}`] : []),
-    ...Object.entries(c.transportErrors).filter(([, n]) => n > 0).map(([kind, n]) => `${kind.replace("_", " ")}: ${n}`),
+    ...Object.entries(c.transportErrors)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${kind.replace("_", " ")}: ${n}`),
   ];
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
@@ -24,17 +27,22 @@ function errorBreakdown(c: Counts): string {
 export function formatRunSummary(run: RunStats): string[] {
   const m = run.measured;
   const lines = [
-    `requests: ${m.intended} due, ${m.sent} sent, ${m.ok} ok, ${totalErrors(m)} errors${errorBreakdown(m)}, ${m.dropped} dropped by the in-flight cap`
-      + (run.warmup.intended ? `; ${run.warmup.intended} in the warm-up, left out` : ""),
+    `requests: ${m.intended} due, ${m.sent} sent, ${m.ok} ok, ${totalErrors(m)} errors${errorBreakdown(m)}, ${m.dropped} dropped by the in-flight cap` +
+      (run.warmup.intended ? `; ${run.warmup.intended} in the warm-up, left out` : ""),
     `throughput: ${run.okPerS.toFixed(1)} ok/s of ${run.offeredPerS.toFixed(1)}/s offered, over ${formatDurationMs(run.windowMs)}`,
   ];
   if (run.latency.count) {
     lines.push(`latency from intended send (ok): ${pct(run.latency)}`);
     lines.push(`service time from actual send:   ${pct(run.service)}`);
-    lines.push(`send lag (client lateness):      p50 ${formatDurationMs(run.sendLag.p50Ms)}  p99 ${formatDurationMs(run.sendLag.p99Ms)}  max ${formatDurationMs(run.sendLag.maxMs)}`);
+    lines.push(
+      `send lag (client lateness):      p50 ${formatDurationMs(run.sendLag.p50Ms)}  p99 ${formatDurationMs(run.sendLag.p99Ms)}  max ${formatDurationMs(run.sendLag.maxMs)}`,
+    );
   }
   const timing = Object.entries(run.serverTiming);
-  if (timing.length) lines.push(`server timing: ${timing.map(([name, s]) => `${name} p50 ${formatDurationMs(s.p50Ms)} p99 ${formatDurationMs(s.p99Ms)}`).join(", ")}`);
+  if (timing.length)
+    lines.push(
+      `server timing: ${timing.map(([name, s]) => `${name} p50 ${formatDurationMs(s.p50Ms)} p99 ${formatDurationMs(s.p99Ms)}`).join(", ")}`,
+    );
   for (const sample of run.errorSamples.slice(0, 3)) lines.push(`  error: ${sample}`);
   return lines;
 }
@@ -42,7 +50,10 @@ export function formatRunSummary(run: RunStats): string[] {
 export function formatSweep(rows: readonly SweepRow[]): string[] {
   return [
     "concurrency    ok/s      p50       p90       p99   errors",
-    ...rows.map((r) => `${String(r.concurrency).padStart(11)} ${r.okPerS.toFixed(1).padStart(7)} ${formatDurationMs(r.p50Ms).padStart(9)} ${formatDurationMs(r.p90Ms).padStart(9)} ${formatDurationMs(r.p99Ms).padStart(9)} ${String(r.errors).padStart(8)}`),
+    ...rows.map(
+      (r) =>
+        `${String(r.concurrency).padStart(11)} ${r.okPerS.toFixed(1).padStart(7)} ${formatDurationMs(r.p50Ms).padStart(9)} ${formatDurationMs(r.p90Ms).padStart(9)} ${formatDurationMs(r.p99Ms).padStart(9)} ${String(r.errors).padStart(8)}`,
+    ),
   ];
 }
 

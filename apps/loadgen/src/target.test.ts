@@ -11,8 +11,16 @@ describe("checkTarget", () => {
   });
 
   it("refuses another host unless --allow-remote names exactly it", () => {
-    expect(() => checkTarget("http://10.0.0.5:8000")).toThrow(expect.objectContaining({ code: "remote_target", parameter: "--url", message: expect.stringMatching(/--allow-remote 10\.0\.0\.5/) }));
-    expect(() => checkTarget("http://10.0.0.5:8000", "10.0.0.6")).toThrow(expect.objectContaining({ code: "remote_target" }));
+    expect(() => checkTarget("http://10.0.0.5:8000")).toThrow(
+      expect.objectContaining({
+        code: "remote_target",
+        parameter: "--url",
+        message: expect.stringMatching(/--allow-remote 10\.0\.0\.5/),
+      }),
+    );
+    expect(() => checkTarget("http://10.0.0.5:8000", "10.0.0.6")).toThrow(
+      expect.objectContaining({ code: "remote_target" }),
+    );
     expect(checkTarget("http://agent-3.internal:8000", "AGENT-3.internal").hostname).toBe("agent-3.internal");
   });
 

@@ -10,15 +10,23 @@ export function isLoopbackHost(hostname: string): boolean {
 /** The target URL (http only), checked against the loopback rule. */
 export function checkTarget(url: string, allowRemote?: string): URL {
   let parsed: URL;
-  try { parsed = new URL(url); } catch {
+  try {
+    parsed = new URL(url);
+  } catch {
     throw new LoadgenInputError("invalid_url", "--url", `"${url}" is not a URL (e.g. http://127.0.0.1:8000)`);
   }
-  if (parsed.protocol !== "http:") throw new LoadgenInputError("invalid_url", "--url", `only http:// targets are supported, got ${parsed.protocol}`);
-  if (parsed.username || parsed.password) throw new LoadgenInputError("invalid_url", "--url", "credentials in the URL are not supported; use --token");
+  if (parsed.protocol !== "http:")
+    throw new LoadgenInputError("invalid_url", "--url", `only http:// targets are supported, got ${parsed.protocol}`);
+  if (parsed.username || parsed.password)
+    throw new LoadgenInputError("invalid_url", "--url", "credentials in the URL are not supported; use --token");
   if (!isLoopbackHost(parsed.hostname)) {
     const allowed = allowRemote?.toLowerCase().replace(/^\[(.*)\]$/, "$1");
     if (allowed !== parsed.hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1")) {
-      throw new LoadgenInputError("remote_target", "--url", `${parsed.hostname} is not a loopback address; to load another host, name it: --allow-remote ${parsed.hostname}`);
+      throw new LoadgenInputError(
+        "remote_target",
+        "--url",
+        `${parsed.hostname} is not a loopback address; to load another host, name it: --allow-remote ${parsed.hostname}`,
+      );
     }
   }
   return parsed;

@@ -10,8 +10,22 @@ export interface TestServer {
   close: () => Promise<void>;
 }
 
-const RESPONSE = Buffer.from(JSON.stringify({ model_name: "test", model_version: "1", outputs: [{ name: "y", datatype: "FP32", shape: [1, 1], data: [0] }] }));
-const METADATA = Buffer.from(JSON.stringify({ name: "test", versions: ["1"], platform: "test", inputs: [{ name: "x", datatype: "FP32", shape: [-1, 4] }], outputs: [{ name: "y", datatype: "FP32", shape: [-1, 1] }] }));
+const RESPONSE = Buffer.from(
+  JSON.stringify({
+    model_name: "test",
+    model_version: "1",
+    outputs: [{ name: "y", datatype: "FP32", shape: [1, 1], data: [0] }],
+  }),
+);
+const METADATA = Buffer.from(
+  JSON.stringify({
+    name: "test",
+    versions: ["1"],
+    platform: "test",
+    inputs: [{ name: "x", datatype: "FP32", shape: [-1, 4] }],
+    outputs: [{ name: "y", datatype: "FP32", shape: [-1, 1] }],
+  }),
+);
 
 function answer(response: ServerResponse, status = 200, body = RESPONSE): void {
   response.writeHead(status, { "content-type": "application/json", "content-length": body.length });
@@ -19,7 +33,9 @@ function answer(response: ServerResponse, status = 200, body = RESPONSE): void {
 }
 
 /** Starts a server on a free loopback port; `infer` handles POST …/infer, metadata is answered for any GET. */
-export async function startTestServer(infer: (request: IncomingMessage, response: ServerResponse, done: () => void) => void): Promise<TestServer> {
+export async function startTestServer(
+  infer: (request: IncomingMessage, response: ServerResponse, done: () => void) => void,
+): Promise<TestServer> {
   const stats = { received: 0, maxConcurrent: 0 };
   let current = 0;
   const server: Server = createServer((request, response) => {
@@ -28,7 +44,12 @@ export async function startTestServer(infer: (request: IncomingMessage, response
     current++;
     stats.maxConcurrent = Math.max(stats.maxConcurrent, current);
     let finished = false;
-    const done = () => { if (!finished) { finished = true; current--; } };
+    const done = () => {
+      if (!finished) {
+        finished = true;
+        current--;
+      }
+    };
     response.on("close", done);
     request.resume(); // the body is not needed; drain it
     request.on("end", () => infer(request, response, done));
@@ -38,7 +59,11 @@ export async function startTestServer(infer: (request: IncomingMessage, response
   return {
     url: `http://127.0.0.1:${port}`,
     stats,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -58,7 +83,10 @@ export function startFixedCapacityServer(serviceMs: number): Promise<TestServer>
     const finish = () => {
       const left = finishAt - performance.now();
       if (left > 0) setTimeout(finish, left);
-      else { answer(response); done(); }
+      else {
+        answer(response);
+        done();
+      }
     };
     setTimeout(finish, finishAt - now);
   });
@@ -67,5 +95,10 @@ export function startFixedCapacityServer(serviceMs: number): Promise<TestServer>
 /** Sleeps `sleepMs` per request; all at once (parallel) or one after another (serial: the fixed-capacity server). */
 export function startSleepingServer(sleepMs: number, serial: boolean): Promise<TestServer> {
   if (serial) return startFixedCapacityServer(sleepMs);
-  return startTestServer((_request, response, done) => setTimeout(() => { answer(response); done(); }, sleepMs));
+  return startTestServer((_request, response, done) =>
+    setTimeout(() => {
+      answer(response);
+      done();
+    }, sleepMs),
+  );
 }

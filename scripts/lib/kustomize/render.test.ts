@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseImage, renderKustomization, rewriteImage } from "./render";
 
 const roots: string[] = [];
-afterAll(() => { for (const root of roots) rmSync(root, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
 
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), "kustomize-"));
@@ -40,7 +42,8 @@ describe("renderKustomization", () => {
   const root = tree({
     "base/kustomization.yaml": "resources: [web.yaml, more.yaml]\nimages: [{name: app, newTag: '2.0'}]\n",
     "base/web.yaml": deployment,
-    "base/more.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n",
+    "base/more.yaml":
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n",
     "overlay/kustomization.yaml": [
       "namespace: shop",
       "resources: [../base]",
@@ -57,15 +60,30 @@ describe("renderKustomization", () => {
   });
 
   it("collects resources across files and directories, skipping empty documents, in order", () => {
-    expect(renderKustomization(join(root, "base")).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(["Deployment/web", "Namespace/shop", "Service/web"]);
+    expect(renderKustomization(join(root, "base")).map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      "Deployment/web",
+      "Namespace/shop",
+      "Service/web",
+    ]);
   });
 
   it("applies the base's images, then the overlay's patches (file and inline), namespace and images", () => {
     const objects = renderKustomization(join(root, "overlay"));
-    const web = objects.find((o) => o.kind === "Deployment")! as unknown as { metadata: { namespace: string }; spec: { replicas: number; template: { spec: { containers: Array<{ image: string; env: unknown[] }>; initContainers: Array<{ image: string }> } } } };
+    const web = objects.find((o) => o.kind === "Deployment")! as unknown as {
+      metadata: { namespace: string };
+      spec: {
+        replicas: number;
+        template: {
+          spec: { containers: Array<{ image: string; env: unknown[] }>; initContainers: Array<{ image: string }> };
+        };
+      };
+    };
     expect(web.spec.replicas).toBe(5);
     // kustomize puts the patch's new element first.
-    expect(web.spec.template.spec.containers[0]!.env).toEqual([{ name: "B", value: "2" }, { name: "A", value: "1" }]);
+    expect(web.spec.template.spec.containers[0]!.env).toEqual([
+      { name: "B", value: "2" },
+      { name: "A", value: "1" },
+    ]);
     // Base: app:1.0 → app:2.0 and app → app:2.0; overlay: the name changes, the tag stays.
     expect(web.spec.template.spec.containers[0]!.image).toBe("registry.example.com/app:2.0");
     expect(web.spec.template.spec.initContainers[0]!.image).toBe("registry.example.com/app:2.0");
@@ -87,7 +105,9 @@ describe("renderKustomization", () => {
     });
     expect(() => renderKustomization(join(bad, "labels"))).toThrow(expect.objectContaining({ code: "unsupported" }));
     expect(() => renderKustomization(join(bad, "target"))).toThrow(/target not supported/);
-    expect(() => renderKustomization(join(bad, "missing"))).toThrow(expect.objectContaining({ code: "no-patch-target" }));
+    expect(() => renderKustomization(join(bad, "missing"))).toThrow(
+      expect.objectContaining({ code: "no-patch-target" }),
+    );
     expect(() => renderKustomization(join(bad, "gone"))).toThrow(expect.objectContaining({ code: "not-found" }));
     expect(() => renderKustomization(join(bad, "nowhere"))).toThrow(/no kustomization.yaml/);
   });
@@ -96,9 +116,12 @@ describe("renderKustomization", () => {
     const withComponent = tree({
       "base/kustomization.yaml": "resources: [web.yaml]\n",
       "base/web.yaml": deployment,
-      "extra/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [svc.yaml]\npatches:\n  - patch: |\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {replicas: 3}\n",
-      "extra/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n",
-      "overlay/kustomization.yaml": "resources: [../base]\ncomponents: [../extra]\npatches:\n  - patch: |\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {replicas: 4}\n",
+      "extra/kustomization.yaml":
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [svc.yaml]\npatches:\n  - patch: |\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {replicas: 3}\n",
+      "extra/svc.yaml":
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n",
+      "overlay/kustomization.yaml":
+        "resources: [../base]\ncomponents: [../extra]\npatches:\n  - patch: |\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {replicas: 4}\n",
       "misuse/kustomization.yaml": "resources: [../extra]\n",
       "notcomponent/kustomization.yaml": "resources: [../base/web.yaml]\ncomponents: [../base]\n",
     });
@@ -106,13 +129,19 @@ describe("renderKustomization", () => {
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(["Deployment/web", "Service/web"]);
     expect((objects[0] as unknown as { spec: { replicas: number } }).spec.replicas).toBe(4);
     expect(() => renderKustomization(join(withComponent, "misuse"))).toThrow(/named under components/);
-    expect(() => renderKustomization(join(withComponent, "notcomponent"))).toThrow(/only a kustomization of kind Component/);
+    expect(() => renderKustomization(join(withComponent, "notcomponent"))).toThrow(
+      /only a kustomization of kind Component/,
+    );
   });
 });
 
 describe("images", () => {
   it("splits name, tag and digest; a registry port is not a tag", () => {
-    expect(parseImage("registry:5000/team/app:1.2@sha256:abc")).toEqual({ name: "registry:5000/team/app", tag: "1.2", digest: "sha256:abc" });
+    expect(parseImage("registry:5000/team/app:1.2@sha256:abc")).toEqual({
+      name: "registry:5000/team/app",
+      tag: "1.2",
+      digest: "sha256:abc",
+    });
     expect(parseImage("registry:5000/app")).toEqual({ name: "registry:5000/app" });
   });
 

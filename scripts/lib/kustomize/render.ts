@@ -16,21 +16,49 @@ export interface K8sObject {
   [key: string]: unknown;
 }
 
-interface ImageRule { name: string; newName?: string; newTag?: string; digest?: string }
-interface PatchRule { path?: string; patch?: string }
-interface Kustomization { kind?: string; namespace?: string; resources?: string[]; components?: string[]; images?: ImageRule[]; patches?: PatchRule[] }
+interface ImageRule {
+  name: string;
+  newName?: string;
+  newTag?: string;
+  digest?: string;
+}
+interface PatchRule {
+  path?: string;
+  patch?: string;
+}
+interface Kustomization {
+  kind?: string;
+  namespace?: string;
+  resources?: string[];
+  components?: string[];
+  images?: ImageRule[];
+  patches?: PatchRule[];
+}
 
 const FILE_NAMES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 const SUPPORTED = new Set(["apiVersion", "kind", "namespace", "resources", "components", "images", "patches"]);
 const COMPONENT = "Component";
 /** Kinds without a namespace: the namespace transformer leaves them alone. */
-const CLUSTER_SCOPED = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "PersistentVolume", "StorageClass", "PriorityClass", "IngressClass", "RuntimeClass"]);
+const CLUSTER_SCOPED = new Set([
+  "Namespace",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "CustomResourceDefinition",
+  "PersistentVolume",
+  "StorageClass",
+  "PriorityClass",
+  "IngressClass",
+  "RuntimeClass",
+]);
 
 function asObject(value: unknown, parameter: string): K8sObject {
   const object = value as Partial<K8sObject> | null;
-  if (!object || typeof object !== "object" || Array.isArray(object)) throw new KustomizeError("invalid", parameter, "not a mapping");
-  if (typeof object.apiVersion !== "string" || typeof object.kind !== "string") throw new KustomizeError("invalid", parameter, "needs apiVersion and kind");
-  if (!object.metadata || typeof object.metadata.name !== "string") throw new KustomizeError("invalid", parameter, `${object.kind} needs metadata.name`);
+  if (!object || typeof object !== "object" || Array.isArray(object))
+    throw new KustomizeError("invalid", parameter, "not a mapping");
+  if (typeof object.apiVersion !== "string" || typeof object.kind !== "string")
+    throw new KustomizeError("invalid", parameter, "needs apiVersion and kind");
+  if (!object.metadata || typeof object.metadata.name !== "string")
+    throw new KustomizeError("invalid", parameter, `${object.kind} needs metadata.name`);
   return object as K8sObject;
 }
 
@@ -40,7 +68,12 @@ function readKustomization(dir: string): Kustomization {
   const parsed = load(readFileSync(file, "utf8"), { filename: file }) as Record<string, unknown> | null;
   if (!parsed || typeof parsed !== "object") throw new KustomizeError("invalid", file, "empty kustomization");
   for (const key of Object.keys(parsed)) {
-    if (!SUPPORTED.has(key)) throw new KustomizeError("unsupported", `${file}: ${key}`, `only ${[...SUPPORTED].join(", ")} are supported here`);
+    if (!SUPPORTED.has(key))
+      throw new KustomizeError(
+        "unsupported",
+        `${file}: ${key}`,
+        `only ${[...SUPPORTED].join(", ")} are supported here`,
+      );
   }
   return parsed as Kustomization;
 }
@@ -53,12 +86,15 @@ export function readObjects(file: string): K8sObject[] {
 }
 
 const sameTarget = (object: K8sObject, patch: K8sObject) =>
-  object.kind === patch.kind && object.apiVersion === patch.apiVersion && object.metadata.name === patch.metadata.name
-  && (patch.metadata.namespace === undefined || patch.metadata.namespace === object.metadata.namespace);
+  object.kind === patch.kind &&
+  object.apiVersion === patch.apiVersion &&
+  object.metadata.name === patch.metadata.name &&
+  (patch.metadata.namespace === undefined || patch.metadata.namespace === object.metadata.namespace);
 
 function applyPatch(objects: K8sObject[], patch: K8sObject, parameter: string): K8sObject[] {
   const index = objects.findIndex((o) => sameTarget(o, patch));
-  if (index < 0) throw new KustomizeError("no-patch-target", parameter, `no ${patch.kind} ${patch.metadata.name} to patch`);
+  if (index < 0)
+    throw new KustomizeError("no-patch-target", parameter, `no ${patch.kind} ${patch.metadata.name} to patch`);
   const next = [...objects];
   next[index] = mergeObjects(objects[index]!, patch) as K8sObject;
   return next;
@@ -70,7 +106,11 @@ export function parseImage(image: string): { name: string; tag?: string; digest?
   const slash = rest.lastIndexOf("/");
   const colon = rest.lastIndexOf(":");
   const hasTag = colon > slash;
-  return { name: hasTag ? rest.slice(0, colon) : rest, ...(hasTag ? { tag: rest.slice(colon + 1) } : {}), ...(digest ? { digest } : {}) };
+  return {
+    name: hasTag ? rest.slice(0, colon) : rest,
+    ...(hasTag ? { tag: rest.slice(colon + 1) } : {}),
+    ...(digest ? { digest } : {}),
+  };
 }
 
 export function rewriteImage(image: string, rules: readonly ImageRule[]): string {
@@ -88,7 +128,8 @@ export function podSpecOf(object: K8sObject): Record<string, unknown> | undefine
   const spec = object.spec as Record<string, unknown> | undefined;
   if (!spec) return undefined;
   if (object.kind === "Pod") return spec;
-  if (object.kind === "CronJob") return ((spec.jobTemplate as { spec?: { template?: { spec?: Record<string, unknown> } } })?.spec?.template?.spec);
+  if (object.kind === "CronJob")
+    return (spec.jobTemplate as { spec?: { template?: { spec?: Record<string, unknown> } } })?.spec?.template?.spec;
   return (spec.template as { spec?: Record<string, unknown> } | undefined)?.spec;
 }
 
@@ -102,8 +143,10 @@ function renderDir(dir: string, seen: Set<string>, inherited?: K8sObject[]): K8s
   seen.add(key);
   const kustomization = readKustomization(dir);
   const isComponent = kustomization.kind === COMPONENT;
-  if (isComponent && !inherited) throw new KustomizeError("invalid", dir, "a Component is named under components:, not resources:");
-  if (!isComponent && inherited) throw new KustomizeError("invalid", dir, "only a kustomization of kind Component can be named under components:");
+  if (isComponent && !inherited)
+    throw new KustomizeError("invalid", dir, "a Component is named under components:, not resources:");
+  if (!isComponent && inherited)
+    throw new KustomizeError("invalid", dir, "only a kustomization of kind Component can be named under components:");
   let objects: K8sObject[] = [...(inherited ?? [])];
   for (const resource of kustomization.resources ?? []) {
     const path = join(dir, resource);
@@ -112,20 +155,30 @@ function renderDir(dir: string, seen: Set<string>, inherited?: K8sObject[]): K8s
   }
   for (const component of kustomization.components ?? []) {
     const path = join(dir, component);
-    if (!existsSync(path) || !statSync(path).isDirectory()) throw new KustomizeError("not-found", path, "component directory not found");
+    if (!existsSync(path) || !statSync(path).isDirectory())
+      throw new KustomizeError("not-found", path, "component directory not found");
     objects = renderDir(path, new Set(seen), objects);
   }
   for (const [i, rule] of (kustomization.patches ?? []).entries()) {
-    if ((rule.path === undefined) === (rule.patch === undefined)) throw new KustomizeError("invalid", `${dir} patches[${i}]`, "needs exactly one of path or patch");
+    if ((rule.path === undefined) === (rule.patch === undefined))
+      throw new KustomizeError("invalid", `${dir} patches[${i}]`, "needs exactly one of path or patch");
     const extra = Object.keys(rule).filter((k) => k !== "path" && k !== "patch");
-    if (extra.length) throw new KustomizeError("unsupported", `${dir} patches[${i}]`, `${extra.join(", ")} not supported (target the patch by its kind and name)`);
-    const patches = rule.path !== undefined
-      ? readObjects(join(dir, rule.path))
-      : loadAll(rule.patch!).map((doc, j) => asObject(doc, `${dir} patches[${i}] (document ${j + 1})`));
+    if (extra.length)
+      throw new KustomizeError(
+        "unsupported",
+        `${dir} patches[${i}]`,
+        `${extra.join(", ")} not supported (target the patch by its kind and name)`,
+      );
+    const patches =
+      rule.path !== undefined
+        ? readObjects(join(dir, rule.path))
+        : loadAll(rule.patch!).map((doc, j) => asObject(doc, `${dir} patches[${i}] (document ${j + 1})`));
     for (const patch of patches) objects = applyPatch(objects, patch, `${dir} patches[${i}]`);
   }
   if (kustomization.namespace) {
-    objects = objects.map((o) => (CLUSTER_SCOPED.has(o.kind) ? o : { ...o, metadata: { ...o.metadata, namespace: kustomization.namespace } }));
+    objects = objects.map((o) =>
+      CLUSTER_SCOPED.has(o.kind) ? o : { ...o, metadata: { ...o.metadata, namespace: kustomization.namespace } },
+    );
   }
   const images = kustomization.images ?? [];
   if (images.length) {

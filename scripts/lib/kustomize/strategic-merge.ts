@@ -8,12 +8,18 @@ import { KustomizeError } from "./errors";
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The merge key of a list field, decided by its name and (for `ports`) by what its elements carry. */
 export function mergeKeyFor(field: string, elements: readonly Json[]): string | undefined {
   switch (field) {
-    case "containers": case "initContainers": case "ephemeralContainers": case "env": case "volumes": case "imagePullSecrets":
+    case "containers":
+    case "initContainers":
+    case "ephemeralContainers":
+    case "env":
+    case "volumes":
+    case "imagePullSecrets":
       return "name";
     case "volumeMounts":
       return "mountPath";
@@ -34,12 +40,18 @@ function mergeList(field: string, base: Json[], patch: Json[], path: string): Js
   const named = new Set<Json>();
   const merged: Json[] = [];
   for (const element of patch) {
-    if (!isObject(element) || !(key in element)) throw new KustomizeError("invalid", path, `every element needs its merge key "${key}"`);
+    if (!isObject(element) || !(key in element))
+      throw new KustomizeError("invalid", path, `every element needs its merge key "${key}"`);
     named.add(element[key]!);
     const existing = base.find((e) => isObject(e) && e[key] === element[key]);
-    merged.push(existing ? mergeJson(existing as JsonObject, element, `${path}[${key}=${String(element[key])}]`) : structuredClone(element));
+    merged.push(
+      existing
+        ? mergeJson(existing as JsonObject, element, `${path}[${key}=${String(element[key])}]`)
+        : structuredClone(element),
+    );
   }
-  for (const element of base) if (!(isObject(element) && named.has(element[key]!))) merged.push(structuredClone(element));
+  for (const element of base)
+    if (!(isObject(element) && named.has(element[key]!))) merged.push(structuredClone(element));
   return merged;
 }
 
@@ -52,8 +64,16 @@ function mergeJson(base: JsonObject, patch: JsonObject, path: string): JsonObjec
   const result: JsonObject = structuredClone(base);
   for (const [key, value] of Object.entries(patch)) {
     const at = path ? `${path}.${key}` : key;
-    if (key.startsWith("$")) throw new KustomizeError("unsupported", at, "strategic merge directives ($patch, $retainKeys, …) are not supported");
-    if (value === null) { delete result[key]; continue; }
+    if (key.startsWith("$"))
+      throw new KustomizeError(
+        "unsupported",
+        at,
+        "strategic merge directives ($patch, $retainKeys, …) are not supported",
+      );
+    if (value === null) {
+      delete result[key];
+      continue;
+    }
     const existing = result[key];
     if (isObject(value) && isObject(existing)) result[key] = mergeJson(existing, value, at);
     else if (Array.isArray(value) && Array.isArray(existing)) result[key] = mergeList(key, existing, value, at);

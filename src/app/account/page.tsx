@@ -15,9 +15,9 @@ export default async function AccountPage() {
     <HydrateClient>
       <h1>Your account</h1>
       <p className="subtitle">
-        {user.name} · {user.email} · {roleLabels[user.role]}. An admin changes roles. Personal API tokens let the <code>packrat</code> CLI and CI
-        pipelines call the control plane as you, with a role no higher than yours. A token is shown once, expires, and can be revoked here at any
-        time; creating and revoking are audited.
+        {user.name} · {user.email} · {roleLabels[user.role]}. An admin changes roles. Personal API tokens let the{" "}
+        <code>packrat</code> CLI and CI pipelines call the control plane as you, with a role no higher than yours. A
+        token is shown once, expires, and can be revoked here at any time; creating and revoking are audited.
       </p>
       <ChangePasswordForm />
       <ApiTokens roles={grantableRoles(user.role).map((r) => ({ value: r, label: roleLabels[r] }))} />

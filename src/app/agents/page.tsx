@@ -22,8 +22,8 @@ export default async function AgentsPage() {
     <HydrateClient>
       <h1>Agents</h1>
       <p className="subtitle">
-        One agent per serving host. Agents pull their desired state from the control plane and keep serving when it is away;
-        a deployment is a model version on an agent with a core budget.
+        One agent per serving host. Agents pull their desired state from the control plane and keep serving when it is
+        away; a deployment is a model version on an agent with a core budget.
       </p>
       <AgentsView canManage={canManage} />
       {canManage && (

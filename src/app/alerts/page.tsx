@@ -19,11 +19,16 @@ export default async function AlertsPage() {
     <HydrateClient>
       <h1>Alerts</h1>
       <p className="subtitle">
-        Evaluated by the control plane every {e.ALERT_EVALUATION_INTERVAL_MS / 1000} s from heartbeats, rollups over the last{" "}
-        {Math.round(e.ALERT_WINDOW_MS / 60_000)} min and the deployments&apos; state. An alert resolves by itself when its condition clears
-        (an agent that is back, a queue that stopped rejecting); resolving one by hand while it still holds opens it again.
+        Evaluated by the control plane every {e.ALERT_EVALUATION_INTERVAL_MS / 1000} s from heartbeats, rollups over the
+        last {Math.round(e.ALERT_WINDOW_MS / 60_000)} min and the deployments&apos; state. An alert resolves by itself
+        when its condition clears (an agent that is back, a queue that stopped rejecting); resolving one by hand while
+        it still holds opens it again.
       </p>
-      <AlertsView canAct={canAct} linkObjects={canAct || roleSatisfies(user.role, "ml_engineer")} offlineAfterS={e.AGENT_OFFLINE_AFTER_MS / 1000} />
+      <AlertsView
+        canAct={canAct}
+        linkObjects={canAct || roleSatisfies(user.role, "ml_engineer")}
+        offlineAfterS={e.AGENT_OFFLINE_AFTER_MS / 1000}
+      />
     </HydrateClient>
   );
 }

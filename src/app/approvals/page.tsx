@@ -16,9 +16,9 @@ export default async function ApprovalsPage() {
     <HydrateClient>
       <h1>Approvals</h1>
       <p className="subtitle">
-        A configuration reaches an agent only through an SRE&apos;s approval. Each pending proposal shows what it changes
-        against the running configuration and what switching costs; approved, it becomes the deployment&apos;s next
-        generation. A proposal expires after 24 h, or as soon as its deployment moves to another generation.
+        A configuration reaches an agent only through an SRE&apos;s approval. Each pending proposal shows what it
+        changes against the running configuration and what switching costs; approved, it becomes the deployment&apos;s
+        next generation. A proposal expires after 24 h, or as soon as its deployment moves to another generation.
       </p>
       <ApprovalsView viewer={{ email: user.email, role: user.role }} />
     </HydrateClient>

@@ -12,7 +12,9 @@ export default async function AuditPage() {
   return (
     <HydrateClient>
       <h1>Audit log</h1>
-      <p className="subtitle">Every change and sign-in, newest first. It cannot be edited or deleted. Click a row for its before and after.</p>
+      <p className="subtitle">
+        Every change and sign-in, newest first. It cannot be edited or deleted. Click a row for its before and after.
+      </p>
       <AuditLog />
     </HydrateClient>
   );

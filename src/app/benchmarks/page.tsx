@@ -24,32 +24,73 @@ function Result({ r }: { r: BenchmarkResult }) {
       <h2>{r.name}</h2>
       <p className="bench-description">{r.description}</p>
       <p className="small muted">
-        Measured {new Date(r.date).toISOString().replace("T", " ").slice(0, 16)} UTC on {r.machine.cpuModel} ({r.machine.logicalCpus} logical CPUs, {gib} GiB), Node {r.machine.node}
+        Measured {new Date(r.date).toISOString().replace("T", " ").slice(0, 16)} UTC on {r.machine.cpuModel} (
+        {r.machine.logicalCpus} logical CPUs, {gib} GiB), Node {r.machine.node}
         {r.quick ? " · quick mode (fewer repetitions)" : ""} · took {r.durationS.toFixed(0)} s · bench/results/{r.file}
       </p>
       {r.name === "packrat" && <SpeedupChart figures={r.figures} cores={cores} />}
       {r.notes && r.notes.length > 0 && (
         <details className="bench-notes" open={r.name === "packrat"}>
           <summary>Notes: method, baselines, caveats ({r.notes.length})</summary>
-          <ul>{r.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>
+          <ul>
+            {r.notes.map((n, i) => (
+              <li key={i}>{n}</li>
+            ))}
+          </ul>
         </details>
       )}
       <details className="bench-table" open={r.figures.length <= FOLD_ROWS}>
         <summary>Figures ({r.figures.length})</summary>
         <div className="table-wrap">
           <table className="data bench">
-            <thead><tr><th>figure</th><th className="num">value</th><th>unit</th><th>spread</th><th className="num">samples</th></tr></thead>
-            <tbody>{r.figures.map((f, i) => <tr key={i}><td>{f.label}</td><td className="num">{fmt(f.value)}</td><td>{f.unit}</td><td className="nowrap">{spread(f)}</td><td className="num">{f.samples ?? ""}</td></tr>)}</tbody>
+            <thead>
+              <tr>
+                <th>figure</th>
+                <th className="num">value</th>
+                <th>unit</th>
+                <th>spread</th>
+                <th className="num">samples</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.figures.map((f, i) => (
+                <tr key={i}>
+                  <td>{f.label}</td>
+                  <td className="num">{fmt(f.value)}</td>
+                  <td>{f.unit}</td>
+                  <td className="nowrap">{spread(f)}</td>
+                  <td className="num">{f.samples ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
           </table>
         </div>
       </details>
       {(r.tables ?? []).map((t, i) => (
         <details key={i} className="bench-table" open={t.rows.length <= FOLD_ROWS}>
-          <summary>{t.title} ({t.rows.length} rows)</summary>
+          <summary>
+            {t.title} ({t.rows.length} rows)
+          </summary>
           <div className="table-wrap">
             <table className="data bench">
-              <thead><tr>{t.columns.map((c, k) => <th key={k}>{c}</th>)}</tr></thead>
-              <tbody>{t.rows.map((row, j) => <tr key={j}>{row.map((c, k) => <td key={k} className={typeof c === "number" ? "num" : undefined}>{typeof c === "number" ? fmt(c) : c}</td>)}</tr>)}</tbody>
+              <thead>
+                <tr>
+                  {t.columns.map((c, k) => (
+                    <th key={k}>{c}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {t.rows.map((row, j) => (
+                  <tr key={j}>
+                    {row.map((c, k) => (
+                      <td key={k} className={typeof c === "number" ? "num" : undefined}>
+                        {typeof c === "number" ? fmt(c) : c}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
             </table>
           </div>
         </details>
@@ -67,16 +108,32 @@ export default async function BenchmarksPage() {
     <>
       <h1>Benchmarks</h1>
       <p className="subtitle">
-        The latest result of each benchmark under <span className="mono">bench/</span>, as <span className="mono">npm run bench</span> wrote it. Ratios are always against a baseline measured in the same run.
+        The latest result of each benchmark under <span className="mono">bench/</span>, as{" "}
+        <span className="mono">npm run bench</span> wrote it. Ratios are always against a baseline measured in the same
+        run.
       </p>
-      {ordered.length === 0 && <p className="muted" data-testid="benchmarks-empty">No results yet: run <span className="mono">npm run bench</span> on this host.</p>}
+      {ordered.length === 0 && (
+        <p className="muted" data-testid="benchmarks-empty">
+          No results yet: run <span className="mono">npm run bench</span> on this host.
+        </p>
+      )}
       {ordered.length > 0 && (
         <nav className="bench-index" aria-label="Benchmarks on this page">
-          {ordered.map((r) => <a key={r.name} href={`#${r.name}`}>{r.name}</a>)}
+          {ordered.map((r) => (
+            <a key={r.name} href={`#${r.name}`}>
+              {r.name}
+            </a>
+          ))}
         </nav>
       )}
-      {unreadable.map((u) => <div key={u.file} className="error-box" role="alert">bench/results/{u.file} is not a benchmark result: {u.reason}</div>)}
-      {ordered.map((r) => <Result key={r.name} r={r} />)}
+      {unreadable.map((u) => (
+        <div key={u.file} className="error-box" role="alert">
+          bench/results/{u.file} is not a benchmark result: {u.reason}
+        </div>
+      ))}
+      {ordered.map((r) => (
+        <Result key={r.name} r={r} />
+      ))}
     </>
   );
 }

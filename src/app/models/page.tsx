@@ -23,12 +23,14 @@ export default async function ModelsPage() {
     <HydrateClient>
       <h1>Models</h1>
       <p className="subtitle">
-        Every model the control plane knows: its versions (each an ONNX file stored once by its SHA-256), where each came from,
-        what it costs per sample, and the SLO the planners and the cost report hold it to.
+        Every model the control plane knows: its versions (each an ONNX file stored once by its SHA-256), where each
+        came from, what it costs per sample, and the SLO the planners and the cost report hold it to.
         {!canEdit && " ML engineers and admins upload, register and change models; you can read everything here."}
       </p>
       <ModelsTable />
-      {canEdit && <ModelUpload maxBytes={env().MODEL_UPLOAD_MAX_BYTES} archiveMaxBytes={env().MODEL_ARCHIVE_MAX_BYTES} />}
+      {canEdit && (
+        <ModelUpload maxBytes={env().MODEL_UPLOAD_MAX_BYTES} archiveMaxBytes={env().MODEL_ARCHIVE_MAX_BYTES} />
+      )}
       <ZooCatalog canEdit={canEdit} />
     </HydrateClient>
   );

@@ -11,7 +11,11 @@ export const metadata: Metadata = { title: "Optimizer · Packrat" };
 export const dynamic = "force-dynamic";
 
 // ML engineers and SREs propose; managers read (no Propose control).
-export default async function OptimizerPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function OptimizerPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const initial = parseOptimizerParams(await searchParams);
   const query = serializeOptimizerState(initial);
   const user = await requireUser(`/optimizer${query ? `?${query}` : ""}`);
@@ -21,9 +25,9 @@ export default async function OptimizerPage({ searchParams }: { searchParams: Pr
     <>
       <h1>Optimizer</h1>
       <p className="subtitle">
-        Packrat&apos;s plan for a deployment from a profile of its model: the ⟨instances, threads, batch⟩ configuration that
-        serves a batch of B fastest on the deployment&apos;s cores, beside the two default configurations, checked against the
-        model&apos;s SLO. A configuration reaches the agent only through an SRE&apos;s approval.
+        Packrat&apos;s plan for a deployment from a profile of its model: the ⟨instances, threads, batch⟩ configuration
+        that serves a batch of B fastest on the deployment&apos;s cores, beside the two default configurations, checked
+        against the model&apos;s SLO. A configuration reaches the agent only through an SRE&apos;s approval.
       </p>
       <OptimizerView initial={initial} canPropose={canPropose} />
     </>

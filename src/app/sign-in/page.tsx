@@ -6,7 +6,11 @@ import { env, isLoopbackHost } from "@/server/env";
 
 export const dynamic = "force-dynamic";
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const next = safeNextPath((await searchParams).next);
   if (await currentUser()) redirect(next);
   return (
@@ -19,7 +23,13 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       {env().PACKRAT_DEMO_USERS && (
         <p className="hint" data-testid="demo-hint">
           Demo users ({demoUsers.map((u) => u.email.split("@")[0]).join(", ")} @example.com)
-          {isLoopbackHost(env().HOST) ? <>, password <code>{DEMO_PASSWORD}</code>.</> : " are on: ask the operator for the password."}
+          {isLoopbackHost(env().HOST) ? (
+            <>
+              , password <code>{DEMO_PASSWORD}</code>.
+            </>
+          ) : (
+            " are on: ask the operator for the password."
+          )}
         </p>
       )}
     </div>

@@ -10,7 +10,11 @@ export function AlertsNavCount() {
   const n = count.data?.open ?? 0;
   if (n === 0) return null;
   return (
-    <span className={`nav-count${count.data!.openCritical > 0 ? " critical" : ""}`} data-testid="alerts-nav-count" aria-label={`${n} open alert${n === 1 ? "" : "s"}`}>
+    <span
+      className={`nav-count${count.data!.openCritical > 0 ? " critical" : ""}`}
+      data-testid="alerts-nav-count"
+      aria-label={`${n} open alert${n === 1 ? "" : "s"}`}
+    >
       {n}
     </span>
   );

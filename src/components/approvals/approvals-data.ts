@@ -35,9 +35,15 @@ export function planShape(plan: unknown): PlanShape | null {
   };
 }
 
-const groupsText = (s: PlanShape) => s.groups.map((g) => `${g.count} × ⟨${g.threads} thread${g.threads === 1 ? "" : "s"}, b = ${g.batch}⟩`).join(" + ");
+const groupsText = (s: PlanShape) =>
+  s.groups.map((g) => `${g.count} × ⟨${g.threads} thread${g.threads === 1 ? "" : "s"}, b = ${g.batch}⟩`).join(" + ");
 
-export interface DiffRow { label: string; running: string; proposed: string; changed: boolean }
+export interface DiffRow {
+  label: string;
+  running: string;
+  proposed: string;
+  changed: boolean;
+}
 
 export interface ProposalFigures {
   predictedLatencyMs: number | null;
@@ -62,24 +68,43 @@ export function diffRows(running: PlanShape | null, proposed: PlanShape | null, 
     row("CPUs per instance", (s) => (s.cpuLists.length ? s.cpuLists.join(" | ") : "allocated by the agent")),
     row("Batch size B", (s) => `${s.batchSize} sample${s.batchSize === 1 ? "" : "s"}`),
     row("Batch timeout", (s) => `${formatFixed(s.timeoutMs, 3)} ms`),
-    { label: "Predicted batch latency", running: "not predicted", proposed: formatMs(figures.predictedLatencyMs, 4), changed: false },
-    { label: "Predicted throughput", running: "not predicted", proposed: formatRate(figures.predictedThroughputPerS, "samples/s", 4), changed: false },
+    {
+      label: "Predicted batch latency",
+      running: "not predicted",
+      proposed: formatMs(figures.predictedLatencyMs, 4),
+      changed: false,
+    },
+    {
+      label: "Predicted throughput",
+      running: "not predicted",
+      proposed: formatRate(figures.predictedThroughputPerS, "samples/s", 4),
+      changed: false,
+    },
     {
       label: "Utilization at the current rate",
       running: NO_VALUE,
-      proposed: utilization === null ? NO_VALUE : `ρ = ${formatSig(utilization, 3)}${utilization >= 1 ? " (overloaded)" : ""}`,
+      proposed:
+        utilization === null ? NO_VALUE : `ρ = ${formatSig(utilization, 3)}${utilization >= 1 ? " (overloaded)" : ""}`,
       changed: false,
     },
   ];
 }
 
-export interface SwitchCost { kind: "active-passive" | "scale" | "batch-only" | "none" | "unknown"; text: string }
+export interface SwitchCost {
+  kind: "active-passive" | "scale" | "batch-only" | "none" | "unknown";
+  text: string;
+}
 
-const instanceKeys = (s: PlanShape) => s.groups.flatMap((g) => Array.from({ length: g.count }, (_, i) => `${g.threads}@${g.cpus[i] ?? "?"}`)).sort();
+const instanceKeys = (s: PlanShape) =>
+  s.groups.flatMap((g) => Array.from({ length: g.count }, (_, i) => `${g.threads}@${g.cpus[i] ?? "?"}`)).sort();
 
 /** What the agent will do to move from the running plan to the proposed one, in words. */
 export function switchCost(running: PlanShape | null, proposed: PlanShape | null): SwitchCost {
-  if (!running || !proposed) return { kind: "unknown", text: "No running configuration to compare with: the agent starts the proposed instances from scratch." };
+  if (!running || !proposed)
+    return {
+      kind: "unknown",
+      text: "No running configuration to compare with: the agent starts the proposed instances from scratch.",
+    };
   const before = new Set(running.threadCounts);
   const after = new Set(proposed.threadCounts);
   const threadsChange = [...after].some((t) => !before.has(t)) || [...before].some((t) => !after.has(t));
@@ -91,7 +116,12 @@ export function switchCost(running: PlanShape | null, proposed: PlanShape | null
   }
   const a = instanceKeys(running);
   const b = instanceKeys(proposed);
-  const stays = b.filter((k) => { const i = a.indexOf(k); if (i < 0) return false; a.splice(i, 1); return true; }).length;
+  const stays = b.filter((k) => {
+    const i = a.indexOf(k);
+    if (i < 0) return false;
+    a.splice(i, 1);
+    return true;
+  }).length;
   const started = proposed.instances - stays;
   const stopped = running.instances - stays;
   if (started || stopped) {
@@ -101,12 +131,21 @@ export function switchCost(running: PlanShape | null, proposed: PlanShape | null
     };
   }
   if (running.batchSize !== proposed.batchSize || running.timeoutMs !== proposed.timeoutMs) {
-    return { kind: "batch-only", text: "Batch-only: the same instances keep serving; the dispatcher takes the new B and timeout between two batches." };
+    return {
+      kind: "batch-only",
+      text: "Batch-only: the same instances keep serving; the dispatcher takes the new B and timeout between two batches.",
+    };
   }
   return { kind: "none", text: "Nothing changes: the proposal equals the running configuration." };
 }
 
-export interface ApplyReport { kind?: string; phasesMs?: Record<string, number>; started?: number; stopped?: number; kept?: number }
+export interface ApplyReport {
+  kind?: string;
+  phasesMs?: Record<string, number>;
+  started?: number;
+  stopped?: number;
+  kept?: number;
+}
 
 const PHASES = ["start", "warm", "switch", "drain", "stop", "total"] as const;
 
@@ -114,7 +153,9 @@ const PHASES = ["start", "warm", "switch", "drain", "stop", "total"] as const;
 export function phaseText(report: ApplyReport | null): string | null {
   const phases = report?.phasesMs;
   if (!phases) return null;
-  const parts = PHASES.filter((p) => typeof phases[p] === "number" && Number.isFinite(phases[p])).map((p) => `${p} ${formatSig(phases[p]!, 3)} ms`);
+  const parts = PHASES.filter((p) => typeof phases[p] === "number" && Number.isFinite(phases[p])).map(
+    (p) => `${p} ${formatSig(phases[p]!, 3)} ms`,
+  );
   return parts.length ? parts.join(" · ") : null;
 }
 
@@ -131,28 +172,44 @@ export interface DecidedProposal {
 /** How a proposal ended (or where it stands), in one line. */
 export function outcomeText(p: DecidedProposal): string {
   switch (p.state) {
-    case "pending": return "waiting for an SRE";
-    case "rejected": return `rejected by ${p.decidedBy ?? "an SRE"}: ${p.decisionComment ?? ""}`.trim();
-    case "expired": return `expired: made against generation ${p.baseGeneration}; the deployment moved on or 24 h passed`;
-    case "withdrawn": return `withdrawn by the agent's estimator: ${p.decisionComment ?? "the load no longer asks for it"}`;
-    case "applying": return `approved by ${p.decidedBy ?? "an SRE"} as generation ${p.appliedGeneration ?? "?"}; the agent is applying it`;
+    case "pending":
+      return "waiting for an SRE";
+    case "rejected":
+      return `rejected by ${p.decidedBy ?? "an SRE"}: ${p.decisionComment ?? ""}`.trim();
+    case "expired":
+      return `expired: made against generation ${p.baseGeneration}; the deployment moved on or 24 h passed`;
+    case "withdrawn":
+      return `withdrawn by the agent's estimator: ${p.decisionComment ?? "the load no longer asks for it"}`;
+    case "applying":
+      return `approved by ${p.decidedBy ?? "an SRE"} as generation ${p.appliedGeneration ?? "?"}; the agent is applying it`;
     case "applied": {
       const how = p.applyReport?.kind ? ` (${p.applyReport.kind})` : "";
       return `applied as generation ${p.appliedGeneration ?? "?"}${how}`;
     }
-    case "failed": return `generation ${p.appliedGeneration ?? "?"} failed: ${p.failureReason ?? "no reason reported"}; the control plane reverted to the last applied configuration`;
-    default: return p.state;
+    case "failed":
+      return `generation ${p.appliedGeneration ?? "?"} failed: ${p.failureReason ?? "no reason reported"}; the control plane reverted to the last applied configuration`;
+    default:
+      return p.state;
   }
 }
 
-export const stateBadge = (state: string): "ok" | "bad" | "warn" => (state === "applied" ? "ok" : state === "failed" || state === "rejected" ? "bad" : "warn");
+export const stateBadge = (state: string): "ok" | "bad" | "warn" =>
+  state === "applied" ? "ok" : state === "failed" || state === "rejected" ? "bad" : "warn";
 
 /** Measured vs predicted batch latency after the switch (§5.2.2's contention gap), flagged past the threshold. */
-export function gapText(measuredMs: number | null, predictedMs: number | null, gap: number | null, flag: boolean): { text: string; flag: boolean } {
+export function gapText(
+  measuredMs: number | null,
+  predictedMs: number | null,
+  gap: number | null,
+  flag: boolean,
+): { text: string; flag: boolean } {
   if (measuredMs === null) return { text: `predicted ${formatMs(predictedMs, 4)}; not measured yet`, flag: false };
   const sign = gap !== null && gap > 0 ? "+" : "";
   const rel = gap === null ? "" : ` (${sign}${formatPercent(gap, 1)})`;
-  return { text: `measured ${formatMs(measuredMs, 4)} vs predicted ${formatMs(predictedMs, 4)}${rel}${flag ? ": worse than predicted by more than 15%" : ""}`, flag };
+  return {
+    text: `measured ${formatMs(measuredMs, 4)} vs predicted ${formatMs(predictedMs, 4)}${rel}${flag ? ": worse than predicted by more than 15%" : ""}`,
+    flag,
+  };
 }
 
 /** An SRE may not approve their own proposal; an admin may. */

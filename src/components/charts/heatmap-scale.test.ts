@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { divergingRatioScale, HeatmapScaleError, legendTicks, relativeLuminance, sequentialScale } from "./heatmap-scale";
+import {
+  divergingRatioScale,
+  HeatmapScaleError,
+  legendTicks,
+  relativeLuminance,
+  sequentialScale,
+} from "./heatmap-scale";
 
 describe("sequential scale", () => {
   it("linear: 2 ms → 0, 10 ms → 1, 6 ms halfway ((6 − 2) / (10 − 2) = 0.5)", () => {
@@ -45,7 +51,9 @@ describe("sequential scale", () => {
 
   it("refuses NaN, Infinity, no values, and non-positive values on a log scale, naming the parameter", () => {
     expect(() => sequentialScale([])).toThrow(HeatmapScaleError);
-    expect(() => sequentialScale([1, Number.NaN], { parameter: "latency" })).toThrow(/latency: NaN is not a finite number/);
+    expect(() => sequentialScale([1, Number.NaN], { parameter: "latency" })).toThrow(
+      /latency: NaN is not a finite number/,
+    );
     expect(() => sequentialScale([1, Infinity])).toThrow(HeatmapScaleError);
     try {
       sequentialScale([0, 1], { log: true, parameter: "latency" });
@@ -65,7 +73,8 @@ describe("sequential scale", () => {
         (values, log) => {
           const s = sequentialScale(values, { log });
           const sorted = [...values].sort((a, b) => a - b);
-          for (let i = 1; i < sorted.length; i++) expect(s.position(sorted[i]!)).toBeGreaterThanOrEqual(s.position(sorted[i - 1]!));
+          for (let i = 1; i < sorted.length; i++)
+            expect(s.position(sorted[i]!)).toBeGreaterThanOrEqual(s.position(sorted[i - 1]!));
           if (s.domain[0] < s.domain[1]) for (const v of values) expect(s.valueAt(s.position(v))).toBeCloseTo(v, 6);
         },
       ),
@@ -94,7 +103,7 @@ describe("diverging ratio scale", () => {
     const s = divergingRatioScale([1.01]);
     expect(s.domain[1]).toBeCloseTo(1.1, 12);
     // log₂ 1.01 / log₂ 1.1 = 0.01436 / 0.1375 = 0.104 of the half-bar → position 0.5 + 0.052.
-    expect(s.position(1.01)).toBeCloseTo(0.5 + (Math.log2(1.01) / Math.log2(1.1)) / 2, 12);
+    expect(s.position(1.01)).toBeCloseTo(0.5 + Math.log2(1.01) / Math.log2(1.1) / 2, 12);
   });
 
   it("refuses a zero or negative ratio", () => {

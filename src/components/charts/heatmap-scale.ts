@@ -22,13 +22,27 @@ type Rgb = readonly [number, number, number];
 
 // ColorBrewer YlGnBu (9 classes): sequential, colour-blind safe, prints in greyscale in order.
 const SEQUENTIAL: readonly Rgb[] = [
-  [255, 255, 217], [237, 248, 177], [199, 233, 180], [127, 205, 187], [65, 182, 196],
-  [29, 145, 192], [34, 94, 168], [37, 52, 148], [8, 29, 88],
+  [255, 255, 217],
+  [237, 248, 177],
+  [199, 233, 180],
+  [127, 205, 187],
+  [65, 182, 196],
+  [29, 145, 192],
+  [34, 94, 168],
+  [37, 52, 148],
+  [8, 29, 88],
 ];
 // ColorBrewer RdBu reversed (blue below 1, red above), white in the middle.
 const DIVERGING: readonly Rgb[] = [
-  [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
-  [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
+  [33, 102, 172],
+  [67, 147, 195],
+  [146, 197, 222],
+  [209, 229, 240],
+  [247, 247, 247],
+  [253, 219, 199],
+  [244, 165, 130],
+  [214, 96, 77],
+  [178, 24, 43],
 ];
 
 function interpolate(palette: readonly Rgb[], position: number): Rgb {
@@ -70,11 +84,19 @@ function checkValues(values: readonly number[], parameter: string, positive: boo
   if (values.length === 0) throw new HeatmapScaleError("empty", parameter, "needs at least one value");
   for (const v of values) {
     if (!Number.isFinite(v)) throw new HeatmapScaleError("not_finite", parameter, `${v} is not a finite number`);
-    if (positive && v <= 0) throw new HeatmapScaleError("not_positive", parameter, `${v} is not > 0 (a log scale needs positive values)`);
+    if (positive && v <= 0)
+      throw new HeatmapScaleError("not_positive", parameter, `${v} is not > 0 (a log scale needs positive values)`);
   }
 }
 
-function build(kind: ColorScale["kind"], palette: readonly Rgb[], lo: number, hi: number, toT: (v: number) => number, fromT: (t: number) => number): ColorScale {
+function build(
+  kind: ColorScale["kind"],
+  palette: readonly Rgb[],
+  lo: number,
+  hi: number,
+  toT: (v: number) => number,
+  fromT: (t: number) => number,
+): ColorScale {
   const t0 = toT(lo);
   const t1 = toT(hi);
   // One distinct value: the middle of the bar, so it is neither "best" nor "worst".
@@ -93,12 +115,24 @@ function build(kind: ColorScale["kind"], palette: readonly Rgb[], lo: number, hi
 }
 
 /** Light (smallest value) to dark (largest); `log` spaces colours by ratio rather than difference. */
-export function sequentialScale(values: readonly number[], options: { log?: boolean; parameter?: string } = {}): ColorScale {
+export function sequentialScale(
+  values: readonly number[],
+  options: { log?: boolean; parameter?: string } = {},
+): ColorScale {
   const parameter = options.parameter ?? "values";
   checkValues(values, parameter, options.log === true);
   const lo = Math.min(...values);
   const hi = Math.max(...values);
-  return options.log ? build("log", SEQUENTIAL, lo, hi, Math.log, Math.exp) : build("linear", SEQUENTIAL, lo, hi, (v) => v, (t) => t);
+  return options.log
+    ? build("log", SEQUENTIAL, lo, hi, Math.log, Math.exp)
+    : build(
+        "linear",
+        SEQUENTIAL,
+        lo,
+        hi,
+        (v) => v,
+        (t) => t,
+      );
 }
 
 /**

@@ -43,9 +43,20 @@ const MARGIN = { left: 74, top: 8, right: 16, bottom: 46 };
 const LEGEND_WIDTH = 340;
 const LEGEND_HEIGHT = 64;
 const TOOLTIP: CSSProperties = {
-  position: "absolute", transform: "translate(-50%, calc(-100% - 6px))", pointerEvents: "none", zIndex: 5,
-  background: "#fff", border: "1px solid #dfe3ea", borderRadius: 6, padding: "6px 10px", fontSize: 12.5, lineHeight: 1.45,
-  boxShadow: "0 4px 14px rgba(21, 27, 38, 0.12)", whiteSpace: "nowrap", color: "#1c2330", fontVariantNumeric: "tabular-nums",
+  position: "absolute",
+  transform: "translate(-50%, calc(-100% - 6px))",
+  pointerEvents: "none",
+  zIndex: 5,
+  background: "#fff",
+  border: "1px solid #dfe3ea",
+  borderRadius: 6,
+  padding: "6px 10px",
+  fontSize: 12.5,
+  lineHeight: 1.45,
+  boxShadow: "0 4px 14px rgba(21, 27, 38, 0.12)",
+  whiteSpace: "nowrap",
+  color: "#1c2330",
+  fontVariantNumeric: "tabular-nums",
 };
 
 export function Heatmap(props: HeatmapProps) {
@@ -75,7 +86,12 @@ export function Heatmap(props: HeatmapProps) {
   return (
     <div className="heatmap" data-testid={props.testId} style={{ position: "relative" }}>
       <div style={{ overflowX: "auto", maxWidth: "100%" }}>
-        <svg width={width} height={height} role="img" aria-label={`${props.legendLabel} over ${props.yLabel} × ${props.xLabel}`}>
+        <svg
+          width={width}
+          height={height}
+          role="img"
+          aria-label={`${props.legendLabel} over ${props.yLabel} × ${props.xLabel}`}
+        >
           <defs>
             <pattern id={patternId} width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
               <rect width="6" height="6" fill="#f4f6f9" />
@@ -84,16 +100,39 @@ export function Heatmap(props: HeatmapProps) {
           </defs>
           {/* y axis: tick labels and the rotated axis label */}
           {rows.map((r, i) => (
-            <text key={`r-${r}`} x={MARGIN.left - 8} y={top + i * cellH + cellH / 2} textAnchor="end" dominantBaseline="central" fontSize={12} fill="#1c2330">
+            <text
+              key={`r-${r}`}
+              x={MARGIN.left - 8}
+              y={top + i * cellH + cellH / 2}
+              textAnchor="end"
+              dominantBaseline="central"
+              fontSize={12}
+              fill="#1c2330"
+            >
               {formatRow(r)}
             </text>
           ))}
-          <text x={14} y={top + gridH / 2} transform={`rotate(-90 14 ${top + gridH / 2})`} textAnchor="middle" dominantBaseline="central" fontSize={12} fill="#5b6576">
+          <text
+            x={14}
+            y={top + gridH / 2}
+            transform={`rotate(-90 14 ${top + gridH / 2})`}
+            textAnchor="middle"
+            dominantBaseline="central"
+            fontSize={12}
+            fill="#5b6576"
+          >
             {props.yLabel}
           </text>
           {/* x axis */}
           {cols.map((c, j) => (
-            <text key={`c-${c}`} x={MARGIN.left + j * cellW + cellW / 2} y={top + gridH + 16} textAnchor="middle" fontSize={12} fill="#1c2330">
+            <text
+              key={`c-${c}`}
+              x={MARGIN.left + j * cellW + cellW / 2}
+              y={top + gridH + 16}
+              textAnchor="middle"
+              fontSize={12}
+              fill="#1c2330"
+            >
               {formatCol(c)}
             </text>
           ))}
@@ -123,15 +162,50 @@ export function Heatmap(props: HeatmapProps) {
                   onBlur={() => setHover(null)}
                   style={{ outline: "none" }}
                 >
-                  <rect x={x + 1} y={y + 1} width={cellW - 2} height={cellH - 2} rx={3} fill={v === null || !scale ? `url(#${patternId})` : scale.color(v)} />
-                  {lit && <rect x={x + 2} y={y + 2} width={cellW - 4} height={cellH - 4} rx={3} fill="none" stroke="#c77700" strokeWidth={2} strokeDasharray="4 3" />}
+                  <rect
+                    x={x + 1}
+                    y={y + 1}
+                    width={cellW - 2}
+                    height={cellH - 2}
+                    rx={3}
+                    fill={v === null || !scale ? `url(#${patternId})` : scale.color(v)}
+                  />
+                  {lit && (
+                    <rect
+                      x={x + 2}
+                      y={y + 2}
+                      width={cellW - 4}
+                      height={cellH - 4}
+                      rx={3}
+                      fill="none"
+                      stroke="#c77700"
+                      strokeWidth={2}
+                      strokeDasharray="4 3"
+                    />
+                  )}
                   {showText && v !== null && scale && (
-                    <text x={x + cellW / 2} y={y + cellH / 2} textAnchor="middle" dominantBaseline="central" fontSize={11} fill={scale.textColor(v)} pointerEvents="none">
+                    <text
+                      x={x + cellW / 2}
+                      y={y + cellH / 2}
+                      textAnchor="middle"
+                      dominantBaseline="central"
+                      fontSize={11}
+                      fill={scale.textColor(v)}
+                      pointerEvents="none"
+                    >
                       {props.formatCell(v)}
                     </text>
                   )}
                   {showText && v === null && lit && (
-                    <text x={x + cellW / 2} y={y + cellH / 2} textAnchor="middle" dominantBaseline="central" fontSize={11} fill="#8a5a00" pointerEvents="none">
+                    <text
+                      x={x + cellW / 2}
+                      y={y + cellH / 2}
+                      textAnchor="middle"
+                      dominantBaseline="central"
+                      fontSize={11}
+                      fill="#8a5a00"
+                      pointerEvents="none"
+                    >
                       …
                     </text>
                   )}
@@ -157,7 +231,14 @@ export function Heatmap(props: HeatmapProps) {
                 {legendTicks(scale, tickCount).map((t, k, all) => (
                   <g key={k} transform={`translate(${t.position * barW}, 0)`}>
                     <line x1={0} x2={0} y1={30} y2={34} stroke="#5b6576" />
-                    <text y={46} textAnchor={all.length > 1 && k === 0 ? "start" : all.length > 1 && k === all.length - 1 ? "end" : "middle"} fontSize={11} fill="#1c2330">
+                    <text
+                      y={46}
+                      textAnchor={
+                        all.length > 1 && k === 0 ? "start" : all.length > 1 && k === all.length - 1 ? "end" : "middle"
+                      }
+                      fontSize={11}
+                      fill="#1c2330"
+                    >
                       {props.formatLegend(t.value)}
                     </text>
                   </g>
@@ -180,7 +261,17 @@ export function Heatmap(props: HeatmapProps) {
                 )}
                 {props.highlight && (
                   <>
-                    <rect x={0} y={18} width={14} height={12} rx={2} fill="none" stroke="#c77700" strokeWidth={2} strokeDasharray="4 3" />
+                    <rect
+                      x={0}
+                      y={18}
+                      width={14}
+                      height={12}
+                      rx={2}
+                      fill="none"
+                      stroke="#c77700"
+                      strokeWidth={2}
+                      strokeDasharray="4 3"
+                    />
                     <text x={20} y={24} dominantBaseline="central" fontSize={11} fill="#5b6576">
                       {props.highlightLabel ?? "highlighted"}
                     </text>

@@ -1,6 +1,17 @@
 "use client";
 import { niceTicks } from "@/lib/planning/axis";
-import { Bar, BarChart, CartesianGrid, LabelList, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  LabelList,
+  Legend,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 
 /** Legend text in the body colour: pale series colours (a "free" segment) stay readable. */
 const legendText = (value: unknown) => <span style={{ color: "#1c2330" }}>{String(value)}</span>;
@@ -50,12 +61,19 @@ export function StackedBarChart({
   legend?: boolean;
 }) {
   const last = segments[segments.length - 1];
-  const totals = rows.map((r) => segments.reduce((sum, seg) => sum + (typeof r[seg.key] === "number" ? (r[seg.key] as number) : 0), 0));
+  const totals = rows.map((r) =>
+    segments.reduce((sum, seg) => sum + (typeof r[seg.key] === "number" ? (r[seg.key] as number) : 0), 0),
+  );
   const scale = niceTicks(domainMax ?? Math.max(0, ...totals, ...references.map((r) => r.value)));
   const top = domainMax ?? scale.top;
   return (
     <ResponsiveContainer width="100%" height={height} initialDimension={{ width: 720, height }}>
-      <BarChart data={rows} layout="vertical" margin={{ top: 20, right: 64, bottom: legend ? 8 : 22, left: 8 }} barCategoryGap="22%">
+      <BarChart
+        data={rows}
+        layout="vertical"
+        margin={{ top: 20, right: 64, bottom: legend ? 8 : 22, left: 8 }}
+        barCategoryGap="22%"
+      >
         <CartesianGrid strokeDasharray="3 3" horizontal={false} />
         <XAxis
           type="number"
@@ -67,7 +85,9 @@ export function StackedBarChart({
         />
         <YAxis type="category" dataKey={categoryKey} width={categoryWidth} tick={{ fontSize: 13 }} />
         <Tooltip formatter={(value) => (typeof value === "number" ? formatValue(value) : String(value))} />
-        {legend && <Legend verticalAlign="bottom" itemSorter={null} formatter={legendText} wrapperStyle={{ paddingTop: 18 }} />}
+        {legend && (
+          <Legend verticalAlign="bottom" itemSorter={null} formatter={legendText} wrapperStyle={{ paddingTop: 18 }} />
+        )}
         {segments.map((s) => (
           <Bar key={s.key} dataKey={s.key} name={s.label} stackId="stack" fill={s.color} isAnimationActive={false}>
             {showTotals && s === last && (
@@ -77,7 +97,12 @@ export function StackedBarChart({
                 fontSize={12}
                 valueAccessor={(entry) => {
                   const p = (entry.payload ?? {}) as Record<string, unknown>;
-                  return formatValue(segments.reduce((sum, seg) => sum + (typeof p[seg.key] === "number" ? (p[seg.key] as number) : 0), 0));
+                  return formatValue(
+                    segments.reduce(
+                      (sum, seg) => sum + (typeof p[seg.key] === "number" ? (p[seg.key] as number) : 0),
+                      0,
+                    ),
+                  );
                 }}
               />
             )}

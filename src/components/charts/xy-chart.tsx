@@ -55,7 +55,15 @@ export interface XYReference {
   color: string;
   /** For a y reference: which y axis it belongs to. */
   yAxis?: AxisSide;
-  labelPosition?: "top" | "insideTopRight" | "insideTopLeft" | "insideBottomRight" | "insideBottomLeft" | "right" | "left" | "insideTop";
+  labelPosition?:
+    | "top"
+    | "insideTopRight"
+    | "insideTopLeft"
+    | "insideBottomRight"
+    | "insideBottomLeft"
+    | "right"
+    | "left"
+    | "insideTop";
 }
 
 export interface XYMarker {
@@ -109,7 +117,11 @@ function axisMax(props: XYChartProps, side: AxisSide): number {
 }
 
 /** Round ticks from 0: for a given domain, those inside it; otherwise the domain grows to the next round top. */
-function yAxisScale(props: XYChartProps, side: AxisSide, domain: [number, number] | undefined): { domain: [number, number]; ticks: number[] } {
+function yAxisScale(
+  props: XYChartProps,
+  side: AxisSide,
+  domain: [number, number] | undefined,
+): { domain: [number, number]; ticks: number[] } {
   if (domain) return { domain, ticks: niceTicks(domain[1]).ticks.filter((t) => t <= domain[1] * (1 + 1e-9)) };
   const t = niceTicks(axisMax(props, side));
   return { domain: [0, t.top], ticks: t.ticks };
@@ -123,7 +135,10 @@ export function XYChart(props: XYChartProps) {
   const right = yAxisScale(props, "right", props.yRightDomain);
   return (
     <ResponsiveContainer width="100%" height={height} initialDimension={{ width: 720, height }}>
-      <ComposedChart data={rows as Record<string, number>[]} margin={{ top: 12, right: hasRight ? 12 : 28, bottom: 30, left: 12 }}>
+      <ComposedChart
+        data={rows as Record<string, number>[]}
+        margin={{ top: 12, right: hasRight ? 12 : 28, bottom: 30, left: 12 }}
+      >
         <CartesianGrid strokeDasharray="3 3" />
         <XAxis
           dataKey={xKey}
@@ -142,7 +157,13 @@ export function XYChart(props: XYChartProps) {
           allowDataOverflow
           tickFormatter={(v: number) => props.formatY(v)}
           width={80}
-          label={{ value: props.yLabel, angle: -90, position: "insideLeft", style: { textAnchor: "middle" }, offset: 4 }}
+          label={{
+            value: props.yLabel,
+            angle: -90,
+            position: "insideLeft",
+            style: { textAnchor: "middle" },
+            offset: 4,
+          }}
         />
         {hasRight && (
           <YAxis
@@ -153,7 +174,13 @@ export function XYChart(props: XYChartProps) {
             allowDataOverflow
             tickFormatter={(v: number) => (props.formatYRight ?? props.formatY)(v)}
             width={80}
-            label={{ value: props.yRightLabel, angle: 90, position: "insideRight", style: { textAnchor: "middle" }, offset: 4 }}
+            label={{
+              value: props.yRightLabel,
+              angle: 90,
+              position: "insideRight",
+              style: { textAnchor: "middle" },
+              offset: 4,
+            }}
           />
         )}
         <Tooltip

@@ -7,7 +7,15 @@ describe("the cost page's URL", () => {
     const query = "period=30d&model=m1&hw=Xeon&peak.d1=120&headroom=1.6&k=2&beModel=m1&beA=Xeon&beB=T4&beCapB=400";
     const { input, problems } = parseCostParams(Object.fromEntries(new URLSearchParams(query)));
     expect(problems).toEqual([]);
-    expect(input).toEqual({ period: "30d", modelId: "m1", hardwareClass: "Xeon", peakPerS: { d1: 120 }, headroomMultiplier: 1.6, redundancyK: 2, breakEven: { modelId: "m1", classA: "Xeon", classB: "T4", capacityB: 400 } });
+    expect(input).toEqual({
+      period: "30d",
+      modelId: "m1",
+      hardwareClass: "Xeon",
+      peakPerS: { d1: 120 },
+      headroomMultiplier: 1.6,
+      redundancyK: 2,
+      breakEven: { modelId: "m1", classA: "Xeon", classB: "T4", capacityB: 400 },
+    });
     expect(parseCostParams(Object.fromEntries(new URLSearchParams(serializeCostParams(input)))).input).toEqual(input);
   });
   it("falls back to defaults and names what it ignored", () => {

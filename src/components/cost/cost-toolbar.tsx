@@ -6,7 +6,9 @@ import type { CsvTable } from "@/lib/planning/csv";
 export function CostToolbar({ table, title }: { table: CsvTable; title: string }) {
   return (
     <div className="cost-toolbar no-print" data-testid="cost-toolbar">
-      <button type="button" className="btn" onClick={() => window.print()} data-testid="cost-print">Print / PDF</button>
+      <button type="button" className="btn" onClick={() => window.print()} data-testid="cost-print">
+        Print / PDF
+      </button>
       <CsvButton title={title} table={table} testId="cost-csv" />
     </div>
   );

@@ -2,9 +2,18 @@ import { describe, expect, it } from "vitest";
 import { latestOutcomeText, timeTicks, timelinePoints, type TimelineDecision } from "./estimator-timeline-data";
 
 const decision = (tMs: number, over: Partial<TimelineDecision> = {}): TimelineDecision => ({
-  tMs, samples: 40, qHat: 3, qTilde: 2.5, estimate: 2, stable: 1, current: 1,
+  tMs,
+  samples: 40,
+  qHat: 3,
+  qTilde: 2.5,
+  estimate: 2,
+  stable: 1,
+  current: 1,
   triggers: { holds: false, batchTimeouts: false, queueDelay: false, timeoutShare: 0, meanQueueDelayMs: null },
-  dwellRemainingMs: 0, proposed: null, outcome: "stable-equals-current", ...over,
+  dwellRemainingMs: 0,
+  proposed: null,
+  outcome: "stable-equals-current",
+  ...over,
 });
 
 describe("estimator timeline series", () => {
@@ -14,7 +23,13 @@ describe("estimator timeline series", () => {
   });
 
   it("marks triggers at y = 0 and carries the proposed B", () => {
-    const [p] = timelinePoints([decision(0, { triggers: { holds: true, batchTimeouts: false, queueDelay: true, timeoutShare: 0, meanQueueDelayMs: 3 }, proposed: 16, outcome: "proposed" })]);
+    const [p] = timelinePoints([
+      decision(0, {
+        triggers: { holds: true, batchTimeouts: false, queueDelay: true, timeoutShare: 0, meanQueueDelayMs: 3 },
+        proposed: 16,
+        outcome: "proposed",
+      }),
+    ]);
     expect(p).toMatchObject({ trigger: 0, proposed: 16 });
     expect(timelinePoints([decision(0)])[0]!.trigger).toBeNull();
   });
@@ -27,8 +42,12 @@ describe("estimator timeline series", () => {
 
   it("says what the newest decision concluded", () => {
     expect(latestOutcomeText([])).toBeNull();
-    expect(latestOutcomeText([decision(0), decision(200, { outcome: "dwell", stable: 8, dwellRemainingMs: 1500 })])).toBe("B̃ = 8 would be proposed; the dwell time holds it back 1.5 s more");
-    expect(latestOutcomeText([decision(0, { outcome: "proposed", proposed: 16 })])).toBe("proposed B = 16 (running B = 1)");
+    expect(
+      latestOutcomeText([decision(0), decision(200, { outcome: "dwell", stable: 8, dwellRemainingMs: 1500 })]),
+    ).toBe("B̃ = 8 would be proposed; the dwell time holds it back 1.5 s more");
+    expect(latestOutcomeText([decision(0, { outcome: "proposed", proposed: 16 })])).toBe(
+      "proposed B = 16 (running B = 1)",
+    );
   });
 
   it("axis ticks in whole seconds: 38.4 s of history → every 10 s [−30, −20, −10, 0]; 59.7 s → every 10 s from −50; 3 s → every 1 s", () => {

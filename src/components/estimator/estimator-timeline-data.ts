@@ -28,7 +28,11 @@ export function timelinePoints(decisions: readonly TimelineDecision[]): Timeline
   const last = sorted.at(-1)?.tMs ?? 0;
   return sorted.map((d) => ({
     t: round((d.tMs - last) / 1000, 2)!,
-    qHat: round(d.qHat), qTilde: round(d.qTilde), estimate: d.estimate, stable: d.stable, current: d.current,
+    qHat: round(d.qHat),
+    qTilde: round(d.qTilde),
+    estimate: d.estimate,
+    stable: d.stable,
+    current: d.current,
     trigger: d.triggers.holds ? 0 : null,
     proposed: d.proposed,
     outcome: d.outcome,
@@ -40,12 +44,18 @@ export function latestOutcomeText(decisions: readonly TimelineDecision[]): strin
   const d = [...decisions].sort((a, b) => a.tMs - b.tMs).at(-1);
   if (!d) return null;
   switch (d.outcome) {
-    case "no-samples": return "no queue-depth samples in the last interval";
-    case "stable-equals-current": return `the stable batch size equals the running B = ${d.current}`;
-    case "no-trigger": return `B̃ = ${d.stable} differs from B = ${d.current}, but no trigger holds (batch timeouts or queueing delay)`;
-    case "dwell": return `B̃ = ${d.stable} would be proposed; the dwell time holds it back ${(d.dwellRemainingMs / 1000).toFixed(1)} s more`;
-    case "proposed": return `proposed B = ${d.proposed} (running B = ${d.current})`;
-    default: return d.outcome;
+    case "no-samples":
+      return "no queue-depth samples in the last interval";
+    case "stable-equals-current":
+      return `the stable batch size equals the running B = ${d.current}`;
+    case "no-trigger":
+      return `B̃ = ${d.stable} differs from B = ${d.current}, but no trigger holds (batch timeouts or queueing delay)`;
+    case "dwell":
+      return `B̃ = ${d.stable} would be proposed; the dwell time holds it back ${(d.dwellRemainingMs / 1000).toFixed(1)} s more`;
+    case "proposed":
+      return `proposed B = ${d.proposed} (running B = ${d.current})`;
+    default:
+      return d.outcome;
   }
 }
 

@@ -3,7 +3,18 @@
 // the per-second timeline (outcomes as bars, p50/p99 as lines), and a search's steps (p99 per offered rate against
 // the limit). Recharts, no animation; every axis says its unit.
 import {
-  Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis,
+  Bar,
+  CartesianGrid,
+  ComposedChart,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Scatter,
+  Tooltip,
+  XAxis,
+  YAxis,
 } from "recharts";
 import { ninesOf } from "./load-test-form-data";
 
@@ -20,16 +31,38 @@ const legendText = (value: unknown) => <span style={{ color: "#1c2330" }}>{Strin
 
 export function SpectrumChart({ spectrum }: { spectrum: Array<{ percentile: number; latencyMs: number }> }) {
   if (spectrum.length === 0) return <p className="muted">No request succeeded: there is no latency to draw.</p>;
-  const rows = spectrum.map((s) => ({ x: ninesOf(s.percentile, SPECTRUM_CAP), latencyMs: s.latencyMs, percentile: s.percentile }));
+  const rows = spectrum.map((s) => ({
+    x: ninesOf(s.percentile, SPECTRUM_CAP),
+    latencyMs: s.latencyMs,
+    percentile: s.percentile,
+  }));
   return (
     <div style={{ width: "100%", height: 280 }} data-testid="load-test-spectrum">
       <ResponsiveContainer>
         <LineChart data={rows} margin={{ top: 10, right: 20, bottom: 24, left: 10 }}>
           <CartesianGrid stroke="#e5e8ee" />
-          <XAxis dataKey="x" type="number" domain={[0, SPECTRUM_CAP]} ticks={PERCENT_TICKS.map((p) => ninesOf(p, SPECTRUM_CAP))} tickFormatter={percentLabel}
-            tick={{ fontSize: 12 }} label={{ value: "percentile (of successful requests)", position: "insideBottom", offset: -14, fontSize: 12 }} />
-          <YAxis tick={{ fontSize: 12 }} label={{ value: "latency (ms)", angle: -90, position: "insideLeft", fontSize: 12 }} />
-          <Tooltip labelFormatter={(x) => `p${rows.find((r) => r.x === x)?.percentile ?? percentLabel(Number(x))}`} formatter={(v) => [`${Number(v).toFixed(2)} ms`, "latency"]} />
+          <XAxis
+            dataKey="x"
+            type="number"
+            domain={[0, SPECTRUM_CAP]}
+            ticks={PERCENT_TICKS.map((p) => ninesOf(p, SPECTRUM_CAP))}
+            tickFormatter={percentLabel}
+            tick={{ fontSize: 12 }}
+            label={{
+              value: "percentile (of successful requests)",
+              position: "insideBottom",
+              offset: -14,
+              fontSize: 12,
+            }}
+          />
+          <YAxis
+            tick={{ fontSize: 12 }}
+            label={{ value: "latency (ms)", angle: -90, position: "insideLeft", fontSize: 12 }}
+          />
+          <Tooltip
+            labelFormatter={(x) => `p${rows.find((r) => r.x === x)?.percentile ?? percentLabel(Number(x))}`}
+            formatter={(v) => [`${Number(v).toFixed(2)} ms`, "latency"]}
+          />
           <Line type="linear" dataKey="latencyMs" name="latency (ms)" stroke="#2f6fed" dot isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
@@ -37,7 +70,15 @@ export function SpectrumChart({ spectrum }: { spectrum: Array<{ percentile: numb
   );
 }
 
-export interface TimelineRow { second: number; warmup: boolean; ok: number; errors: number; dropped: number; p50Ms: number | null; p99Ms: number | null }
+export interface TimelineRow {
+  second: number;
+  warmup: boolean;
+  ok: number;
+  errors: number;
+  dropped: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
 
 export function TimelineChart({ rows }: { rows: TimelineRow[] }) {
   if (rows.length === 0) return <p className="muted">No second of the run had a request.</p>;
@@ -52,18 +93,80 @@ export function TimelineChart({ rows }: { rows: TimelineRow[] }) {
       <ResponsiveContainer>
         <ComposedChart data={rows} margin={{ top: 10, right: 20, bottom: 24, left: 10 }}>
           <CartesianGrid stroke="#e5e8ee" />
-          <XAxis dataKey="second" type="number" domain={[first - 0.5, last + 0.5]} ticks={ticks} allowDecimals={false} tick={{ fontSize: 12 }}
-            label={{ value: "time since start (s, by intended send time)", position: "insideBottom", offset: -14, fontSize: 12 }} />
-          <YAxis yAxisId="count" tick={{ fontSize: 12 }} allowDecimals={false} label={{ value: "requests per second", angle: -90, position: "insideLeft", fontSize: 12 }} />
-          <YAxis yAxisId="ms" orientation="right" tick={{ fontSize: 12 }} label={{ value: "latency (ms)", angle: 90, position: "insideRight", fontSize: 12 }} />
+          <XAxis
+            dataKey="second"
+            type="number"
+            domain={[first - 0.5, last + 0.5]}
+            ticks={ticks}
+            allowDecimals={false}
+            tick={{ fontSize: 12 }}
+            label={{
+              value: "time since start (s, by intended send time)",
+              position: "insideBottom",
+              offset: -14,
+              fontSize: 12,
+            }}
+          />
+          <YAxis
+            yAxisId="count"
+            tick={{ fontSize: 12 }}
+            allowDecimals={false}
+            label={{ value: "requests per second", angle: -90, position: "insideLeft", fontSize: 12 }}
+          />
+          <YAxis
+            yAxisId="ms"
+            orientation="right"
+            tick={{ fontSize: 12 }}
+            label={{ value: "latency (ms)", angle: 90, position: "insideRight", fontSize: 12 }}
+          />
           <Tooltip />
           <Legend verticalAlign="top" height={24} formatter={legendText} />
-          {warmupEnd !== undefined && <ReferenceLine yAxisId="count" x={warmupEnd + 0.5} stroke="#8a94a6" strokeDasharray="4 3" label={{ value: "warm-up ends", fontSize: 11, position: "insideTopLeft" }} />}
+          {warmupEnd !== undefined && (
+            <ReferenceLine
+              yAxisId="count"
+              x={warmupEnd + 0.5}
+              stroke="#8a94a6"
+              strokeDasharray="4 3"
+              label={{ value: "warm-up ends", fontSize: 11, position: "insideTopLeft" }}
+            />
+          )}
           <Bar yAxisId="count" dataKey="ok" name="ok (req/s)" stackId="n" fill="#9cc3a4" isAnimationActive={false} />
-          <Bar yAxisId="count" dataKey="errors" name="errors (req/s)" stackId="n" fill="#d64545" isAnimationActive={false} />
-          <Bar yAxisId="count" dataKey="dropped" name="dropped (req/s)" stackId="n" fill="#e0a030" isAnimationActive={false} />
-          <Line yAxisId="ms" type="linear" dataKey="p50Ms" name="p50 (ms)" stroke="#2f6fed" dot={rows.length < 30} isAnimationActive={false} connectNulls />
-          <Line yAxisId="ms" type="linear" dataKey="p99Ms" name="p99 (ms)" stroke="#7a2fd0" dot={rows.length < 30} isAnimationActive={false} connectNulls />
+          <Bar
+            yAxisId="count"
+            dataKey="errors"
+            name="errors (req/s)"
+            stackId="n"
+            fill="#d64545"
+            isAnimationActive={false}
+          />
+          <Bar
+            yAxisId="count"
+            dataKey="dropped"
+            name="dropped (req/s)"
+            stackId="n"
+            fill="#e0a030"
+            isAnimationActive={false}
+          />
+          <Line
+            yAxisId="ms"
+            type="linear"
+            dataKey="p50Ms"
+            name="p50 (ms)"
+            stroke="#2f6fed"
+            dot={rows.length < 30}
+            isAnimationActive={false}
+            connectNulls
+          />
+          <Line
+            yAxisId="ms"
+            type="linear"
+            dataKey="p99Ms"
+            name="p99 (ms)"
+            stroke="#7a2fd0"
+            dot={rows.length < 30}
+            isAnimationActive={false}
+            connectNulls
+          />
         </ComposedChart>
       </ResponsiveContainer>
     </div>
@@ -77,7 +180,13 @@ function niceCeil(x: number): number {
   return [1, 2, 5, 10].map((m) => m * power).find((v) => v >= x) ?? 10 * power;
 }
 
-export function SearchChart({ steps, limitMs }: { steps: Array<{ ratePerS: number; p99Ms: number; passed: boolean }>; limitMs: number }) {
+export function SearchChart({
+  steps,
+  limitMs,
+}: {
+  steps: Array<{ ratePerS: number; p99Ms: number; passed: boolean }>;
+  limitMs: number;
+}) {
   if (steps.length === 0) return <p className="muted">The search ran no step.</p>;
   const passed = steps.filter((s) => s.passed).map((s) => ({ x: s.ratePerS, y: s.p99Ms }));
   const failed = steps.filter((s) => !s.passed).map((s) => ({ x: s.ratePerS, y: s.p99Ms }));
@@ -86,12 +195,29 @@ export function SearchChart({ steps, limitMs }: { steps: Array<{ ratePerS: numbe
       <ResponsiveContainer>
         <ComposedChart margin={{ top: 10, right: 20, bottom: 24, left: 10 }}>
           <CartesianGrid stroke="#e5e8ee" />
-          <XAxis dataKey="x" type="number" domain={[0, "auto"]} tick={{ fontSize: 12 }} label={{ value: "offered rate (requests/s)", position: "insideBottom", offset: -14, fontSize: 12 }} />
-          <YAxis dataKey="y" type="number" domain={[0, (max: number) => niceCeil(Math.max(max, limitMs) * 1.05)]} tickFormatter={(v: number) => v.toFixed(v < 10 ? 1 : 0)} tick={{ fontSize: 12 }}
-            label={{ value: "p99 latency (ms)", angle: -90, position: "insideLeft", fontSize: 12 }} />
+          <XAxis
+            dataKey="x"
+            type="number"
+            domain={[0, "auto"]}
+            tick={{ fontSize: 12 }}
+            label={{ value: "offered rate (requests/s)", position: "insideBottom", offset: -14, fontSize: 12 }}
+          />
+          <YAxis
+            dataKey="y"
+            type="number"
+            domain={[0, (max: number) => niceCeil(Math.max(max, limitMs) * 1.05)]}
+            tickFormatter={(v: number) => v.toFixed(v < 10 ? 1 : 0)}
+            tick={{ fontSize: 12 }}
+            label={{ value: "p99 latency (ms)", angle: -90, position: "insideLeft", fontSize: 12 }}
+          />
           <Tooltip formatter={(v) => `${Number(v).toFixed(2)}`} />
           <Legend verticalAlign="top" height={24} formatter={legendText} />
-          <ReferenceLine y={limitMs} stroke="#d64545" strokeDasharray="4 3" label={{ value: `limit ${limitMs} ms`, fontSize: 11, position: "insideTopRight" }} />
+          <ReferenceLine
+            y={limitMs}
+            stroke="#d64545"
+            strokeDasharray="4 3"
+            label={{ value: `limit ${limitMs} ms`, fontSize: 11, position: "insideTopRight" }}
+          />
           <Scatter data={passed} name="step passed" fill="#1f9d55" isAnimationActive={false} />
           <Scatter data={failed} name="step failed" fill="#d64545" shape="cross" isAnimationActive={false} />
         </ComposedChart>

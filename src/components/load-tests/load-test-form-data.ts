@@ -21,7 +21,10 @@ export interface LoadTestFormValues {
 }
 
 export class LoadTestFormError extends Error {
-  constructor(readonly field: keyof LoadTestFormValues, message: string) {
+  constructor(
+    readonly field: keyof LoadTestFormValues,
+    message: string,
+  ) {
     super(message);
     this.name = "LoadTestFormError";
   }
@@ -30,7 +33,14 @@ export class LoadTestFormError extends Error {
 export const MAX_RATE_PER_S = 100_000;
 export const MAX_DURATION_S = 600;
 
-function number(values: LoadTestFormValues, field: keyof LoadTestFormValues, label: string, min: number, max: number, integer: boolean): number {
+function number(
+  values: LoadTestFormValues,
+  field: keyof LoadTestFormValues,
+  label: string,
+  min: number,
+  max: number,
+  integer: boolean,
+): number {
   const text = String(values[field]).trim();
   const value = Number(text);
   if (text === "" || !Number.isFinite(value)) throw new LoadTestFormError(field, `${label}: "${text}" is not a number`);
@@ -40,24 +50,47 @@ function number(values: LoadTestFormValues, field: keyof LoadTestFormValues, lab
 }
 
 /** Rates must be > 0: the smallest accepted is 0.01 requests/s. */
-const rate = (v: LoadTestFormValues, f: keyof LoadTestFormValues, label: string) => number(v, f, label, 0.01, MAX_RATE_PER_S, false);
+const rate = (v: LoadTestFormValues, f: keyof LoadTestFormValues, label: string) =>
+  number(v, f, label, 0.01, MAX_RATE_PER_S, false);
 
 export function specFromForm(values: LoadTestFormValues): LoadTestSpec {
   const batch = number(values, "batch", "Rows per request", 1, 1024, true);
   const binary = values.binary;
   switch (values.mode) {
     case "open":
-      return { mode: "open", pattern: values.pattern, ratePerS: rate(values, "ratePerS", "Rate"), durationS: number(values, "durationS", "Duration", 1, MAX_DURATION_S, true), binary, batch };
+      return {
+        mode: "open",
+        pattern: values.pattern,
+        ratePerS: rate(values, "ratePerS", "Rate"),
+        durationS: number(values, "durationS", "Duration", 1, MAX_DURATION_S, true),
+        binary,
+        batch,
+      };
     case "ramp":
       return {
-        mode: "ramp", arrivals: values.pattern, fromRatePerS: rate(values, "fromRatePerS", "From rate"), toRatePerS: rate(values, "toRatePerS", "To rate"),
-        steps: number(values, "steps", "Steps", 2, 20, true), durationS: number(values, "durationS", "Duration", 2, MAX_DURATION_S, true), binary, batch,
+        mode: "ramp",
+        arrivals: values.pattern,
+        fromRatePerS: rate(values, "fromRatePerS", "From rate"),
+        toRatePerS: rate(values, "toRatePerS", "To rate"),
+        steps: number(values, "steps", "Steps", 2, 20, true),
+        durationS: number(values, "durationS", "Duration", 2, MAX_DURATION_S, true),
+        binary,
+        batch,
       };
     case "search": {
       const startRatePerS = rate(values, "startRatePerS", "Start rate");
       const maxRatePerS = rate(values, "maxRatePerS", "Maximum rate");
-      if (startRatePerS > maxRatePerS) throw new LoadTestFormError("startRatePerS", "The start rate must not exceed the maximum rate");
-      return { mode: "search", p99LimitMs: number(values, "p99LimitMs", "p99 limit", 0.001, 600_000, false), startRatePerS, maxRatePerS, stepS: number(values, "stepS", "Step duration", 1, 60, true), binary, batch };
+      if (startRatePerS > maxRatePerS)
+        throw new LoadTestFormError("startRatePerS", "The start rate must not exceed the maximum rate");
+      return {
+        mode: "search",
+        p99LimitMs: number(values, "p99LimitMs", "p99 limit", 0.001, 600_000, false),
+        startRatePerS,
+        maxRatePerS,
+        stepS: number(values, "stepS", "Step duration", 1, 60, true),
+        binary,
+        batch,
+      };
     }
   }
 }
@@ -82,7 +115,8 @@ export function describeSpec(spec: LoadTestSpec): string {
  * 99.9 → 3; p = 100 (the maximum) is drawn one nine past the last finite point (cap).
  */
 export function ninesOf(percentile: number, cap: number): number {
-  if (!Number.isFinite(percentile) || percentile < 0 || percentile > 100) throw new LoadTestFormError("p99LimitMs", `percentile ${percentile} is outside [0, 100]`);
+  if (!Number.isFinite(percentile) || percentile < 0 || percentile > 100)
+    throw new LoadTestFormError("p99LimitMs", `percentile ${percentile} is outside [0, 100]`);
   if (percentile === 100) return cap;
   return Math.min(cap, Math.max(0, -Math.log10(1 - percentile / 100))); // max(0, ·): p = 0 gives +0, not −0
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatCount, formatLimit, formatFlops, formatMs, formatShape, formatSlo, quantileLabel } from "./format";
+import {
+  formatBytes,
+  formatCount,
+  formatLimit,
+  formatFlops,
+  formatMs,
+  formatShape,
+  formatSlo,
+  quantileLabel,
+} from "./format";
 
 describe("model page formats", () => {
   it("bytes in SI units: the tiny CNN (7,750 B), MobileNetV2 (14,192,512 B), ResNet-50 (102,473,298 B)", () => {
@@ -46,7 +55,9 @@ describe("model page formats", () => {
   it("an SLO in one phrase, TTFT/TPOT only when set", () => {
     expect(formatSlo(null)).toBe("not set");
     expect(formatSlo({ deadlineMs: 50, quantile: 0.99, ttftMs: null, tpotMs: null })).toBe("p99 ≤ 50 ms");
-    expect(formatSlo({ deadlineMs: 800, quantile: 0.95, ttftMs: 200, tpotMs: 25 })).toBe("p95 ≤ 800 ms, TTFT ≤ 200 ms, TPOT ≤ 25 ms");
+    expect(formatSlo({ deadlineMs: 800, quantile: 0.95, ttftMs: 200, tpotMs: 25 })).toBe(
+      "p95 ≤ 800 ms, TTFT ≤ 200 ms, TPOT ≤ 25 ms",
+    );
   });
 
   it("shapes", () => {

@@ -7,7 +7,10 @@ export function formatBytes(bytes: number): string {
   const units = ["kB", "MB", "GB", "TB"];
   let value = bytes;
   let unit = -1;
-  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit++; }
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
   return `${value < 100 ? value.toFixed(1) : value.toFixed(0)} ${units[unit]}`;
 }
 
@@ -15,7 +18,12 @@ export function formatBytes(bytes: number): string {
 export function formatCount(count: number): string {
   if (!Number.isFinite(count)) return "—";
   if (Math.abs(count) < 10_000) return count.toLocaleString("en-US");
-  const units: Array<[number, string]> = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+  const units: Array<[number, string]> = [
+    [1e12, "T"],
+    [1e9, "G"],
+    [1e6, "M"],
+    [1e3, "k"],
+  ];
   for (const [scale, suffix] of units) {
     if (Math.abs(count) >= scale) return `${(count / scale).toPrecision(3)} ${suffix}`;
   }
@@ -26,14 +34,24 @@ export function formatCount(count: number): string {
 export function formatFlops(flops: number): string {
   if (!Number.isFinite(flops) || flops < 0) return "—";
   if (flops < 1000) return `${flops} FLOPs`;
-  const units: Array<[number, string]> = [[1e12, "TFLOPs"], [1e9, "GFLOPs"], [1e6, "MFLOPs"], [1e3, "kFLOPs"]];
+  const units: Array<[number, string]> = [
+    [1e12, "TFLOPs"],
+    [1e9, "GFLOPs"],
+    [1e6, "MFLOPs"],
+    [1e3, "kFLOPs"],
+  ];
   const [scale, suffix] = units.find(([s]) => flops >= s)!;
   return `${(flops / scale).toPrecision(3)} ${suffix}`;
 }
 
 /** A configured limit in the binary units it was set in: 2147483648 → "2 GiB"; else as formatBytes. */
 export function formatLimit(bytes: number): string {
-  for (const [scale, unit] of [[1024 ** 4, "TiB"], [1024 ** 3, "GiB"], [1024 ** 2, "MiB"], [1024, "KiB"]] as const) {
+  for (const [scale, unit] of [
+    [1024 ** 4, "TiB"],
+    [1024 ** 3, "GiB"],
+    [1024 ** 2, "MiB"],
+    [1024, "KiB"],
+  ] as const) {
     if (bytes >= scale && bytes % scale === 0) return `${bytes / scale} ${unit}`;
   }
   return formatBytes(bytes);
@@ -51,7 +69,12 @@ export function quantileLabel(quantile: number): string {
   return `p${percent}`;
 }
 
-export interface SloLike { deadlineMs: number; quantile: number; ttftMs: number | null; tpotMs: number | null }
+export interface SloLike {
+  deadlineMs: number;
+  quantile: number;
+  ttftMs: number | null;
+  tpotMs: number | null;
+}
 
 /** "p99 ≤ 50 ms", with ", TTFT ≤ 200 ms, TPOT ≤ 25 ms" for generative models. */
 export function formatSlo(slo: SloLike | null): string {

@@ -65,7 +65,11 @@ export function ModelUpload({ maxBytes, archiveMaxBytes }: { maxBytes: number; a
     if (!file) return;
     const limit = isArchive(file.name) ? archiveMaxBytes : maxBytes;
     if (file.size > limit) {
-      setPhase({ kind: "failed", code: "TOO_LARGE", message: `${file.name} is ${formatBytes(file.size)}; the limit is ${formatLimit(limit)}.` });
+      setPhase({
+        kind: "failed",
+        code: "TOO_LARGE",
+        message: `${file.name} is ${formatBytes(file.size)}; the limit is ${formatLimit(limit)}.`,
+      });
       return;
     }
     const form = new FormData(event.currentTarget);
@@ -81,77 +85,198 @@ export function ModelUpload({ maxBytes, archiveMaxBytes }: { maxBytes: number; a
     xhrRef.current = xhr;
     xhr.open("POST", `/api/models/upload?${params}`);
     xhr.setRequestHeader("content-type", "application/octet-stream");
-    xhr.upload.onprogress = (e) => setPhase({ kind: "sending", loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
+    xhr.upload.onprogress = (e) =>
+      setPhase({ kind: "sending", loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
     xhr.upload.onload = () => setPhase({ kind: "checking" });
     xhr.onload = () => {
       let reply: UploadReply = {};
-      try { reply = JSON.parse(xhr.responseText) as UploadReply; } catch { /* not JSON: reported below */ }
+      try {
+        reply = JSON.parse(xhr.responseText) as UploadReply;
+      } catch {
+        /* not JSON: reported below */
+      }
       if (xhr.status < 300 && reply.model && reply.version) {
-        setPhase({ kind: "done", modelId: reply.model.id, name: reply.model.name, version: reply.version.number, deduplicated: !!reply.deduplicated, dataFiles: reply.dataFiles?.length ?? 0 });
+        setPhase({
+          kind: "done",
+          modelId: reply.model.id,
+          name: reply.model.name,
+          version: reply.version.number,
+          deduplicated: !!reply.deduplicated,
+          dataFiles: reply.dataFiles?.length ?? 0,
+        });
         void queryClient.invalidateQueries({ queryKey: trpc.models.list.queryKey() });
       } else {
-        setPhase({ kind: "failed", code: reply.error?.code ?? `HTTP_${xhr.status}`, message: reply.error?.message ?? `the server answered ${xhr.status}`, field: reply.error?.field });
+        setPhase({
+          kind: "failed",
+          code: reply.error?.code ?? `HTTP_${xhr.status}`,
+          message: reply.error?.message ?? `the server answered ${xhr.status}`,
+          field: reply.error?.field,
+        });
       }
     };
-    xhr.onerror = () => setPhase({ kind: "failed", code: "NETWORK", message: "the connection failed before the server answered" });
+    xhr.onerror = () =>
+      setPhase({ kind: "failed", code: "NETWORK", message: "the connection failed before the server answered" });
     xhr.onabort = () => setPhase({ kind: "idle" });
     setPhase({ kind: "sending", loaded: 0, total: file.size });
     xhr.send(file);
   }
 
   // Why Upload is disabled, said beside it (nothing while an upload runs: the progress says that).
-  const uploadBlocked = busy ? null : !file ? "Choose a model file first." : !name ? "Give the model a name." : nameProblem ? nameProblem : null;
+  const uploadBlocked = busy
+    ? null
+    : !file
+      ? "Choose a model file first."
+      : !name
+        ? "Give the model a name."
+        : nameProblem
+          ? nameProblem
+          : null;
   const percent = phase.kind === "sending" && phase.total > 0 ? Math.min(100, (phase.loaded / phase.total) * 100) : 0;
   return (
     <section className="section">
       <h2>Upload a model</h2>
       <div className="panel">
         <form className="models-upload" onSubmit={submit} data-testid="upload-form">
-          <label className="form-field"><span>ONNX file (up to {formatLimit(maxBytes)}), or .tar / .zip with external data</span>
-            <input type="file" name="file" accept=".onnx,.tar,.zip,application/octet-stream,application/x-tar,application/zip" onChange={pick} required disabled={busy} data-testid="upload-file" /></label>
-          <label className="form-field"><span>Name {nameProblem && <em className="form-field-error">{nameProblem.split(" (")[0]}</em>}</span>
-            <input name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={64} placeholder="e.g. resnet50-int8" autoComplete="off" disabled={busy} data-testid="upload-name" /></label>
-          <label className="form-field"><span>Description</span>
-            <input name="description" maxLength={2000} placeholder="optional" autoComplete="off" disabled={busy} /></label>
-          <label className="form-field"><span>Dynamic dims</span>
-            <input name="dims" placeholder="e.g. sequence=128" autoComplete="off" disabled={busy} title="Values for dynamic dimensions other than the batch, e.g. sequence=128" /></label>
-          <label className="form-field"><span>Batch axes</span>
-            <input name="batchAxes" placeholder="inferred; e.g. h0=1, state=none" autoComplete="off" disabled={busy} title="Override a tensor's batch axis (h0=1), or say it has none (state=none: the model is then served without batching)" /></label>
-          <button type="submit" className="btn primary" disabled={!file || busy || !!nameProblem || !name} data-testid="upload-submit" aria-describedby={uploadBlocked ? "upload-blocked" : undefined}>
+          <label className="form-field">
+            <span>ONNX file (up to {formatLimit(maxBytes)}), or .tar / .zip with external data</span>
+            <input
+              type="file"
+              name="file"
+              accept=".onnx,.tar,.zip,application/octet-stream,application/x-tar,application/zip"
+              onChange={pick}
+              required
+              disabled={busy}
+              data-testid="upload-file"
+            />
+          </label>
+          <label className="form-field">
+            <span>Name {nameProblem && <em className="form-field-error">{nameProblem.split(" (")[0]}</em>}</span>
+            <input
+              name="name"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              required
+              maxLength={64}
+              placeholder="e.g. resnet50-int8"
+              autoComplete="off"
+              disabled={busy}
+              data-testid="upload-name"
+            />
+          </label>
+          <label className="form-field">
+            <span>Description</span>
+            <input name="description" maxLength={2000} placeholder="optional" autoComplete="off" disabled={busy} />
+          </label>
+          <label className="form-field">
+            <span>Dynamic dims</span>
+            <input
+              name="dims"
+              placeholder="e.g. sequence=128"
+              autoComplete="off"
+              disabled={busy}
+              title="Values for dynamic dimensions other than the batch, e.g. sequence=128"
+            />
+          </label>
+          <label className="form-field">
+            <span>Batch axes</span>
+            <input
+              name="batchAxes"
+              placeholder="inferred; e.g. h0=1, state=none"
+              autoComplete="off"
+              disabled={busy}
+              title="Override a tensor's batch axis (h0=1), or say it has none (state=none: the model is then served without batching)"
+            />
+          </label>
+          <button
+            type="submit"
+            className="btn primary"
+            disabled={!file || busy || !!nameProblem || !name}
+            data-testid="upload-submit"
+            aria-describedby={uploadBlocked ? "upload-blocked" : undefined}
+          >
             {busy ? "Uploading…" : "Upload"}
           </button>
-          {uploadBlocked && <span className="muted small" id="upload-blocked" data-testid="upload-blocked">{uploadBlocked}</span>}
+          {uploadBlocked && (
+            <span className="muted small" id="upload-blocked" data-testid="upload-blocked">
+              {uploadBlocked}
+            </span>
+          )}
         </form>
         <p className="hint" style={{ marginTop: 8 }} data-testid="upload-archive-hint">
-          <strong>.tar / .zip</strong> (up to {formatLimit(archiveMaxBytes)}): for a model whose weights live in external data files
-          beside the .onnx, as exporters save models past protobuf&apos;s 2 GB limit. Put the one .onnx and its data files in the
-          archive at the paths its tensors name, relative to the .onnx; it is checked (no absolute paths, no &ldquo;..&rdquo;, no links)
-          and stored as one version, sent to agents whole.
+          <strong>.tar / .zip</strong> (up to {formatLimit(archiveMaxBytes)}): for a model whose weights live in
+          external data files beside the .onnx, as exporters save models past protobuf&apos;s 2 GB limit. Put the one
+          .onnx and its data files in the archive at the paths its tensors name, relative to the .onnx; it is checked
+          (no absolute paths, no &ldquo;..&rdquo;, no links) and stored as one version, sent to agents whole.
         </p>
         {phase.kind === "sending" && (
           <div className="upload-status" data-testid="upload-progress">
-            <div className="line"><span>Sending {file?.name}</span><span>{formatBytes(phase.loaded)} of {formatBytes(phase.total)} ({percent.toFixed(0)}%)</span></div>
-            <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(percent)}><div style={{ width: `${percent}%` }} /></div>
-            <div><button type="button" className="btn small" onClick={() => xhrRef.current?.abort()}>Cancel</button></div>
+            <div className="line">
+              <span>Sending {file?.name}</span>
+              <span>
+                {formatBytes(phase.loaded)} of {formatBytes(phase.total)} ({percent.toFixed(0)}%)
+              </span>
+            </div>
+            <div
+              className="progress"
+              role="progressbar"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={Math.round(percent)}
+            >
+              <div style={{ width: `${percent}%` }} />
+            </div>
+            <div>
+              <button type="button" className="btn small" onClick={() => xhrRef.current?.abort()}>
+                Cancel
+              </button>
+            </div>
           </div>
         )}
         {phase.kind === "checking" && (
           <div className="upload-status" data-testid="upload-checking">
-            <div className="line"><span>Validating in a sandboxed process (ONNX, ONNX Runtime session), then analysing…</span></div>
-            <div className="progress indeterminate" role="progressbar" aria-label="validating"><div /></div>
+            <div className="line">
+              <span>Validating in a sandboxed process (ONNX, ONNX Runtime session), then analysing…</span>
+            </div>
+            <div className="progress indeterminate" role="progressbar" aria-label="validating">
+              <div />
+            </div>
           </div>
         )}
         {phase.kind === "done" && (
           <div className="notice" style={{ marginTop: 14, marginBottom: 0 }} data-testid="upload-done">
-            {phase.deduplicated ? <>This file is already version {phase.version} of <strong>{phase.name}</strong>; nothing new was stored. </>
-              : <>Uploaded <strong>{phase.name}</strong> as version {phase.version}{phase.dataFiles > 0 ? ` with ${phase.dataFiles} external data file${phase.dataFiles === 1 ? "" : "s"}` : ""}. </>}
-            <Link href={`/models/${phase.modelId}`} data-testid="upload-open">Open its analysis →</Link>
+            {phase.deduplicated ? (
+              <>
+                This file is already version {phase.version} of <strong>{phase.name}</strong>; nothing new was
+                stored.{" "}
+              </>
+            ) : (
+              <>
+                Uploaded <strong>{phase.name}</strong> as version {phase.version}
+                {phase.dataFiles > 0
+                  ? ` with ${phase.dataFiles} external data file${phase.dataFiles === 1 ? "" : "s"}`
+                  : ""}
+                .{" "}
+              </>
+            )}
+            <Link href={`/models/${phase.modelId}`} data-testid="upload-open">
+              Open its analysis →
+            </Link>
           </div>
         )}
         {phase.kind === "failed" && (
-          <div className="error-box" role="alert" style={{ marginTop: 14 }} data-testid="upload-error" data-code={phase.code}>
+          <div
+            className="error-box"
+            role="alert"
+            style={{ marginTop: 14 }}
+            data-testid="upload-error"
+            data-code={phase.code}
+          >
             <strong>{REJECTION_TITLES[phase.code] ?? "The upload failed"}.</strong> {phase.message}
-            {phase.code !== "NETWORK" && <div className="kv-inline" style={{ color: "inherit" }}>Nothing was stored.</div>}
+            {phase.code !== "NETWORK" && (
+              <div className="kv-inline" style={{ color: "inherit" }}>
+                Nothing was stored.
+              </div>
+            )}
           </div>
         )}
         <ModelImportUrl />

@@ -24,7 +24,11 @@ export function batchOneInputs(
   dims: Record<string, number>,
   batchAxes: Record<string, number | null> = {},
 ): OipInput[] {
-  const axes = servingAxes(inputs, [], Object.fromEntries(Object.entries(batchAxes).filter(([name]) => inputs.some((i) => i.name === name))));
+  const axes = servingAxes(
+    inputs,
+    [],
+    Object.fromEntries(Object.entries(batchAxes).filter(([name]) => inputs.some((i) => i.name === name))),
+  );
   return inputs.map((input, index) => ({
     name: input.name,
     dataType: input.dataType,

@@ -18,8 +18,19 @@ import {
 } from "./optimizer-data";
 
 const profile = (over: Partial<ProfileChoice>): ProfileChoice => ({
-  id: "p1", version: 1, status: "complete", perturbed: false, perturbedRatePerS: null, cores: 8,
-  threads: [1, 2, 4, 8], batches: [1, 2, 4], cellsDone: 12, cellsTotal: 12, compatible: true, differences: [], ...over,
+  id: "p1",
+  version: 1,
+  status: "complete",
+  perturbed: false,
+  perturbedRatePerS: null,
+  cores: 8,
+  threads: [1, 2, 4, 8],
+  batches: [1, 2, 4],
+  cellsDone: 12,
+  cellsTotal: 12,
+  compatible: true,
+  differences: [],
+  ...over,
 });
 
 describe("URL state", () => {
@@ -27,7 +38,9 @@ describe("URL state", () => {
     const state = parseOptimizerParams({ deployment: "dep_1", profile: "prof-2", B: "16", timeout: "2.5" });
     expect(state).toEqual({ deployment: "dep_1", profile: "prof-2", batch: "16", timeout: "2.5" });
     expect(serializeOptimizerState(state)).toBe("deployment=dep_1&profile=prof-2&B=16&timeout=2.5");
-    expect(parseOptimizerParams(Object.fromEntries(new URLSearchParams(serializeOptimizerState(state))))).toEqual(state);
+    expect(parseOptimizerParams(Object.fromEntries(new URLSearchParams(serializeOptimizerState(state))))).toEqual(
+      state,
+    );
   });
 
   it("keeps where a pre-fill came from (the batching page's Propose this), and nothing else there", () => {
@@ -65,7 +78,9 @@ describe("inputs", () => {
 
 describe("profile choices", () => {
   it("lists an incompatible profile disabled, naming what differs", () => {
-    const [option] = profileOptions([profile({ compatible: false, differences: [{ field: "core budget (T)", profile: "4", deployment: "8" }] })]);
+    const [option] = profileOptions([
+      profile({ compatible: false, differences: [{ field: "core budget (T)", profile: "4", deployment: "8" }] }),
+    ]);
     expect(option).toMatchObject({ disabled: true, note: "core budget (T): profile 4, deployment 8" });
     expect(option!.label).toContain("incompatible");
   });
@@ -88,7 +103,10 @@ describe("profile choices", () => {
 
 describe("plan text", () => {
   it("writes ⟨i, t, b⟩ groups both ways", () => {
-    const groups = [{ count: 2, threads: 4, batch: 4 }, { count: 1, threads: 1, batch: 1 }];
+    const groups = [
+      { count: 2, threads: 4, batch: 4 },
+      { count: 1, threads: 1, batch: 1 },
+    ];
     expect(describeGroups(groups)).toBe("2 × ⟨4 threads, b = 4⟩ + 1 × ⟨1 thread, b = 1⟩");
     expect(tupleText(groups)).toBe("⟨2, 4, 4⟩ + ⟨1, 1, 1⟩");
   });
@@ -127,23 +145,40 @@ describe("latency vs B chart", () => {
 describe("planned core map", () => {
   it("gives each ⟨t, b⟩ group its entry, the budget on the first, instance numbers across the plan", () => {
     const entries = plannedCoreMap(
-      [{ count: 2, threads: 2, batch: 4, cpus: ["0-1", "2,3"] }, { count: 1, threads: 4, batch: 8, cpus: ["4-7"] }],
+      [
+        { count: 2, threads: 2, batch: 4, cpus: ["0-1", "2,3"] },
+        { count: 1, threads: 4, batch: 8, cpus: ["4-7"] },
+      ],
       [0, 1, 2, 3, 4, 5, 6, 7, 8],
     );
     expect(entries.map((e) => e.label)).toEqual(["⟨2t, b4⟩", "⟨4t, b8⟩"]);
     expect(entries[0]!.cpus).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     expect(entries[1]!.cpus).toEqual([]);
-    expect(entries[0]!.instances.map((i) => [i.id, i.cpus])).toEqual([[0, [0, 1]], [1, [2, 3]]]);
+    expect(entries[0]!.instances.map((i) => [i.id, i.cpus])).toEqual([
+      [0, [0, 1]],
+      [1, [2, 3]],
+    ]);
     expect(entries[1]!.instances.map((i) => [i.id, i.cpus])).toEqual([[2, [4, 5, 6, 7]]]);
   });
 });
 
 describe("batching validator on the candidate", () => {
   // Packrat's optimum latency follows T(b) = 2 + 3b ms exactly, so the fit recovers F = 2, s = 3.
-  const rows: TableRow[] = Array.from({ length: 16 }, (_, i) => ({ batch: i + 1, latencyMs: 2 + 3 * (i + 1), allThreadsMs: null, oneThreadMs: null }));
+  const rows: TableRow[] = Array.from({ length: 16 }, (_, i) => ({
+    batch: i + 1,
+    latencyMs: 2 + 3 * (i + 1),
+    allThreadsMs: null,
+    oneThreadMs: null,
+  }));
 
   it("fits T(b) on b ≤ B and runs every check with its numbers", () => {
-    const result = validateCandidate({ rows, batchSize: 8, timeoutMs: 5, slo: { deadlineMs: 100, quantile: 0.99 }, arrivalRatePerS: 100 });
+    const result = validateCandidate({
+      rows,
+      batchSize: 8,
+      timeoutMs: 5,
+      slo: { deadlineMs: 100, quantile: 0.99 },
+      arrivalRatePerS: 100,
+    });
     if (!result.ok) throw new Error(result.error);
     // T(8) = 2 + 24 = 26 ms.
     expect(result.value.fittedAtBatchMs).toBeCloseTo(26, 9);
@@ -160,15 +195,37 @@ describe("batching validator on the candidate", () => {
 
   it("fails stability when the current rate exceeds B / T(B)", () => {
     // μ(2) = 2 / 8 ms = 250/s < 400/s.
-    const result = validateCandidate({ rows, batchSize: 2, timeoutMs: 0, slo: { deadlineMs: 100, quantile: 0.99 }, arrivalRatePerS: 400 });
+    const result = validateCandidate({
+      rows,
+      batchSize: 2,
+      timeoutMs: 0,
+      slo: { deadlineMs: 100, quantile: 0.99 },
+      arrivalRatePerS: 400,
+    });
     if (!result.ok) throw new Error(result.error);
     expect(result.value.validation.pass).toBe(false);
     expect(result.value.validation.checks.find((c) => c.id === "stability")!.status).toBe("fail");
   });
 
   it("says why it cannot run: no SLO, or fewer than two batch sizes with a plan", () => {
-    expect(validateCandidate({ rows, batchSize: 8, timeoutMs: 0, slo: { deadlineMs: null, quantile: null }, arrivalRatePerS: 1 })).toMatchObject({ ok: false, error: expect.stringContaining("no latency SLO") });
+    expect(
+      validateCandidate({
+        rows,
+        batchSize: 8,
+        timeoutMs: 0,
+        slo: { deadlineMs: null, quantile: null },
+        arrivalRatePerS: 1,
+      }),
+    ).toMatchObject({ ok: false, error: expect.stringContaining("no latency SLO") });
     const sparse = rows.map((r) => (r.batch === 1 ? r : { ...r, latencyMs: null }));
-    expect(validateCandidate({ rows: sparse, batchSize: 8, timeoutMs: 0, slo: { deadlineMs: 50, quantile: 0.99 }, arrivalRatePerS: 1 }).ok).toBe(false);
+    expect(
+      validateCandidate({
+        rows: sparse,
+        batchSize: 8,
+        timeoutMs: 0,
+        slo: { deadlineMs: 50, quantile: 0.99 },
+        arrivalRatePerS: 1,
+      }).ok,
+    ).toBe(false);
   });
 });

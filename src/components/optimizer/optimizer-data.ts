@@ -30,7 +30,10 @@ export function parseOptimizerParams(params: SearchParams): OptimizerUrlState {
   const id = (v: string | undefined) => (v !== undefined && ID.test(v) ? v : null);
   const text = (v: string | undefined) => (v ?? "").trim().slice(0, 12);
   return {
-    deployment: id(first(params.deployment)), profile: id(first(params.profile)), batch: text(first(params.B)), timeout: text(first(params.timeout)),
+    deployment: id(first(params.deployment)),
+    profile: id(first(params.profile)),
+    batch: text(first(params.B)),
+    timeout: text(first(params.timeout)),
     ...(first(params.from) === "batching" ? { from: "batching" as const } : {}),
   };
 }
@@ -96,7 +99,10 @@ export function describeDifferences(differences: ProfileChoice["differences"]): 
 
 export function perturbedWarning(p: Pick<ProfileChoice, "perturbed" | "perturbedRatePerS">): string | null {
   if (!p.perturbed) return null;
-  const rate = p.perturbedRatePerS !== null ? ` (${formatSig(p.perturbedRatePerS, 3)} requests/s arrived on the host while it ran)` : "";
+  const rate =
+    p.perturbedRatePerS !== null
+      ? ` (${formatSig(p.perturbedRatePerS, 3)} requests/s arrived on the host while it ran)`
+      : "";
   return `measured while the deployment served traffic${rate}: its latencies may be high, and so may the plan's`;
 }
 
@@ -105,8 +111,14 @@ export function profileOptions(profiles: readonly ProfileChoice[]): ProfileOptio
   return profiles.map((p) => {
     const grid = `t ∈ {${p.threads.join(", ")}} × b ∈ {${p.batches.join(", ")}}`;
     const base = `v${p.version} · ${grid} · ${p.cellsDone}/${p.cellsTotal} cells`;
-    if (!p.compatible) return { id: p.id, label: `${base} — incompatible`, disabled: true, note: describeDifferences(p.differences) };
-    return { id: p.id, label: `${base}${p.perturbed ? " — perturbed" : ""}`, disabled: false, note: perturbedWarning(p) };
+    if (!p.compatible)
+      return { id: p.id, label: `${base} — incompatible`, disabled: true, note: describeDifferences(p.differences) };
+    return {
+      id: p.id,
+      label: `${base}${p.perturbed ? " — perturbed" : ""}`,
+      disabled: false,
+      note: perturbedWarning(p),
+    };
   });
 }
 
@@ -117,11 +129,17 @@ export function defaultProfile(profiles: readonly ProfileChoice[], wanted: strin
   return (usable.find((p) => !p.perturbed) ?? usable[0])?.id ?? null;
 }
 
-export interface Group { count: number; threads: number; batch: number }
+export interface Group {
+  count: number;
+  threads: number;
+  batch: number;
+}
 
 /** "2 × ⟨4 threads, b = 4⟩ + 1 × ⟨2 threads, b = 1⟩" */
 export function describeGroups(groups: readonly Group[]): string {
-  return groups.map((g) => `${g.count} × ⟨${g.threads} thread${g.threads === 1 ? "" : "s"}, b = ${g.batch}⟩`).join(" + ");
+  return groups
+    .map((g) => `${g.count} × ⟨${g.threads} thread${g.threads === 1 ? "" : "s"}, b = ${g.batch}⟩`)
+    .join(" + ");
 }
 
 /** The paper's ⟨i, t, b⟩ notation: "⟨2, 4, 4⟩ + ⟨1, 2, 1⟩". */
@@ -129,7 +147,12 @@ export function tupleText(groups: readonly Group[]): string {
   return groups.map((g) => `⟨${g.count}, ${g.threads}, ${g.batch}⟩`).join(" + ");
 }
 
-export interface TableRow { batch: number; latencyMs: number | null; allThreadsMs: number | null; oneThreadMs: number | null }
+export interface TableRow {
+  batch: number;
+  latencyMs: number | null;
+  allThreadsMs: number | null;
+  oneThreadMs: number | null;
+}
 
 /** Chart rows: a series without a value at B (no plan, or a baseline cell the profile lacks) leaves its key out. */
 export function chartRows(rows: readonly TableRow[]): Array<Record<string, number>> {
@@ -161,8 +184,18 @@ export function batchTicks(max: number): number[] {
   return ticks;
 }
 
-export interface PlannedInstance { count: number; threads: number; batch: number; cpus?: string[] }
-export interface CoreMapEntry { id: string; label: string; cpus: number[]; instances: Array<{ id: number; threads: number; cpus: number[]; affinityOk: boolean }> }
+export interface PlannedInstance {
+  count: number;
+  threads: number;
+  batch: number;
+  cpus?: string[];
+}
+export interface CoreMapEntry {
+  id: string;
+  label: string;
+  cpus: number[];
+  instances: Array<{ id: number; threads: number; cpus: number[]; affinityOk: boolean }>;
+}
 
 /**
  * A plan as core-map entries, one per ⟨t, b⟩ group so each group has its colour. The first entry also holds the
@@ -174,11 +207,19 @@ export function plannedCoreMap(instances: readonly PlannedInstance[], budget: re
     id: `group-${index}`,
     label: `⟨${g.threads}t, b${g.batch}⟩`,
     cpus: index === 0 ? [...budget] : [],
-    instances: (g.cpus ?? []).map((list) => ({ id: next++, threads: g.threads, cpus: parseCpuList(list), affinityOk: true })),
+    instances: (g.cpus ?? []).map((list) => ({
+      id: next++,
+      threads: g.threads,
+      cpus: parseCpuList(list),
+      affinityOk: true,
+    })),
   }));
 }
 
-export interface Slo { deadlineMs: number | null; quantile: number | null }
+export interface Slo {
+  deadlineMs: number | null;
+  quantile: number | null;
+}
 
 export interface ValidatorView {
   validation: BatchingValidation;
@@ -201,19 +242,34 @@ export function validateCandidate(input: {
   arrivalRatePerS: number | null;
 }): Parsed<ValidatorView> {
   const { slo } = input;
-  if (slo.deadlineMs === null || slo.deadlineMs <= 0) return { ok: false, error: "The model has no latency SLO: set one on its model page to validate the candidate." };
+  if (slo.deadlineMs === null || slo.deadlineMs <= 0)
+    return { ok: false, error: "The model has no latency SLO: set one on its model page to validate the candidate." };
   const upTo = Math.max(2, input.batchSize);
-  const points = input.rows.filter((r) => r.batch <= upTo && r.latencyMs !== null && r.latencyMs > 0).map((r) => ({ batch: r.batch, latencyMs: r.latencyMs! }));
-  if (new Set(points.map((p) => p.batch)).size < 2) return { ok: false, error: "The profile gives a plan for fewer than two batch sizes ≤ B: no service-time model to validate with." };
+  const points = input.rows
+    .filter((r) => r.batch <= upTo && r.latencyMs !== null && r.latencyMs > 0)
+    .map((r) => ({ batch: r.batch, latencyMs: r.latencyMs! }));
+  if (new Set(points.map((p) => p.batch)).size < 2)
+    return {
+      ok: false,
+      error: "The profile gives a plan for fewer than two batch sizes ≤ B: no service-time model to validate with.",
+    };
   try {
     const fit = fitServiceTime(points);
     const model: ServiceTimeModel = fit.model;
     const quantile = slo.quantile !== null && slo.quantile > 0 && slo.quantile < 1 ? slo.quantile : 0.99;
     const lambda = input.arrivalRatePerS ?? 0;
-    const validation = validateBatchingCandidate({ model, arrivalRatePerS: lambda, windowMs: input.timeoutMs, maxBatch: input.batchSize, sloMs: slo.deadlineMs, quantile });
-    const form = model.kind === "affine"
-      ? `T(b) = ${formatSig(model.fixedMs, 4)} + ${formatSig(model.perSampleMs, 4)}·b ms`
-      : `T(b) in two lines broken at b = ${model.breakBatch}`;
+    const validation = validateBatchingCandidate({
+      model,
+      arrivalRatePerS: lambda,
+      windowMs: input.timeoutMs,
+      maxBatch: input.batchSize,
+      sloMs: slo.deadlineMs,
+      quantile,
+    });
+    const form =
+      model.kind === "affine"
+        ? `T(b) = ${formatSig(model.fixedMs, 4)} + ${formatSig(model.perSampleMs, 4)}·b ms`
+        : `T(b) in two lines broken at b = ${model.breakBatch}`;
     const note = `${form}, fitted to Packrat's predicted latency for b = 1…${upTo} (${points.length} points, ${fit.chosen}); λ = ${formatSig(lambda, 4)}/s (the deployment's current rate); SLO ${formatSig(slo.deadlineMs, 4)} ms at p${formatSig(quantile * 100, 3)}.`;
     return { ok: true, value: { validation, note, fittedAtBatchMs: serviceTimeMs(model, input.batchSize) } };
   } catch (error) {

@@ -23,7 +23,11 @@ export function chosenResiduals(fit: ServiceTimeFit) {
  * measured p99 is more than 5× the model's largest value (or the SLO), a log axis over whole decades so the model's
  * frontier stays readable beside the measurement.
  */
-export function paretoXAxis(modelXs: readonly number[], measuredXs: readonly number[], sloMs: number): { scale: "linear" | "log"; domain: [number, number]; ticks: number[] } {
+export function paretoXAxis(
+  modelXs: readonly number[],
+  measuredXs: readonly number[],
+  sloMs: number,
+): { scale: "linear" | "log"; domain: [number, number]; ticks: number[] } {
   const modelTop = Math.max(Number.isFinite(sloMs) ? sloMs : 0, ...modelXs, 1);
   const measuredTop = Math.max(0, ...measuredXs);
   if (measuredTop <= 5 * modelTop) {
@@ -34,6 +38,7 @@ export function paretoXAxis(modelXs: readonly number[], measuredXs: readonly num
   const lo = 10 ** Math.floor(Math.log10(Math.min(...xs)));
   const hi = 10 ** Math.ceil(Math.log10(Math.max(...xs) * 1.0001));
   const ticks: number[] = [];
-  for (let decade = lo; decade < hi * 1.0001; decade *= 10) for (const m of [1, 2, 5]) if (decade * m <= hi * 1.0001) ticks.push(Number((decade * m).toPrecision(12)));
+  for (let decade = lo; decade < hi * 1.0001; decade *= 10)
+    for (const m of [1, 2, 5]) if (decade * m <= hi * 1.0001) ticks.push(Number((decade * m).toPrecision(12)));
   return { scale: "log", domain: [lo, hi], ticks };
 }

@@ -108,25 +108,41 @@ describe("batching page: the Pareto frontier at 500 QPS", () => {
     expect(limited.best).not.toBeNull();
     expect(limited.best!.throughputPerS).toBe(top);
     expect(limited.best!.envelopeMs).toBeLessThanOrEqual(15);
-    expect(limited.frontier.some((f) => f.windowMs === limited.best!.windowMs && f.maxBatch === limited.best!.maxBatch)).toBe(true);
+    expect(
+      limited.frontier.some((f) => f.windowMs === limited.best!.windowMs && f.maxBatch === limited.best!.maxBatch),
+    ).toBe(true);
   });
 
   it("full batches (the default): the envelope is T_w + T(B_max); the window only costs latency, so the frontier is the smallest window across the stable caps", () => {
     expect(p.batchMode).toBe("full");
-    expect(p.frontier.map((f) => [f.windowMs, f.maxBatch])).toEqual([[0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [0, 64], [0, 128]]);
+    expect(p.frontier.map((f) => [f.windowMs, f.maxBatch])).toEqual([
+      [0, 2],
+      [0, 4],
+      [0, 8],
+      [0, 16],
+      [0, 32],
+      [0, 64],
+      [0, 128],
+    ]);
     // (0, 128): envelope T(128) = 3.49528 + 128 × 0.0328947 = 7.7058 ms at 16,611/s.
     expect(p.frontier.at(-1)!.envelopeMs.toFixed(3)).toBe("7.706");
     expect(Math.round(p.frontier.at(-1)!.throughputPerS)).toBe(16_611);
   });
 
   it("TV-039's endpoints: (2 ms, cap 8) → 5.758 ms at 2,128.5/s and (50 ms, cap 128) → 57.706 ms at 16,611/s; (2, 128) dominates (50, 128)", () => {
-    const q = ok(computeBatching({ ...preset("table10"), windows: "2, 50", batches: "8, 128", rate: "0" }).pareto, "a frontier");
+    const q = ok(
+      computeBatching({ ...preset("table10"), windows: "2, 50", batches: "8, 128", rate: "0" }).pareto,
+      "a frontier",
+    );
     const find = (w: number, b: number) => q.stable.find((c) => c.windowMs === w && c.maxBatch === b)!;
     expect(find(2, 8).envelopeMs.toFixed(3)).toBe("5.758");
     expect(find(2, 8).throughputPerS.toFixed(1)).toBe("2128.5");
     expect(find(50, 128).envelopeMs.toFixed(3)).toBe("57.706");
     expect(find(50, 128).onFrontier).toBe(false);
-    expect(q.frontier.map((f) => [f.windowMs, f.maxBatch])).toEqual([[2, 8], [2, 128]]);
+    expect(q.frontier.map((f) => [f.windowMs, f.maxBatch])).toEqual([
+      [2, 8],
+      [2, 128],
+    ]);
   });
 
   it("request-seen batches at λ (Eq. 12): a zero window sees batch 1, so (0 ms, cap 128) alone is the frontier", () => {
@@ -157,7 +173,8 @@ describe("batching page: the service-time source", () => {
     if (s.model.kind !== "affine") throw new Error("expected an affine fit");
     expect(Math.abs(s.model.fixedMs - 3.49528)).toBeLessThan(0.01);
     expect(Math.abs(s.model.perSampleMs - 0.0328947)).toBeLessThan(0.0005);
-    for (const r of chosenResiduals(s.fit!).residuals) expect(Math.abs(r.residualMs)).toBeLessThanOrEqual(0.005 + 0.005);
+    for (const r of chosenResiduals(s.fit!).residuals)
+      expect(Math.abs(r.residualMs)).toBeLessThanOrEqual(0.005 + 0.005);
     expect(s.fitLine[0]!.batch).toBe(1);
     expect(s.fitLine.at(-1)!.batch).toBe(32);
     expect(computeBatching(preset("table8-fit")).fitCsv.rows).toHaveLength(5);
@@ -172,8 +189,25 @@ describe("batching page: the service-time source", () => {
     const none = computeBatching({ ...preset("table10"), source: "profile" });
     expect(none.errors.profile).toBe("No model profiles are available yet");
     expect(none.knee).toBeNull();
-    const profiles = [{ id: "p1", label: "resnet50 on host-a", curves: [{ threads: 2, points: [{ batch: 1, latencyMs: 10 }, { batch: 8, latencyMs: 17 }] }] }];
-    const withProfile = computeBatching({ ...preset("table10"), source: "profile", profile: "p1", threads: "2" }, profiles);
+    const profiles = [
+      {
+        id: "p1",
+        label: "resnet50 on host-a",
+        curves: [
+          {
+            threads: 2,
+            points: [
+              { batch: 1, latencyMs: 10 },
+              { batch: 8, latencyMs: 17 },
+            ],
+          },
+        ],
+      },
+    ];
+    const withProfile = computeBatching(
+      { ...preset("table10"), source: "profile", profile: "p1", threads: "2" },
+      profiles,
+    );
     const s = ok(withProfile.service, "a fit");
     // Two points, one line: s = (17 − 10) / 7 = 1 ms, F = 9 ms.
     expect(s.model).toMatchObject({ kind: "affine" });

@@ -6,8 +6,18 @@
  */
 import { validateBatchingCandidate, type BatchingValidation } from "@/core/batching/config-validator";
 import { kneeBatch, unpipelinedLatencyMs, unpipelinedThroughputPerS } from "@/core/batching/knee";
-import { evaluateCandidate, paretoFrontier, bestUnderLatencyLimit, type EvaluatedCandidate } from "@/core/batching/pareto-frontier";
-import { affineServiceTime, batchThroughputPerS, serviceTimeMs, type ServiceTimeModel } from "@/core/batching/service-time";
+import {
+  evaluateCandidate,
+  paretoFrontier,
+  bestUnderLatencyLimit,
+  type EvaluatedCandidate,
+} from "@/core/batching/pareto-frontier";
+import {
+  affineServiceTime,
+  batchThroughputPerS,
+  serviceTimeMs,
+  type ServiceTimeModel,
+} from "@/core/batching/service-time";
 import { fitServiceTime, type ProfilePoint, type ServiceTimeFit } from "@/core/batching/service-time-fit";
 import { tailEnvelope } from "@/core/batching/latency-screens";
 import { deratedCapacityPerS } from "@/core/batching/stability";
@@ -16,7 +26,14 @@ import { requestSeenBatch } from "@/core/batching/window-arrivals";
 import type { CsvTable } from "@/lib/planning/csv";
 import { need, validateForm, type FormValidation, type FormValues } from "@/lib/planning/fields";
 import { runModel, type ModelRun } from "@/lib/planning/run-model";
-import { batchingSpec, profileAwareSpec, type BatchingField, type BatchingSpec, type BatchingState, type ProfileCurveOption } from "./batching-form";
+import {
+  batchingSpec,
+  profileAwareSpec,
+  type BatchingField,
+  type BatchingSpec,
+  type BatchingState,
+  type ProfileCurveOption,
+} from "./batching-form";
 import { fitCsv, kneeCsv, paretoCsv } from "./batching-csv";
 
 const labelOf = (k: BatchingField) => batchingSpec[k].label;
@@ -26,8 +43,16 @@ type Values = Partial<FormValues<BatchingSpec>>;
  * The model's point for one (window, max batch) on the frontier's axes, as the frontier computes it: the p99
  * envelope (full batches, or the request-seen p99 batch at λ) and the saturated throughput B_max/T(B_max).
  */
-export function modelPointFor(model: ServiceTimeModel, candidate: { windowMs: number; maxBatch: number }, rate: number, mode: string): { envelopeMs: number; throughputPerS: number } {
-  const e = mode === "seen" ? evaluateCandidate(model, candidate, { arrivalRatePerS: rate }) : evaluateCandidate(model, candidate);
+export function modelPointFor(
+  model: ServiceTimeModel,
+  candidate: { windowMs: number; maxBatch: number },
+  rate: number,
+  mode: string,
+): { envelopeMs: number; throughputPerS: number } {
+  const e =
+    mode === "seen"
+      ? evaluateCandidate(model, candidate, { arrivalRatePerS: rate })
+      : evaluateCandidate(model, candidate);
   return { envelopeMs: e.envelopeMs, throughputPerS: e.throughputPerS };
 }
 
@@ -125,45 +150,66 @@ export function formulaOf(model: ServiceTimeModel): string {
   );
 }
 
-function pointsFor(values: Values, profiles: readonly ProfileCurveOption[]): ProfilePoint[] | { error: string; field: BatchingField } | null {
+function pointsFor(
+  values: Values,
+  profiles: readonly ProfileCurveOption[],
+): ProfilePoint[] | { error: string; field: BatchingField } | null {
   if (values.source === "points") {
     if (!values.points) return null;
     return values.points.map(([batch, latencyMs]) => ({ batch, latencyMs }));
   }
   const profile = profiles.find((p) => p.id === values.profile);
-  if (!profile) return { error: profiles.length === 0 ? "No model profiles are available yet" : "Choose a profile", field: "profile" };
+  if (!profile)
+    return {
+      error: profiles.length === 0 ? "No model profiles are available yet" : "Choose a profile",
+      field: "profile",
+    };
   if (values.threads === undefined) return null;
   const curve = profile.curves.find((c) => c.threads === values.threads);
   if (!curve) {
-    return { error: `The profile has no curve for t = ${values.threads} (it has t = ${profile.curves.map((c) => c.threads).join(", ")})`, field: "threads" };
+    return {
+      error: `The profile has no curve for t = ${values.threads} (it has t = ${profile.curves.map((c) => c.threads).join(", ")})`,
+      field: "threads",
+    };
   }
   return curve.points;
 }
 
-function serviceModel(values: Values, profiles: readonly ProfileCurveOption[]): ModelRun<ServiceModelView, BatchingField> | null {
+function serviceModel(
+  values: Values,
+  profiles: readonly ProfileCurveOption[],
+): ModelRun<ServiceModelView, BatchingField> | null {
   if (values.source === undefined) return null;
   if (values.source === "typed") {
     const v = need(values, ["fixedMs", "perSampleMs"]);
     if (!v) return null;
-    return runModel(() => {
-      const model = affineServiceTime(v.fixedMs, v.perSampleMs);
-      return { model, formula: formulaOf(model), fit: null, fitLine: [] };
-    }, PARAMS, labelOf);
+    return runModel(
+      () => {
+        const model = affineServiceTime(v.fixedMs, v.perSampleMs);
+        return { model, formula: formulaOf(model), fit: null, fitLine: [] };
+      },
+      PARAMS,
+      labelOf,
+    );
   }
   const points = pointsFor(values, profiles);
   if (points === null) return null;
   if ("error" in points) return { ok: false, message: points.error, field: points.field };
-  return runModel(() => {
-    const fit = fitServiceTime(points);
-    const batches = points.map((p) => p.batch);
-    const lo = Math.min(...batches);
-    const hi = Math.max(...batches);
-    const fitLine = Array.from({ length: 41 }, (_, i) => {
-      const batch = lo + ((hi - lo) * i) / 40;
-      return { batch, predictedMs: serviceTimeMs(fit.model, batch) };
-    });
-    return { model: fit.model, formula: formulaOf(fit.model), fit, fitLine };
-  }, PARAMS, labelOf);
+  return runModel(
+    () => {
+      const fit = fitServiceTime(points);
+      const batches = points.map((p) => p.batch);
+      const lo = Math.min(...batches);
+      const hi = Math.max(...batches);
+      const fitLine = Array.from({ length: 41 }, (_, i) => {
+        const batch = lo + ((hi - lo) * i) / 40;
+        return { batch, predictedMs: serviceTimeMs(fit.model, batch) };
+      });
+      return { model: fit.model, formula: formulaOf(fit.model), fit, fitLine };
+    },
+    PARAMS,
+    labelOf,
+  );
 }
 
 /** Batch sizes 1…1024 at four points per octave: smooth curves on a log axis. */
@@ -191,8 +237,13 @@ function knee(model: ServiceTimeModel, windowMs: number): KneeView {
  * upper bound on the request-seen envelope) and applies the stability screen at λ; "seen" uses the request-seen p99
  * batch at λ (Eq. 12) as the core evaluates it.
  */
-function pareto(model: ServiceTimeModel, v: Pick<FormValues<BatchingSpec>, "rate" | "windows" | "batches" | "limit" | "frontierBatch">): ParetoView {
-  const candidates = [...new Set(v.windows)].flatMap((windowMs) => [...new Set(v.batches)].map((maxBatch) => ({ windowMs, maxBatch })));
+function pareto(
+  model: ServiceTimeModel,
+  v: Pick<FormValues<BatchingSpec>, "rate" | "windows" | "batches" | "limit" | "frontierBatch">,
+): ParetoView {
+  const candidates = [...new Set(v.windows)].flatMap((windowMs) =>
+    [...new Set(v.batches)].map((maxBatch) => ({ windowMs, maxBatch })),
+  );
   const key = (p: { windowMs: number; maxBatch: number }) => `${p.windowMs}/${p.maxBatch}`;
   let all: EvaluatedCandidate[];
   let frontier: EvaluatedCandidate[];
@@ -209,7 +260,8 @@ function pareto(model: ServiceTimeModel, v: Pick<FormValues<BatchingSpec>, "rate
     });
     const stableCandidates = all.filter((p) => p.stable).map(({ windowMs, maxBatch }) => ({ windowMs, maxBatch }));
     frontier = paretoFrontier(model, stableCandidates);
-    if (v.limit !== undefined && stableCandidates.length > 0) best = bestUnderLatencyLimit(model, stableCandidates, v.limit);
+    if (v.limit !== undefined && stableCandidates.length > 0)
+      best = bestUnderLatencyLimit(model, stableCandidates, v.limit);
   }
   const onFrontier = new Set(frontier.map(key));
   const stable = all.filter((p) => p.stable).map((p) => ({ ...p, onFrontier: onFrontier.has(key(p)) }));
@@ -225,7 +277,10 @@ function pareto(model: ServiceTimeModel, v: Pick<FormValues<BatchingSpec>, "rate
   };
 }
 
-function validator(model: ServiceTimeModel, v: Pick<FormValues<BatchingSpec>, "rate" | "slo" | "cWindow" | "cBatch" | "memCap" | "fraction">): ValidatorView {
+function validator(
+  model: ServiceTimeModel,
+  v: Pick<FormValues<BatchingSpec>, "rate" | "slo" | "cWindow" | "cBatch" | "memCap" | "fraction">,
+): ValidatorView {
   const validation = validateBatchingCandidate({
     model,
     arrivalRatePerS: v.rate,

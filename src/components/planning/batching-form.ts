@@ -31,8 +31,25 @@ export const batchingSpec = {
   kneeWindow: { kind: "number", label: "Window for the knee chart", unit: "ms", default: "10", min: 0, max: 1e5 },
   rate: { kind: "number", label: "Arrival rate λ", unit: "req/s", default: "500", min: 0, max: 1e9 },
   slo: { kind: "number", label: "Latency SLO", unit: "ms", default: "50", min: 0, minInclusive: false, max: 1e6 },
-  windows: { kind: "list", label: "Candidate windows", unit: "ms", default: "0, 2, 5, 10, 12, 15, 20, 50", min: 0, minItems: 1, maxItems: 24 },
-  batches: { kind: "list", label: "Candidate max batches", unit: "", default: "1, 2, 4, 8, 16, 32, 64, 128", min: 1, integer: true, minItems: 1, maxItems: 24 },
+  windows: {
+    kind: "list",
+    label: "Candidate windows",
+    unit: "ms",
+    default: "0, 2, 5, 10, 12, 15, 20, 50",
+    min: 0,
+    minItems: 1,
+    maxItems: 24,
+  },
+  batches: {
+    kind: "list",
+    label: "Candidate max batches",
+    unit: "",
+    default: "1, 2, 4, 8, 16, 32, 64, 128",
+    min: 1,
+    integer: true,
+    minItems: 1,
+    maxItems: 24,
+  },
   frontierBatch: {
     kind: "choice",
     label: "Batch size in the envelope",
@@ -42,11 +59,37 @@ export const batchingSpec = {
       { value: "seen", label: "request-seen p99 at λ" },
     ],
   },
-  limit: { kind: "number", label: "Latency limit (p99 envelope)", unit: "ms", default: "", min: 0, minInclusive: false, optional: true },
+  limit: {
+    kind: "number",
+    label: "Latency limit (p99 envelope)",
+    unit: "ms",
+    default: "",
+    min: 0,
+    minInclusive: false,
+    optional: true,
+  },
   cWindow: { kind: "number", label: "Window T_w", unit: "ms", default: "12", min: 0, max: 1e5 },
   cBatch: { kind: "number", label: "Max batch B_max", unit: "", default: "32", min: 1, max: 1e6, integer: true },
-  memCap: { kind: "number", label: "Memory cap on batch", unit: "", default: "32", min: 1, max: 1e6, integer: true, optional: true },
-  fraction: { kind: "number", label: "Window share of the SLO", unit: "", default: "0.3", min: 0, minInclusive: false, max: 1, maxInclusive: false },
+  memCap: {
+    kind: "number",
+    label: "Memory cap on batch",
+    unit: "",
+    default: "32",
+    min: 1,
+    max: 1e6,
+    integer: true,
+    optional: true,
+  },
+  fraction: {
+    kind: "number",
+    label: "Window share of the SLO",
+    unit: "",
+    default: "0.3",
+    min: 0,
+    minInclusive: false,
+    max: 1,
+    maxInclusive: false,
+  },
 } as const satisfies FormSpec;
 
 export type BatchingSpec = typeof batchingSpec;
@@ -84,7 +127,8 @@ export const BATCHING_PRESETS: readonly BatchingPreset[] = [
   {
     id: "table10",
     label: "Table 10: ResNet-50, 500 QPS, 50 ms SLO",
-    source: "Fixture R (digest §0.3): F = 3.49528 ms, s = 1/30,400 s; 500 QPS; 50 ms SLO; 30% of it for the window; candidate T_w = 12 ms, B_max = 32 (memory-limited).",
+    source:
+      "Fixture R (digest §0.3): F = 3.49528 ms, s = 1/30,400 s; 500 QPS; 50 ms SLO; 30% of it for the window; candidate T_w = 12 ms, B_max = 32 (memory-limited).",
     state: TABLE10,
   },
   {
@@ -96,7 +140,8 @@ export const BATCHING_PRESETS: readonly BatchingPreset[] = [
   {
     id: "table8-fit",
     label: "Fit to Table 8",
-    source: "Table 8's displayed T(B): 3.53, 3.63, 3.76, 4.02, 4.55 ms at B = 1, 4, 8, 16, 32, fitted by least squares.",
+    source:
+      "Table 8's displayed T(B): 3.53, 3.63, 3.76, 4.02, 4.55 ms at B = 1, 4, 8, 16, 32, fitted by least squares.",
     state: { ...TABLE10, source: "points" },
   },
 ];
@@ -115,6 +160,9 @@ export function profileAwareSpec(profiles: readonly ProfileCurveOption[]): Batch
   if (profiles.length === 0) return batchingSpec;
   return {
     ...batchingSpec,
-    profile: { ...batchingSpec.profile, options: [...batchingSpec.profile.options, ...profiles.map((p) => ({ value: p.id, label: p.label }))] },
+    profile: {
+      ...batchingSpec.profile,
+      options: [...batchingSpec.profile.options, ...profiles.map((p) => ({ value: p.id, label: p.label }))],
+    },
   } as unknown as BatchingSpec;
 }

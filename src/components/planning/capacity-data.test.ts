@@ -3,7 +3,14 @@ import { BATCHED_PLAN_CAVEAT } from "@/core/planning/capacity";
 import { roundLikeDisplay } from "@/core/planning/significant-figures";
 import { defaultState } from "@/lib/planning/fields";
 import { parseUrlState, serializeUrlState } from "@/lib/planning/url-state";
-import { CAPACITY_PRESETS, capacitySpec, computeCapacity, utilizationCurves, type CapacityState, type CapacityView } from "./capacity-data";
+import {
+  CAPACITY_PRESETS,
+  capacitySpec,
+  computeCapacity,
+  utilizationCurves,
+  type CapacityState,
+  type CapacityView,
+} from "./capacity-data";
 
 const preset = (id: string): CapacityState => {
   const p = CAPACITY_PRESETS.find((x) => x.id === id);
@@ -12,7 +19,8 @@ const preset = (id: string): CapacityState => {
 };
 
 function feasiblePlan(view: CapacityView) {
-  if (!view.plan?.ok || !view.plan.value.feasible) throw new Error(`expected a feasible plan, got ${JSON.stringify(view.plan)}`);
+  if (!view.plan?.ok || !view.plan.value.feasible)
+    throw new Error(`expected a feasible plan, got ${JSON.stringify(view.plan)}`);
   return view.plan.value;
 }
 
@@ -112,7 +120,9 @@ describe("capacity page: invalid input and infeasible SLOs", () => {
   it("an SLO an idle server misses (4.6 × 12 ms = 55.2 ms > 50 ms) plans nothing and says why", () => {
     const view = computeCapacity({ ...preset("napkin"), service: "12" });
     expect(view.plan?.ok && view.plan.value.feasible).toBe(false);
-    expect(view.plan?.ok && !view.plan.value.feasible && view.plan.value.safeUtilization.reason).toMatch(/idle server's p99 \(55\.200 ms\)/);
+    expect(view.plan?.ok && !view.plan.value.feasible && view.plan.value.safeUtilization.reason).toMatch(
+      /idle server's p99 \(55\.200 ms\)/,
+    );
     expect(view.replicaBars).toEqual([]);
   });
 
@@ -124,7 +134,9 @@ describe("capacity page: invalid input and infeasible SLOs", () => {
   });
 
   it("Napkin Math 13.3 Step 0: 68 ms end to end with an 18 ms outside bound plans the same 36", () => {
-    expect(feasiblePlan(computeCapacity({ ...preset("napkin"), budget: "68", outside: "18" })).replicas.finalReplicas).toBe(36);
+    expect(
+      feasiblePlan(computeCapacity({ ...preset("napkin"), budget: "68", outside: "18" })).replicas.finalReplicas,
+    ).toBe(36);
   });
 
   it("the URL reproduces the view", () => {

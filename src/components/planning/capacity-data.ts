@@ -12,9 +12,32 @@ import { runModel, type ModelRun } from "@/lib/planning/run-model";
 
 export const capacitySpec = {
   rate: { kind: "number", label: "Peak arrival rate", unit: "req/s", default: "5000", min: 0, minInclusive: false },
-  service: { kind: "number", label: "Service time S", unit: "ms", default: "3.52819", min: 0, minInclusive: false, help: "Mean time one replica holds a request (batch 1)." },
-  budget: { kind: "number", label: "p99 budget", unit: "ms", default: "50", min: 0, minInclusive: false, help: "For queue wait + service; end to end if an outside-worker bound is given." },
-  outside: { kind: "number", label: "Outside-worker upper bound", unit: "ms", default: "0", min: 0, help: "Subtracted from the budget first (Napkin Math 13.3 Step 0)." },
+  service: {
+    kind: "number",
+    label: "Service time S",
+    unit: "ms",
+    default: "3.52819",
+    min: 0,
+    minInclusive: false,
+    help: "Mean time one replica holds a request (batch 1).",
+  },
+  budget: {
+    kind: "number",
+    label: "p99 budget",
+    unit: "ms",
+    default: "50",
+    min: 0,
+    minInclusive: false,
+    help: "For queue wait + service; end to end if an outside-worker bound is given.",
+  },
+  outside: {
+    kind: "number",
+    label: "Outside-worker upper bound",
+    unit: "ms",
+    default: "0",
+    min: 0,
+    help: "Subtracted from the budget first (Napkin Math 13.3 Step 0).",
+  },
   multiplier: {
     kind: "choice",
     label: "p99 multiple of the mean",
@@ -25,7 +48,15 @@ export const capacitySpec = {
     ],
   },
   headroom: { kind: "number", label: "Headroom", unit: "%", default: "30", min: 0, max: 1000 },
-  k: { kind: "number", label: "Failures to survive (N+k)", unit: "replicas", default: "1", min: 0, max: 1000, integer: true },
+  k: {
+    kind: "number",
+    label: "Failures to survive (N+k)",
+    unit: "replicas",
+    default: "1",
+    min: 0,
+    max: 1000,
+    integer: true,
+  },
   perReplica: {
     kind: "number",
     label: "Per-replica rate (batched plan)",
@@ -36,7 +67,15 @@ export const capacitySpec = {
     optional: true,
     help: "Empty: 1/S, one request at a time. A batched plan enters B/T(B), e.g. 7,040.",
   },
-  servers: { kind: "number", label: "Servers c for the M/M/c curve", unit: "servers", default: "4", min: 1, max: 1000, integer: true },
+  servers: {
+    kind: "number",
+    label: "Servers c for the M/M/c curve",
+    unit: "servers",
+    default: "4",
+    min: 1,
+    max: 1000,
+    integer: true,
+  },
 } as const satisfies FormSpec;
 
 export type CapacitySpec = typeof capacitySpec;
@@ -67,13 +106,15 @@ export const CAPACITY_PRESETS: readonly CapacityPreset[] = [
   {
     id: "napkin",
     label: "Napkin Math 13.3",
-    source: "ResNet-50 on H100s: 5,000 QPS peak, S = 3.528 ms (fixture R), 50 ms p99 for queue + GPU, p99 ≈ 4.6 × mean, 30% headroom, N+1.",
+    source:
+      "ResNet-50 on H100s: 5,000 QPS peak, S = 3.528 ms (fixture R), 50 ms p99 for queue + GPU, p99 ≈ 4.6 × mean, 30% headroom, N+1.",
     state: NAPKIN,
   },
   {
     id: "napkin-n2",
     label: "Napkin Math 13.3, N+2",
-    source: "The same plan surviving two failures: 27 + 2 = 29 at the same threshold, or 36 + 2 = 38 keeping the headroom.",
+    source:
+      "The same plan surviving two failures: 27 + 2 = 29 at the same threshold, or 36 + 2 = 38 keeping the headroom.",
     state: { ...NAPKIN, k: "2" },
   },
   {
@@ -141,7 +182,6 @@ export function multiplierOf(choice: string): number {
   return choice === "exact" ? LN_100 : CHAPTER_P99_MULTIPLIER;
 }
 
-
 export function utilizationCurves(input: { serviceTimeMs: number; servers: number; multiplier: number }): CurvePoint[] {
   const { serviceTimeMs: s, servers: c, multiplier: m } = input;
   return Array.from({ length: CURVE_STEPS + 1 }, (_, i) => {
@@ -204,23 +244,28 @@ export function computeCapacity(raw: CapacityState): CapacityView {
   const c = need(values, ["service", "servers", "multiplier", "budget", "outside"]);
   let curves: CapacityView["curves"] = null;
   if (c && !errors.outside) {
-    curves = runModel(() => {
-      const multiplier = multiplierOf(c.multiplier);
-      const modelBudgetMs = c.budget - c.outside;
-      const maxUtilization = plan?.ok && plan.value.feasible ? plan.value.safeUtilization.maxUtilization : null;
-      return {
-        serviceTimeMs: c.service,
-        servers: c.servers,
-        multiplier,
-        points: utilizationCurves({ serviceTimeMs: c.service, servers: c.servers, multiplier }),
-        modelBudgetMs,
-        maxUtilization,
-        yMaxMs: niceCeil(Math.max(2 * modelBudgetMs, 2 * multiplier * c.service)),
-      };
-    }, PARAMS, labelOf);
+    curves = runModel(
+      () => {
+        const multiplier = multiplierOf(c.multiplier);
+        const modelBudgetMs = c.budget - c.outside;
+        const maxUtilization = plan?.ok && plan.value.feasible ? plan.value.safeUtilization.maxUtilization : null;
+        return {
+          serviceTimeMs: c.service,
+          servers: c.servers,
+          multiplier,
+          points: utilizationCurves({ serviceTimeMs: c.service, servers: c.servers, multiplier }),
+          modelBudgetMs,
+          maxUtilization,
+          yMaxMs: niceCeil(Math.max(2 * modelBudgetMs, 2 * multiplier * c.service)),
+        };
+      },
+      PARAMS,
+      labelOf,
+    );
   }
 
-  const replicaBars = plan?.ok && plan.value.feasible ? replicaBarsOf(plan.value, values.k ?? 1, values.headroom ?? 0) : [];
+  const replicaBars =
+    plan?.ok && plan.value.feasible ? replicaBarsOf(plan.value, values.k ?? 1, values.headroom ?? 0) : [];
   return {
     validation,
     errors,
@@ -232,7 +277,11 @@ export function computeCapacity(raw: CapacityState): CapacityView {
   };
 }
 
-export function replicaBarsOf(plan: Extract<CapacityPlan, { feasible: true }>, k: number, headroomPercent: number): ReplicaBar[] {
+export function replicaBarsOf(
+  plan: Extract<CapacityPlan, { feasible: true }>,
+  k: number,
+  headroomPercent: number,
+): ReplicaBar[] {
   const r = plan.replicas;
   const fleet = (step: string, f: typeof r.postFailure): ReplicaBar => ({
     step,
@@ -250,11 +299,31 @@ export function replicaBarsOf(plan: Extract<CapacityPlan, { feasible: true }>, k
 }
 
 export function curvesCsv(curves: CurvesView | null): CsvTable {
-  const columns = ["utilization", "mm1_mean_ms", "mm1_p99_ms", "md1_mean_ms", "mmc_mean_ms", "mmc_p99_ms", "servers", "service_ms", "p99_multiplier"];
+  const columns = [
+    "utilization",
+    "mm1_mean_ms",
+    "mm1_p99_ms",
+    "md1_mean_ms",
+    "mmc_mean_ms",
+    "mmc_p99_ms",
+    "servers",
+    "service_ms",
+    "p99_multiplier",
+  ];
   if (!curves) return { columns, rows: [] };
   return {
     columns,
-    rows: curves.points.map((p) => [p.utilization, p.mm1MeanMs, p.mm1P99Ms, p.md1MeanMs, p.mmcMeanMs, p.mmcP99Ms, curves.servers, curves.serviceTimeMs, curves.multiplier]),
+    rows: curves.points.map((p) => [
+      p.utilization,
+      p.mm1MeanMs,
+      p.mm1P99Ms,
+      p.md1MeanMs,
+      p.mmcMeanMs,
+      p.mmcP99Ms,
+      curves.servers,
+      curves.serviceTimeMs,
+      curves.multiplier,
+    ]),
   };
 }
 

@@ -7,7 +7,15 @@ import { ChartFrame } from "@/components/charts/chart-frame";
 import { StackedBarChart } from "@/components/charts/stacked-bar-chart";
 import { XYChart, type XYMarker } from "@/components/charts/xy-chart";
 import { formatMs, formatPercent, formatRate, formatSig } from "@/lib/planning/format";
-import { CAPACITY_PRESETS, CURVE_MAX_UTILIZATION, capacitySpec, computeCapacity, type CapacityField, type CapacityState, type LiveOperatingPoint } from "./capacity-data";
+import {
+  CAPACITY_PRESETS,
+  CURVE_MAX_UTILIZATION,
+  capacitySpec,
+  computeCapacity,
+  type CapacityField,
+  type CapacityState,
+  type LiveOperatingPoint,
+} from "./capacity-data";
 import { Field, FieldGroup, ModelMessage, PresetBar, SummaryTile, matchingPreset } from "./planner-controls";
 import { serializeLiveSource, type LiveSource } from "@/contracts/live-source";
 import { LIVE_REFETCH_MS, LiveSourcePicker, describeWindow } from "./live-source-picker";
@@ -20,7 +28,15 @@ const pct = (v: number) => `${Math.round(v * 100)}%`;
  * The capacity planner. With a chosen deployment (operators only), its live operating point (ρ and the time in the
  * server, from its heartbeats over the chosen window) is drawn on the model curves (issue 18).
  */
-export function CapacityPlanner({ initial, initialLiveSource, canReadLive = false }: { initialLiveSource: LiveSource; initial: CapacityState; canReadLive?: boolean }) {
+export function CapacityPlanner({
+  initial,
+  initialLiveSource,
+  canReadLive = false,
+}: {
+  initialLiveSource: LiveSource;
+  initial: CapacityState;
+  canReadLive?: boolean;
+}) {
   // The chosen deployment and window ride in the URL beside the planner's fields: a live view can be shared.
   const [liveSource, setLiveSource] = useState<LiveSource>(initialLiveSource);
   const { state, setField, setState } = usePlannerState(capacitySpec, initial, serializeLiveSource(liveSource));
@@ -35,22 +51,36 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
   const liveData = liveSource.deploymentId !== "" ? liveQuery.data : undefined;
   const live: LiveOperatingPoint | null =
     liveData && liveData.utilization !== null
-      ? { id: liveData.deploymentId, label: "live", utilization: liveData.utilization, meanMs: liveData.meanMs ?? undefined, p99Ms: liveData.p99Ms ?? undefined }
+      ? {
+          id: liveData.deploymentId,
+          label: "live",
+          utilization: liveData.utilization,
+          meanMs: liveData.meanMs ?? undefined,
+          p99Ms: liveData.p99Ms ?? undefined,
+        }
       : null;
-  const field = (k: CapacityField) => <Field name={k} spec={capacitySpec[k]} value={state[k]} error={view.errors[k]} onChange={(v) => setField(k, v)} />;
+  const field = (k: CapacityField) => (
+    <Field name={k} spec={capacitySpec[k]} value={state[k]} error={view.errors[k]} onChange={(v) => setField(k, v)} />
+  );
 
   const plan = view.plan?.ok ? view.plan.value : null;
   const feasible = plan?.feasible ? plan : null;
   const curves = view.curves?.ok ? view.curves.value : null;
   const liveMarkers: XYMarker[] = [];
   if (live && curves) {
-    if (live.meanMs !== undefined) liveMarkers.push({ x: live.utilization, y: live.meanMs, label: `${live.label} mean`, color: "#111827" });
-    if (live.p99Ms !== undefined) liveMarkers.push({ x: live.utilization, y: live.p99Ms, label: `${live.label} p99`, color: "#b45309" });
+    if (live.meanMs !== undefined)
+      liveMarkers.push({ x: live.utilization, y: live.meanMs, label: `${live.label} mean`, color: "#111827" });
+    if (live.p99Ms !== undefined)
+      liveMarkers.push({ x: live.utilization, y: live.p99Ms, label: `${live.label} p99`, color: "#b45309" });
   }
 
   return (
     <>
-      <PresetBar presets={CAPACITY_PRESETS} activeId={matchingPreset(CAPACITY_PRESETS, state)} onSelect={(id) => setState(CAPACITY_PRESETS.find((p) => p.id === id)!.state)} />
+      <PresetBar
+        presets={CAPACITY_PRESETS}
+        activeId={matchingPreset(CAPACITY_PRESETS, state)}
+        onSelect={(id) => setState(CAPACITY_PRESETS.find((p) => p.id === id)!.state)}
+      />
       <div className="planner">
         <form className="planner-inputs" onSubmit={(e) => e.preventDefault()} aria-label="Capacity inputs">
           <FieldGroup title="Load">
@@ -69,19 +99,49 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
           </FieldGroup>
           <FieldGroup title="Curves">
             {field("servers")}
-            <LiveSourcePicker canReadLive={canReadLive} value={liveSource} onChange={setLiveSource} label="Live operating point of" noun="a live operating point (measured ρ, mean and p99)" />
-            {liveSource.deploymentId !== "" && liveQuery.error && <p className="field-error" role="alert">{liveQuery.error.message}</p>}
+            <LiveSourcePicker
+              canReadLive={canReadLive}
+              value={liveSource}
+              onChange={setLiveSource}
+              label="Live operating point of"
+              noun="a live operating point (measured ρ, mean and p99)"
+            />
+            {liveSource.deploymentId !== "" && liveQuery.error && (
+              <p className="field-error" role="alert">
+                {liveQuery.error.message}
+              </p>
+            )}
           </FieldGroup>
         </form>
 
         <div className="planner-results">
           {view.plan && !view.plan.ok && <ModelMessage message={view.plan.message} testId="plan-message" />}
-          {plan && !plan.feasible && <ModelMessage message={`No utilization is safe: ${plan.safeUtilization.reason}.`} testId="plan-infeasible" />}
+          {plan && !plan.feasible && (
+            <ModelMessage
+              message={`No utilization is safe: ${plan.safeUtilization.reason}.`}
+              testId="plan-infeasible"
+            />
+          )}
           {feasible && (
             <div className="summary-strip" data-testid="capacity-summary">
-              <SummaryTile label="Safe utilization ρ_max" value={formatPercent(feasible.safeUtilization.maxUtilization)} sub={`1 − m·S / ${formatMs(feasible.safeUtilization.modelBudgetMs)}`} testId="rho-max" />
-              <SummaryTile label="Required service rate" value={formatRate(feasible.replicas.requiredServiceRatePerS)} sub={`λ / ρ_max; ${formatRate(feasible.perReplicaRatePerS)} per replica`} testId="required-rate" />
-              <SummaryTile label="Replicas" value={`${feasible.replicas.baseReplicas} → ${feasible.replicas.finalReplicas}`} sub={`⌈${formatSig(feasible.replicas.exactReplicas, 4)}⌉, then +${state.headroom}% headroom`} testId="replicas" />
+              <SummaryTile
+                label="Safe utilization ρ_max"
+                value={formatPercent(feasible.safeUtilization.maxUtilization)}
+                sub={`1 − m·S / ${formatMs(feasible.safeUtilization.modelBudgetMs)}`}
+                testId="rho-max"
+              />
+              <SummaryTile
+                label="Required service rate"
+                value={formatRate(feasible.replicas.requiredServiceRatePerS)}
+                sub={`λ / ρ_max; ${formatRate(feasible.perReplicaRatePerS)} per replica`}
+                testId="required-rate"
+              />
+              <SummaryTile
+                label="Replicas"
+                value={`${feasible.replicas.baseReplicas} → ${feasible.replicas.finalReplicas}`}
+                sub={`⌈${formatSig(feasible.replicas.exactReplicas, 4)}⌉, then +${state.headroom}% headroom`}
+                testId="replicas"
+              />
               <SummaryTile
                 label={`After ${state.k} failure${state.k === "1" ? "" : "s"}`}
                 value={formatPercent(feasible.replicas.postFailure.utilizationAfterFailures)}
@@ -101,10 +161,17 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
                 {liveData.label}: {describeWindow(liveData.window)}
               </p>
               {liveData.arrivalRatePerS === null || liveData.window.requests === 0 ? (
-                <p className="muted">No requests in this window: send traffic to the deployment to see where it runs.</p>
+                <p className="muted">
+                  No requests in this window: send traffic to the deployment to see where it runs.
+                </p>
               ) : (
                 <div className="summary-strip">
-                  <SummaryTile label="Arrival rate λ" value={`${formatSig(liveData.arrivalRatePerS, 3)} req/s`} sub="requests over the heartbeat intervals" testId="live-rate" />
+                  <SummaryTile
+                    label="Arrival rate λ"
+                    value={`${formatSig(liveData.arrivalRatePerS, 3)} req/s`}
+                    sub="requests over the heartbeat intervals"
+                    testId="live-rate"
+                  />
                   <SummaryTile
                     label="Utilization ρ"
                     value={liveData.utilization === null ? "not reported" : formatPercent(liveData.utilization)}
@@ -114,7 +181,11 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
                   <SummaryTile
                     label="Time in server"
                     value={liveData.meanMs === null ? "—" : `${formatMs(liveData.meanMs)} mean`}
-                    sub={liveData.p99Ms === null ? "queue wait + compute" : `p99 ${formatMs(liveData.p99Ms)} (queue wait + compute)`}
+                    sub={
+                      liveData.p99Ms === null
+                        ? "queue wait + compute"
+                        : `p99 ${formatMs(liveData.p99Ms)} (queue wait + compute)`
+                    }
                     testId="live-latency"
                   />
                   <SummaryTile
@@ -126,12 +197,19 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
                 </div>
               )}
               {liveData.serviceTimeMs !== null && (
-                <button type="button" className="btn small" data-testid="use-live-service" onClick={() => setField("service", String(Number(liveData.serviceTimeMs!.toPrecision(4))))}>
+                <button
+                  type="button"
+                  className="btn small"
+                  data-testid="use-live-service"
+                  onClick={() => setField("service", String(Number(liveData.serviceTimeMs!.toPrecision(4))))}
+                >
                   Use its S ({formatMs(liveData.serviceTimeMs)}) for the curves
                 </button>
               )}
               {live && live.utilization > CURVE_MAX_UTILIZATION && (
-                <p className="muted small">ρ is above the curves&apos; {formatPercent(CURVE_MAX_UTILIZATION)}: the point is off the chart.</p>
+                <p className="muted small">
+                  ρ is above the curves&apos; {formatPercent(CURVE_MAX_UTILIZATION)}: the point is off the chart.
+                </p>
               )}
             </section>
           )}
@@ -156,7 +234,10 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
                 yLabel="latency (ms)"
                 xDomain={[0, CURVE_MAX_UTILIZATION]}
                 xTicks={UTILIZATION_TICKS}
-                yDomain={[0, live?.p99Ms !== undefined && live.p99Ms > curves.yMaxMs ? niceCeil(live.p99Ms * 1.1) : curves.yMaxMs]}
+                yDomain={[
+                  0,
+                  live?.p99Ms !== undefined && live.p99Ms > curves.yMaxMs ? niceCeil(live.p99Ms * 1.1) : curves.yMaxMs,
+                ]}
                 formatX={pct}
                 formatY={(v) => formatSig(v, 3)}
                 lines={[
@@ -167,9 +248,22 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
                   { key: "mmcP99Ms", label: `M/M/${curves.servers} p99`, color: "#8b5cf6", dashed: true },
                 ]}
                 references={[
-                  { axis: "y", value: curves.modelBudgetMs, label: `p99 budget ${formatMs(curves.modelBudgetMs)}`, color: "#d64545" },
+                  {
+                    axis: "y",
+                    value: curves.modelBudgetMs,
+                    label: `p99 budget ${formatMs(curves.modelBudgetMs)}`,
+                    color: "#d64545",
+                  },
                   ...(curves.maxUtilization !== null
-                    ? [{ axis: "x" as const, value: curves.maxUtilization, label: `ρ_max ${formatPercent(curves.maxUtilization)}`, color: "#1f9d55", labelPosition: "insideTopLeft" as const }]
+                    ? [
+                        {
+                          axis: "x" as const,
+                          value: curves.maxUtilization,
+                          label: `ρ_max ${formatPercent(curves.maxUtilization)}`,
+                          color: "#1f9d55",
+                          labelPosition: "insideTopLeft" as const,
+                        },
+                      ]
                     : []),
                 ]}
                 markers={liveMarkers}
@@ -222,15 +316,17 @@ export function CapacityPlanner({ initial, initialLiveSource, canReadLive = fals
                       <td className="num">{Math.max(0, b.replicas - Number(state.k))}</td>
                       <td className="num">{formatPercent(b.utilizationAfterFailures)}</td>
                       <td>
-                        <span className={`badge ${b.withinMaxUtilization ? "ok" : "bad"}`}>{b.withinMaxUtilization ? "yes" : "no"}</span>
+                        <span className={`badge ${b.withinMaxUtilization ? "ok" : "bad"}`}>
+                          {b.withinMaxUtilization ? "yes" : "no"}
+                        </span>
                       </td>
                     </tr>
                   ))}
                 </tbody>
               </table>
               <p className="muted small">
-                &ldquo;N+k on base&rdquo; survives k failures at the same ρ_max; &ldquo;N+k on final&rdquo; keeps the headroom after
-                k failures (Napkin Math 13.3&apos;s two readings).
+                &ldquo;N+k on base&rdquo; survives k failures at the same ρ_max; &ldquo;N+k on final&rdquo; keeps the
+                headroom after k failures (Napkin Math 13.3&apos;s two readings).
               </p>
             </section>
           )}

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { roundLikeDisplay, roundToSignificant } from "@/core/planning/significant-figures";
 import { defaultState } from "@/lib/planning/fields";
 import { parseUrlState, serializeUrlState } from "@/lib/planning/url-state";
-import { KV_PRESETS, computeKvCache, figure8XMax, kvCacheSpec, type KvCacheState, type KvCacheView } from "./kv-cache-data";
+import {
+  KV_PRESETS,
+  computeKvCache,
+  figure8XMax,
+  kvCacheSpec,
+  type KvCacheState,
+  type KvCacheView,
+} from "./kv-cache-data";
 
 const preset = (id: string): KvCacheState => {
   const p = KV_PRESETS.find((x) => x.id === id);
@@ -82,11 +89,21 @@ describe("KV page: the 70B-class model (Figure 8, TV-069)", () => {
     const last = f.rows.at(-1)!;
     expect(last.context).toBe(8192);
     expect(last.b32).toBeCloseTo((32 * 8192 * 327_680) / 1e9, 9);
-    expect(view.figure8Csv.columns).toEqual(["context_tokens", "kv_gb_batch_1", "kv_gb_batch_8", "kv_gb_batch_16", "kv_gb_batch_32", "kv_gb_batch_64", "kv_budget_gb"]);
+    expect(view.figure8Csv.columns).toEqual([
+      "context_tokens",
+      "kv_gb_batch_1",
+      "kv_gb_batch_8",
+      "kv_gb_batch_16",
+      "kv_gb_batch_32",
+      "kv_gb_batch_64",
+      "kv_budget_gb",
+    ]);
   });
 
   it("figure8XMax doubles from 8k until it shows twice the context", () => {
-    expect([figure8XMax(1024), figure8XMax(4096), figure8XMax(8192), figure8XMax(20_000)]).toEqual([8192, 8192, 16384, 65536]);
+    expect([figure8XMax(1024), figure8XMax(4096), figure8XMax(8192), figure8XMax(20_000)]).toEqual([
+      8192, 8192, 16384, 65536,
+    ]);
   });
 
   it("a concurrency off the standard lines gets its own line", () => {
@@ -164,8 +181,14 @@ describe("KV page: decode and speculative decoding", () => {
     expect(s.curve).toHaveLength(51);
     expect(s.curve[0]!.g4).toBeLessThan(1);
     // α = 1: every draft accepted, E = γ + 1 = 5 tokens per (4 × 0.074 + 0.8955) ms.
-    expect(s.curve.at(-1)!.g4).toBeCloseTo(0.8955 / ((4 * 0.074030 + 0.8955) / 5), 2);
-    expect(view.speculativeCsv.columns).toEqual(["acceptance", "speedup_gamma_1", "speedup_gamma_2", "speedup_gamma_4", "speedup_gamma_8"]);
+    expect(s.curve.at(-1)!.g4).toBeCloseTo(0.8955 / ((4 * 0.07403 + 0.8955) / 5), 2);
+    expect(view.speculativeCsv.columns).toEqual([
+      "acceptance",
+      "speedup_gamma_1",
+      "speedup_gamma_2",
+      "speedup_gamma_4",
+      "speedup_gamma_8",
+    ]);
   });
 });
 

@@ -7,14 +7,35 @@
  * weights and reserve are decimal GB, as the chapter counts tensor footprints.
  */
 import { decodeFloorMs, decodeStep, type DecodeStep } from "@/core/llm/decode";
-import { checkKvFit, contextThatFits, kvBudgetBytes, sequencesThatFit, type DoesNotFit, type KvMemoryInput } from "@/core/llm/kv-budget";
+import {
+  checkKvFit,
+  contextThatFits,
+  kvBudgetBytes,
+  sequencesThatFit,
+  type DoesNotFit,
+  type KvMemoryInput,
+} from "@/core/llm/kv-budget";
 import { gqaReduction, kvBytesPerToken } from "@/core/llm/kv-cache";
-import { GPT2_SMALL_DRAFT_FP16_BYTES, GPT2_XL, H100_SXM5, LLAMA3_8B, LLAMA_70B_CLASS, type TransformerSpec } from "@/core/llm/presets";
+import {
+  GPT2_SMALL_DRAFT_FP16_BYTES,
+  GPT2_XL,
+  H100_SXM5,
+  LLAMA3_8B,
+  LLAMA_70B_CLASS,
+  type TransformerSpec,
+} from "@/core/llm/presets";
 import { speculativeDecoding, type SpeculativeEstimate } from "@/core/llm/speculative";
 import { niceCeil } from "@/lib/planning/axis";
 import type { CsvTable } from "@/lib/planning/csv";
 import { BYTES_PER_GB, BYTES_PER_GIB } from "@/lib/planning/format";
-import { need, validateForm, type FormSpec, type FormValidation, type FormValues, type RawState } from "@/lib/planning/fields";
+import {
+  need,
+  validateForm,
+  type FormSpec,
+  type FormValidation,
+  type FormValues,
+  type RawState,
+} from "@/lib/planning/fields";
 import { runModel, type ModelRun } from "@/lib/planning/run-model";
 
 export const DTYPE_BYTES: Record<string, number> = { fp32: 4, fp16: 2, fp8: 1 };
@@ -34,10 +55,34 @@ export const kvCacheSpec = {
       { value: "fp8", label: "FP8 / INT8 (1 B)" },
     ],
   },
-  context: { kind: "number", label: "Context", unit: "tokens", default: "8192", min: 1, max: 10_000_000, integer: true },
-  concurrency: { kind: "number", label: "Concurrent sequences", unit: "seq", default: "32", min: 1, max: 1_000_000, integer: true },
+  context: {
+    kind: "number",
+    label: "Context",
+    unit: "tokens",
+    default: "8192",
+    min: 1,
+    max: 10_000_000,
+    integer: true,
+  },
+  concurrency: {
+    kind: "number",
+    label: "Concurrent sequences",
+    unit: "seq",
+    default: "32",
+    min: 1,
+    max: 1_000_000,
+    integer: true,
+  },
   beam: { kind: "number", label: "Beam width", unit: "", default: "1", min: 1, max: 64, integer: true },
-  memory: { kind: "number", label: "Accelerator memory", unit: "", default: "80", min: 0, minInclusive: false, max: 1e6 },
+  memory: {
+    kind: "number",
+    label: "Accelerator memory",
+    unit: "",
+    default: "80",
+    min: 0,
+    minInclusive: false,
+    max: 1e6,
+  },
   memoryUnit: {
     kind: "choice",
     label: "Memory unit",
@@ -48,8 +93,24 @@ export const kvCacheSpec = {
     ],
   },
   weights: { kind: "number", label: "Weights", unit: "GB", default: "16.1", min: 0, max: 1e6 },
-  reserve: { kind: "number", label: "Runtime reserve", unit: "GB", default: "0", min: 0, max: 1e6, help: "Workspace, activations, graphs: held back from the cache." },
-  bandwidth: { kind: "number", label: "Memory bandwidth", unit: "TB/s", default: "3.35", min: 0, minInclusive: false, max: 1e4 },
+  reserve: {
+    kind: "number",
+    label: "Runtime reserve",
+    unit: "GB",
+    default: "0",
+    min: 0,
+    max: 1e6,
+    help: "Workspace, activations, graphs: held back from the cache.",
+  },
+  bandwidth: {
+    kind: "number",
+    label: "Memory bandwidth",
+    unit: "TB/s",
+    default: "3.35",
+    min: 0,
+    minInclusive: false,
+    max: 1e4,
+  },
   draft: { kind: "number", label: "Draft model weights", unit: "GB", default: "2.5", min: 0, max: 1e6 },
   alpha: { kind: "number", label: "Acceptance α", unit: "", default: "0.7", min: 0, max: 1 },
   gamma: { kind: "number", label: "Draft tokens γ", unit: "tokens", default: "4", min: 0, max: 64, integer: true },
@@ -68,7 +129,11 @@ export interface KvPreset {
   state: KvCacheState;
 }
 
-function modelState(m: TransformerSpec, weightsGB: number, rest: Pick<KvCacheState, "context" | "concurrency" | "draft">): KvCacheState {
+function modelState(
+  m: TransformerSpec,
+  weightsGB: number,
+  rest: Pick<KvCacheState, "context" | "concurrency" | "draft">,
+): KvCacheState {
   return {
     layers: String(m.layers),
     kvHeads: String(m.kvHeads),
@@ -91,20 +156,35 @@ export const KV_PRESETS: readonly KvPreset[] = [
   {
     id: "gpt2-xl",
     label: "GPT-2 XL",
-    source: "§13.9.2: 48 layers × 25 heads × 64, no GQA, 3 GB FP16 weights on an H100 (80 GiB, 3.35 TB/s); draft GPT-2 Small 248 MB, γ = 4, α = 0.7 (TV-063, TV-066).",
-    state: modelState(GPT2_XL, GPT2_XL.weightBytes.fp16! / BYTES_PER_GB, { context: "1024", concurrency: "32", draft: String(GPT2_SMALL_DRAFT_FP16_BYTES / BYTES_PER_GB) }),
+    source:
+      "§13.9.2: 48 layers × 25 heads × 64, no GQA, 3 GB FP16 weights on an H100 (80 GiB, 3.35 TB/s); draft GPT-2 Small 248 MB, γ = 4, α = 0.7 (TV-063, TV-066).",
+    state: modelState(GPT2_XL, GPT2_XL.weightBytes.fp16! / BYTES_PER_GB, {
+      context: "1024",
+      concurrency: "32",
+      draft: String(GPT2_SMALL_DRAFT_FP16_BYTES / BYTES_PER_GB),
+    }),
   },
   {
     id: "llama3-8b",
     label: "Llama 3 8B",
-    source: "§13.9.5: 32 layers, 8 KV heads × 128 (32 query heads), 16.1 GB FP16 weights, 8,192-token context on an H100 (TV-068). Draft: a 1B-class model, 2.5 GB (illustrative, not from the chapter).",
-    state: modelState(LLAMA3_8B, LLAMA3_8B.weightBytes.fp16! / BYTES_PER_GB, { context: "8192", concurrency: "32", draft: "2.5" }),
+    source:
+      "§13.9.5: 32 layers, 8 KV heads × 128 (32 query heads), 16.1 GB FP16 weights, 8,192-token context on an H100 (TV-068). Draft: a 1B-class model, 2.5 GB (illustrative, not from the chapter).",
+    state: modelState(LLAMA3_8B, LLAMA3_8B.weightBytes.fp16! / BYTES_PER_GB, {
+      context: "8192",
+      concurrency: "32",
+      draft: "2.5",
+    }),
   },
   {
     id: "70b",
     label: "70B-class GQA",
-    source: "Figure 8: 80 layers, 8 KV heads × 128 (reconstructed), 35.3 GB INT4 weights, FP16 cache, 50.6 GB for KV (TV-069). Draft: Llama 3 8B in 4-bit, 4 GB (illustrative).",
-    state: modelState(LLAMA_70B_CLASS, LLAMA_70B_CLASS.weightBytes.int4! / BYTES_PER_GB, { context: "4096", concurrency: "32", draft: String(LLAMA3_8B.weightBytes.int4! / BYTES_PER_GB) }),
+    source:
+      "Figure 8: 80 layers, 8 KV heads × 128 (reconstructed), 35.3 GB INT4 weights, FP16 cache, 50.6 GB for KV (TV-069). Draft: Llama 3 8B in 4-bit, 4 GB (illustrative).",
+    state: modelState(LLAMA_70B_CLASS, LLAMA_70B_CLASS.weightBytes.int4! / BYTES_PER_GB, {
+      context: "4096",
+      concurrency: "32",
+      draft: String(LLAMA3_8B.weightBytes.int4! / BYTES_PER_GB),
+    }),
   },
 ];
 
@@ -200,7 +280,10 @@ export function deviceBytesOf(memory: number, unit: string): number {
   return memory * (unit === "GB" ? BYTES_PER_GB : BYTES_PER_GIB);
 }
 
-function memoryInput(v: Pick<FormValues<KvCacheSpec>, "memory" | "memoryUnit" | "weights" | "reserve" | "beam">, bytesPerToken: number): KvMemoryInput {
+function memoryInput(
+  v: Pick<FormValues<KvCacheSpec>, "memory" | "memoryUnit" | "weights" | "reserve" | "beam">,
+  bytesPerToken: number,
+): KvMemoryInput {
   return {
     deviceBytes: deviceBytesOf(v.memory, v.memoryUnit),
     weightBytes: v.weights * BYTES_PER_GB,
@@ -211,27 +294,49 @@ function memoryInput(v: Pick<FormValues<KvCacheSpec>, "memory" | "memoryUnit" | 
 }
 
 function sizing(values: Values): ModelRun<SizingView, KvCacheField> | null {
-  const v = need(values, ["layers", "kvHeads", "queryHeads", "headDim", "dtype", "context", "concurrency", "beam", "memory", "memoryUnit", "weights", "reserve"]);
+  const v = need(values, [
+    "layers",
+    "kvHeads",
+    "queryHeads",
+    "headDim",
+    "dtype",
+    "context",
+    "concurrency",
+    "beam",
+    "memory",
+    "memoryUnit",
+    "weights",
+    "reserve",
+  ]);
   if (!v) return null;
-  return runModel(() => {
-    const bytesPerToken = kvBytesPerToken({ layers: v.layers, kvHeads: v.kvHeads, headDim: v.headDim, bytesPerElement: DTYPE_BYTES[v.dtype]! });
-    const gqaFactor = gqaReduction(v.queryHeads, v.kvHeads);
-    const input = memoryInput(v, bytesPerToken);
-    const seq = sequencesThatFit(input, v.context);
-    const ctx = contextThatFits(input, v.concurrency);
-    const load = checkKvFit(input, v.context, v.concurrency);
-    const cacheBytes = bytesPerToken * v.context * v.concurrency * v.beam;
-    return {
-      bytesPerToken,
-      gqaFactor,
-      bytesPerSequence: bytesPerToken * v.context * v.beam,
-      deviceBytes: input.deviceBytes,
-      budgetBytes: kvBudgetBytes(input),
-      sequences: seq.fits ? { fits: true, sequences: seq.sequences, maxResidentTokens: seq.maxResidentTokens } : seq,
-      contextAtConcurrency: ctx.fits ? { fits: true, contextTokens: ctx.contextTokens } : ctx,
-      load: load.fits ? { fits: true, cacheBytes, headroomBytes: load.headroomBytes } : { ...load, cacheBytes },
-    };
-  }, PARAMS, labelOf);
+  return runModel(
+    () => {
+      const bytesPerToken = kvBytesPerToken({
+        layers: v.layers,
+        kvHeads: v.kvHeads,
+        headDim: v.headDim,
+        bytesPerElement: DTYPE_BYTES[v.dtype]!,
+      });
+      const gqaFactor = gqaReduction(v.queryHeads, v.kvHeads);
+      const input = memoryInput(v, bytesPerToken);
+      const seq = sequencesThatFit(input, v.context);
+      const ctx = contextThatFits(input, v.concurrency);
+      const load = checkKvFit(input, v.context, v.concurrency);
+      const cacheBytes = bytesPerToken * v.context * v.concurrency * v.beam;
+      return {
+        bytesPerToken,
+        gqaFactor,
+        bytesPerSequence: bytesPerToken * v.context * v.beam,
+        deviceBytes: input.deviceBytes,
+        budgetBytes: kvBudgetBytes(input),
+        sequences: seq.fits ? { fits: true, sequences: seq.sequences, maxResidentTokens: seq.maxResidentTokens } : seq,
+        contextAtConcurrency: ctx.fits ? { fits: true, contextTokens: ctx.contextTokens } : ctx,
+        load: load.fits ? { fits: true, cacheBytes, headroomBytes: load.headroomBytes } : { ...load, cacheBytes },
+      };
+    },
+    PARAMS,
+    labelOf,
+  );
 }
 
 /**
@@ -263,7 +368,13 @@ export function figure8XMax(context: number): number {
   return x;
 }
 
-export function figure8(bytesPerToken: number, budgetBytes: number, context: number, concurrency: number, beam: number): Figure8View {
+export function figure8(
+  bytesPerToken: number,
+  budgetBytes: number,
+  context: number,
+  concurrency: number,
+  beam: number,
+): Figure8View {
   const batches = [...new Set([...FIGURE8_BATCHES, concurrency])].sort((a, b) => a - b);
   const xMaxTokens = figure8XMax(context);
   const steps = 64;
@@ -281,27 +392,41 @@ export function figure8(bytesPerToken: number, budgetBytes: number, context: num
   return { lines, rows, budgetGB, xMaxTokens, yMaxGB: budgetGB > 0 ? niceCeil(2 * budgetGB) : 10 };
 }
 
-
 function decode(values: Values, s: SizingView, sequencesFit: number): ModelRun<DecodeView, KvCacheField> | null {
   const v = need(values, ["weights", "bandwidth", "context", "beam"]);
   if (!v) return null;
-  return runModel(() => {
-    const weightBytes = v.weights * BYTES_PER_GB;
-    const bandwidthBytesPerS = v.bandwidth * 1e12;
-    const floorMs = weightBytes > 0 ? decodeFloorMs(weightBytes, bandwidthBytesPerS) : 0;
-    const rows = DECODE_BATCHES.map((batch) => ({
-      ...decodeStep({ weightBytes, kvBytesPerToken: s.bytesPerToken * v.beam, contextTokens: v.context, batch, bandwidthBytesPerS }),
-      fits: batch <= sequencesFit,
-    }));
-    return { floorMs, rows };
-  }, PARAMS, labelOf);
+  return runModel(
+    () => {
+      const weightBytes = v.weights * BYTES_PER_GB;
+      const bandwidthBytesPerS = v.bandwidth * 1e12;
+      const floorMs = weightBytes > 0 ? decodeFloorMs(weightBytes, bandwidthBytesPerS) : 0;
+      const rows = DECODE_BATCHES.map((batch) => ({
+        ...decodeStep({
+          weightBytes,
+          kvBytesPerToken: s.bytesPerToken * v.beam,
+          contextTokens: v.context,
+          batch,
+          bandwidthBytesPerS,
+        }),
+        fits: batch <= sequencesFit,
+      }));
+      return { floorMs, rows };
+    },
+    PARAMS,
+    labelOf,
+  );
 }
 
-export function speculativeCurve(draftStepMs: number, targetVerifyMs: number, gammas: readonly number[]): Record<string, number>[] {
+export function speculativeCurve(
+  draftStepMs: number,
+  targetVerifyMs: number,
+  gammas: readonly number[],
+): Record<string, number>[] {
   return Array.from({ length: 51 }, (_, i) => {
     const alpha = Math.min(1, i / 50);
     const row: Record<string, number> = { alpha };
-    for (const g of gammas) row[`g${g}`] = speculativeDecoding({ acceptance: alpha, draftTokens: g, draftStepMs, targetVerifyMs }).speedup;
+    for (const g of gammas)
+      row[`g${g}`] = speculativeDecoding({ acceptance: alpha, draftTokens: g, draftStepMs, targetVerifyMs }).speedup;
     return row;
   });
 }
@@ -309,15 +434,26 @@ export function speculativeCurve(draftStepMs: number, targetVerifyMs: number, ga
 function speculative(values: Values): ModelRun<SpeculativeView, KvCacheField> | null {
   const v = need(values, ["weights", "draft", "bandwidth", "alpha", "gamma"]);
   if (!v) return null;
-  return runModel(() => {
-    if (!(v.weights > 0)) throw new RangeError("Speculative decoding needs target weights > 0 GB (the verify pass streams them)");
-    const bw = v.bandwidth * 1e12;
-    const targetVerifyMs = decodeFloorMs(v.weights * BYTES_PER_GB, bw);
-    const draftStepMs = v.draft > 0 ? decodeFloorMs(v.draft * BYTES_PER_GB, bw) : 0;
-    const estimate = speculativeDecoding({ acceptance: v.alpha, draftTokens: v.gamma, draftStepMs, targetVerifyMs });
-    const gammas = [...new Set([...SPECULATIVE_GAMMAS, v.gamma])].filter((g) => g > 0).sort((a, b) => a - b);
-    return { ...estimate, draftStepMs, targetVerifyMs, gammas, curve: speculativeCurve(draftStepMs, targetVerifyMs, gammas) };
-  }, PARAMS, labelOf);
+  return runModel(
+    () => {
+      if (!(v.weights > 0))
+        throw new RangeError("Speculative decoding needs target weights > 0 GB (the verify pass streams them)");
+      const bw = v.bandwidth * 1e12;
+      const targetVerifyMs = decodeFloorMs(v.weights * BYTES_PER_GB, bw);
+      const draftStepMs = v.draft > 0 ? decodeFloorMs(v.draft * BYTES_PER_GB, bw) : 0;
+      const estimate = speculativeDecoding({ acceptance: v.alpha, draftTokens: v.gamma, draftStepMs, targetVerifyMs });
+      const gammas = [...new Set([...SPECULATIVE_GAMMAS, v.gamma])].filter((g) => g > 0).sort((a, b) => a - b);
+      return {
+        ...estimate,
+        draftStepMs,
+        targetVerifyMs,
+        gammas,
+        curve: speculativeCurve(draftStepMs, targetVerifyMs, gammas),
+      };
+    },
+    PARAMS,
+    labelOf,
+  );
 }
 
 export function computeKvCache(raw: KvCacheState): KvCacheView {
@@ -331,7 +467,14 @@ export function computeKvCache(raw: KvCacheState): KvCacheView {
   let memoryBar: MemorySegment[] = [];
   let fig: Figure8View | null = null;
   let dec: KvCacheView["decode"] = null;
-  if (size?.ok && values.weights !== undefined && values.reserve !== undefined && values.context !== undefined && values.concurrency !== undefined && values.beam !== undefined) {
+  if (
+    size?.ok &&
+    values.weights !== undefined &&
+    values.reserve !== undefined &&
+    values.context !== undefined &&
+    values.concurrency !== undefined &&
+    values.beam !== undefined
+  ) {
     const s = size.value;
     memoryBar = memorySegments(s, values.weights * BYTES_PER_GB, values.reserve * BYTES_PER_GB);
     fig = figure8(s.bytesPerToken, s.budgetBytes, values.context, values.concurrency, values.beam);
@@ -350,7 +493,10 @@ export function computeKvCache(raw: KvCacheState): KvCacheView {
     decode: dec,
     speculative: spec,
     figure8Csv: figure8Csv(fig),
-    memoryCsv: { columns: ["segment", "bytes", "gb"], rows: memoryBar.map((m) => [m.label, m.bytes, m.bytes / BYTES_PER_GB]) },
+    memoryCsv: {
+      columns: ["segment", "bytes", "gb"],
+      rows: memoryBar.map((m) => [m.label, m.bytes, m.bytes / BYTES_PER_GB]),
+    },
     decodeCsv: decodeCsv(dec?.ok ? dec.value : null),
     speculativeCsv: speculativeCsv(spec?.ok ? spec.value : null),
   };

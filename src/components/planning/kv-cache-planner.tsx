@@ -3,15 +3,39 @@ import { useMemo } from "react";
 import { ChartFrame, ModelBadge } from "@/components/charts/chart-frame";
 import { StackedBarChart } from "@/components/charts/stacked-bar-chart";
 import { XYChart } from "@/components/charts/xy-chart";
-import { formatBytes, formatBytesExact, formatCount, formatFixed, formatGB, formatGiB, formatMs, formatPercent, formatSig, formatTimes } from "@/lib/planning/format";
+import {
+  formatBytes,
+  formatBytesExact,
+  formatCount,
+  formatFixed,
+  formatGB,
+  formatGiB,
+  formatMs,
+  formatPercent,
+  formatSig,
+  formatTimes,
+} from "@/lib/planning/format";
 import { BYTES_PER_GB } from "@/lib/planning/format";
 import { niceTicks } from "@/lib/planning/axis";
-import { KV_PRESETS, computeKvCache, kvCacheSpec, type KvCacheField, type KvCacheState, type SizingView } from "./kv-cache-data";
+import {
+  KV_PRESETS,
+  computeKvCache,
+  kvCacheSpec,
+  type KvCacheField,
+  type KvCacheState,
+  type SizingView,
+} from "./kv-cache-data";
 import { Field, FieldGroup, Figures, ModelMessage, PresetBar, SummaryTile, matchingPreset } from "./planner-controls";
 import { usePlannerState } from "./use-planner-state";
 
 const LINE_COLORS = ["#94a3b8", "#2f6fed", "#0f9488", "#d64545", "#8b5cf6", "#c77700", "#db2777"];
-const SEGMENT_COLORS: Record<string, string> = { weights: "#64748b", reserve: "#c7a76b", kv: "#2f6fed", free: "#dbe7d4", over: "#d64545" };
+const SEGMENT_COLORS: Record<string, string> = {
+  weights: "#64748b",
+  reserve: "#c7a76b",
+  kv: "#2f6fed",
+  free: "#dbe7d4",
+  over: "#d64545",
+};
 const DECODE_TICKS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 const REASONS: Record<string, string> = {
@@ -26,7 +50,14 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
   const { state, setField, setState } = usePlannerState(kvCacheSpec, initial);
   const view = useMemo(() => computeKvCache(state), [state]);
   const field = (k: KvCacheField, extra: { unitOverride?: React.ReactNode } = {}) => (
-    <Field name={k} spec={kvCacheSpec[k]} value={state[k]} error={view.errors[k]} onChange={(v) => setField(k, v)} {...extra} />
+    <Field
+      name={k}
+      spec={kvCacheSpec[k]}
+      value={state[k]}
+      error={view.errors[k]}
+      onChange={(v) => setField(k, v)}
+      {...extra}
+    />
   );
   const s = view.sizing?.ok ? view.sizing.value : null;
   const f8 = view.figure8;
@@ -52,7 +83,11 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
 
   return (
     <>
-      <PresetBar presets={KV_PRESETS} activeId={matchingPreset(KV_PRESETS, state)} onSelect={(id) => setState(KV_PRESETS.find((p) => p.id === id)!.state)} />
+      <PresetBar
+        presets={KV_PRESETS}
+        activeId={matchingPreset(KV_PRESETS, state)}
+        onSelect={(id) => setState(KV_PRESETS.find((p) => p.id === id)!.state)}
+      />
       <div className="planner">
         <form className="planner-inputs" onSubmit={(e) => e.preventDefault()} aria-label="KV cache inputs">
           <FieldGroup title="Model">
@@ -96,7 +131,12 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
                 sub={`2 × layers × KV heads × head dim × ${formatSig(s.bytesPerToken / (2 * Number(state.layers) * Number(state.kvHeads) * Number(state.headDim)), 2)} B${s.gqaFactor && s.gqaFactor > 1 ? ` · GQA ${formatSig(s.gqaFactor, 3)}× smaller` : ""}`}
                 testId="bytes-per-token"
               />
-              <SummaryTile label="Per sequence" value={formatGB(s.bytesPerSequence)} sub={`${formatCount(context)} tokens${state.beam !== "1" ? ` × beam ${state.beam}` : ""}`} testId="bytes-per-sequence" />
+              <SummaryTile
+                label="Per sequence"
+                value={formatGB(s.bytesPerSequence)}
+                sub={`${formatCount(context)} tokens${state.beam !== "1" ? ` × beam ${state.beam}` : ""}`}
+                testId="bytes-per-sequence"
+              />
               <SummaryTile
                 label="Sequences that fit"
                 value={s.sequences.fits ? formatCount(s.sequences.sequences) : "0"}
@@ -107,7 +147,11 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
               <SummaryTile
                 label={`${formatCount(Number(state.concurrency))} × ${formatCount(context)} tokens`}
                 value={s.load.fits ? "fits" : "does not fit"}
-                sub={s.load.fits ? `${formatGB(s.load.headroomBytes)} to spare` : `short by ${formatGB(s.load.shortfallBytes)}`}
+                sub={
+                  s.load.fits
+                    ? `${formatGB(s.load.headroomBytes)} to spare`
+                    : `short by ${formatGB(s.load.shortfallBytes)}`
+                }
                 status={s.load.fits ? "ok" : "bad"}
                 testId="load-fit"
               />
@@ -124,11 +168,18 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
           >
             {s && (
               <StackedBarChart
-                rows={[Object.fromEntries([["bar", "device"], ...view.memoryBar.map((m) => [m.key, m.bytes / BYTES_PER_GB])])]}
+                rows={[
+                  Object.fromEntries([
+                    ["bar", "device"],
+                    ...view.memoryBar.map((m) => [m.key, m.bytes / BYTES_PER_GB]),
+                  ]),
+                ]}
                 categoryKey="bar"
                 segments={view.memoryBar.map((m) => ({ key: m.key, label: m.label, color: SEGMENT_COLORS[m.key]! }))}
                 valueLabel="memory (GB)"
-                references={[{ value: s.deviceBytes / BYTES_PER_GB, label: `device ${formatGB(s.deviceBytes)}`, color: "#111827" }]}
+                references={[
+                  { value: s.deviceBytes / BYTES_PER_GB, label: `device ${formatGB(s.deviceBytes)}`, color: "#111827" },
+                ]}
                 domainMax={niceTicks((view.memoryBar.reduce((sum, m) => sum + m.bytes, 0) / BYTES_PER_GB) * 1.04).top}
                 formatValue={(v) => formatSig(v, 3)}
                 height={150}
@@ -176,7 +227,13 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
                   width: String(l.batch) === state.concurrency ? 3.5 : 2,
                 }))}
                 references={[
-                  { axis: "y", value: f8.budgetGB, label: `KV budget ${formatSig(f8.budgetGB, 3)} GB`, color: "#d64545", labelPosition: "insideBottomRight" },
+                  {
+                    axis: "y",
+                    value: f8.budgetGB,
+                    label: `KV budget ${formatSig(f8.budgetGB, 3)} GB`,
+                    color: "#d64545",
+                    labelPosition: "insideBottomRight",
+                  },
                   { axis: "x", value: context, label: `context ${formatCount(context)}`, color: "#64748b" },
                 ]}
                 height={320}
@@ -189,14 +246,23 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
             units="x: decode batch (sequences, log scale) · left y: time per output token (ms) · right y: aggregate tokens/s · bandwidth bound, at the chosen context"
             csv={view.decodeCsv}
             testId="decode-chart"
-            empty={dec ? null : view.decode && !view.decode.ok ? view.decode.message : "Fix the inputs marked in red to draw the decode curves."}
+            empty={
+              dec
+                ? null
+                : view.decode && !view.decode.ok
+                  ? view.decode.message
+                  : "Fix the inputs marked in red to draw the decode curves."
+            }
             note={
               dec &&
               s && (
                 <span data-testid="decode-floor">
-                  Floor (weights only, one captured graph): {formatMs(dec.floorMs)} per token = {formatSig(dec.floorMs > 0 ? 1000 / dec.floorMs : null, 4)} tokens/s. Each step also
-                  reads every sequence&apos;s cache: batching shares the weight read, not the cache reads.{" "}
-                  {s.sequences.fits ? `The cache holds at most ${formatCount(s.sequences.sequences)} such sequences.` : "No sequence of this context fits."}
+                  Floor (weights only, one captured graph): {formatMs(dec.floorMs)} per token ={" "}
+                  {formatSig(dec.floorMs > 0 ? 1000 / dec.floorMs : null, 4)} tokens/s. Each step also reads every
+                  sequence&apos;s cache: batching shares the weight read, not the cache reads.{" "}
+                  {s.sequences.fits
+                    ? `The cache holds at most ${formatCount(s.sequences.sequences)} such sequences.`
+                    : "No sequence of this context fits."}
                 </span>
               )
             }
@@ -220,7 +286,15 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
                 ]}
                 references={
                   s?.sequences.fits && s.sequences.sequences <= 256
-                    ? [{ axis: "x", value: Math.max(1, s.sequences.sequences), label: `KV fits ≤ ${formatCount(s.sequences.sequences)}`, color: "#64748b", labelPosition: "insideTopLeft" }]
+                    ? [
+                        {
+                          axis: "x",
+                          value: Math.max(1, s.sequences.sequences),
+                          label: `KV fits ≤ ${formatCount(s.sequences.sequences)}`,
+                          color: "#64748b",
+                          labelPosition: "insideTopLeft",
+                        },
+                      ]
                     : []
                 }
                 height={300}
@@ -236,14 +310,30 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
               <>
                 <Figures
                   items={[
-                    { label: "Tokens per target pass E", value: formatSig(spec.expectedTokens, 5), note: `(1 − α^(γ+1)) / (1 − α) at α = ${state.alpha}, γ = ${state.gamma}`, testId: "spec-expected" },
-                    { label: "Draft steps", value: `${state.gamma} × ${formatMs(spec.draftStepMs)}`, note: "draft weights ÷ bandwidth each" },
-                    { label: "Verify pass", value: formatMs(spec.targetVerifyMs), note: "one target weight stream at batch 1" },
+                    {
+                      label: "Tokens per target pass E",
+                      value: formatSig(spec.expectedTokens, 5),
+                      note: `(1 − α^(γ+1)) / (1 − α) at α = ${state.alpha}, γ = ${state.gamma}`,
+                      testId: "spec-expected",
+                    },
+                    {
+                      label: "Draft steps",
+                      value: `${state.gamma} × ${formatMs(spec.draftStepMs)}`,
+                      note: "draft weights ÷ bandwidth each",
+                    },
+                    {
+                      label: "Verify pass",
+                      value: formatMs(spec.targetVerifyMs),
+                      note: "one target weight stream at batch 1",
+                    },
                     { label: "Time per generated token", value: formatMs(spec.timePerTokenMs), testId: "spec-time" },
                     {
                       label: "Speed-up over plain decode",
                       value: formatTimes(spec.speedup),
-                      note: spec.speedup < 1 ? "a net loss: turn it off at this acceptance" : "batch-1 decode; the gain shrinks as the batch grows",
+                      note:
+                        spec.speedup < 1
+                          ? "a net loss: turn it off at this acceptance"
+                          : "batch-1 decode; the gain shrinks as the batch grows",
                       testId: "spec-speedup",
                     },
                   ]}
@@ -264,15 +354,40 @@ export function KvCachePlanner({ initial }: { initial: KvCacheState }) {
                     xTicks={[0, 0.2, 0.4, 0.6, 0.8, 1]}
                     formatX={(v) => formatSig(v, 2)}
                     formatY={(v) => formatSig(v, 3)}
-                    lines={spec.gammas.map((g, i) => ({ key: `g${g}`, label: `γ = ${g}`, color: LINE_COLORS[(i + 1) % LINE_COLORS.length]!, width: String(g) === state.gamma ? 3.5 : 2 }))}
-                    references={[{ axis: "y", value: 1, label: "break-even", color: "#64748b", labelPosition: "insideBottomRight" }]}
-                    markers={[{ x: Number(state.alpha), y: spec.speedup, label: `${formatTimes(spec.speedup, 3)}`, color: "#111827", r: 6 }]}
+                    lines={spec.gammas.map((g, i) => ({
+                      key: `g${g}`,
+                      label: `γ = ${g}`,
+                      color: LINE_COLORS[(i + 1) % LINE_COLORS.length]!,
+                      width: String(g) === state.gamma ? 3.5 : 2,
+                    }))}
+                    references={[
+                      {
+                        axis: "y",
+                        value: 1,
+                        label: "break-even",
+                        color: "#64748b",
+                        labelPosition: "insideBottomRight",
+                      },
+                    ]}
+                    markers={[
+                      {
+                        x: Number(state.alpha),
+                        y: spec.speedup,
+                        label: `${formatTimes(spec.speedup, 3)}`,
+                        color: "#111827",
+                        r: 6,
+                      },
+                    ]}
                     height={260}
                   />
                 </ChartFrame>
               </>
             ) : (
-              <p className="muted">{view.speculative && !view.speculative.ok ? view.speculative.message : "Fix the inputs marked in red to estimate speculative decoding."}</p>
+              <p className="muted">
+                {view.speculative && !view.speculative.ok
+                  ? view.speculative.message
+                  : "Fix the inputs marked in red to estimate speculative decoding."}
+              </p>
             )}
           </section>
         </div>
@@ -285,11 +400,16 @@ function DoesNotFit({ s, concurrency, context }: { s: SizingView; concurrency: s
   if (s.load.fits) return null;
   return (
     <div className="error-box does-not-fit" role="alert" data-testid="does-not-fit">
-      <strong>Does not fit.</strong> {concurrency} sequences × {formatCount(context)} tokens need {formatGB(s.load.cacheBytes)} of KV cache;{" "}
-      {REASONS[s.load.reason] ?? s.load.reason}. Needed in all {formatGB(s.load.requiredBytes)} against {formatGB(s.deviceBytes)}:{" "}
-      <strong data-testid="shortfall">short by {formatGB(s.load.shortfallBytes)}</strong> ({formatBytes(s.load.shortfallBytes)}). At this context{" "}
+      <strong>Does not fit.</strong> {concurrency} sequences × {formatCount(context)} tokens need{" "}
+      {formatGB(s.load.cacheBytes)} of KV cache; {REASONS[s.load.reason] ?? s.load.reason}. Needed in all{" "}
+      {formatGB(s.load.requiredBytes)} against {formatGB(s.deviceBytes)}:{" "}
+      <strong data-testid="shortfall">short by {formatGB(s.load.shortfallBytes)}</strong> (
+      {formatBytes(s.load.shortfallBytes)}). At this context{" "}
       {s.sequences.fits ? `${formatCount(s.sequences.sequences)} sequences fit` : "no sequence fits"}
-      {s.contextAtConcurrency.fits ? `; at ${concurrency} sequences, ${formatCount(s.contextAtConcurrency.contextTokens)} tokens each fit` : ""}. Used: {formatPercent(s.load.requiredBytes / s.deviceBytes, 0)} of the device.
+      {s.contextAtConcurrency.fits
+        ? `; at ${concurrency} sequences, ${formatCount(s.contextAtConcurrency.contextTokens)} tokens each fit`
+        : ""}
+      . Used: {formatPercent(s.load.requiredBytes / s.deviceBytes, 0)} of the device.
     </div>
   );
 }

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { roundLikeDisplay } from "@/core/planning/significant-figures";
 import { defaultState } from "@/lib/planning/fields";
 import { parseUrlState, serializeUrlState } from "@/lib/planning/url-state";
-import { LATENCY_PRESETS, computeLatencyBudget, latencyBudgetSpec, type LatencyBudgetState, type LatencyBudgetView } from "./latency-budget-data";
+import {
+  LATENCY_PRESETS,
+  computeLatencyBudget,
+  latencyBudgetSpec,
+  type LatencyBudgetState,
+  type LatencyBudgetView,
+} from "./latency-budget-data";
 
 const preset = (id: string): LatencyBudgetState => {
   const p = LATENCY_PRESETS.find((x) => x.id === id);
@@ -15,7 +21,8 @@ function budgetOf(view: LatencyBudgetView) {
   return view.budget.value;
 }
 
-const kindShare = (view: LatencyBudgetView, kind: string) => budgetOf(view).p50.byKind.find((k) => k.kind === kind)?.sharePercent ?? Number.NaN;
+const kindShare = (view: LatencyBudgetView, kind: string) =>
+  budgetOf(view).p50.byKind.find((k) => k.kind === kind)?.sharePercent ?? Number.NaN;
 
 describe("latency budget page: the ResNet-50 preset (Example 13.2, Table 3)", () => {
   const view = computeLatencyBudget(preset("resnet50"));
@@ -76,7 +83,15 @@ describe("latency budget page: the ResNet-50 preset (Example 13.2, Table 3)", ()
     expect(view.chart.map((b) => b.percentile)).toEqual(["p50", "p99"]);
     expect(view.chart[0]!.inference).toBe(3.5);
     expect(view.chart[1]!.queue).toBeCloseTo(26.709, 3);
-    expect(view.csv.columns).toEqual(["percentile", "stage", "source", "duration_ms", "share_percent", "deadline_ms", "remaining_ms"]);
+    expect(view.csv.columns).toEqual([
+      "percentile",
+      "stage",
+      "source",
+      "duration_ms",
+      "share_percent",
+      "deadline_ms",
+      "remaining_ms",
+    ]);
     expect(view.csv.rows).toHaveLength(18);
     expect(view.csv.rows.find((r) => r[0] === "p99" && r[1] === "Queue")?.[2]).toBe("model");
   });
@@ -135,7 +150,9 @@ describe("latency budget page: invalid input shows a message, never a NaN", () =
   });
 
   it("a path with no time at all is refused, not divided by zero", () => {
-    const zeros = Object.fromEntries(Object.entries(preset("resnet50")).map(([k, v]) => [k, /P(50|99)$/.test(k) ? "0" : v])) as LatencyBudgetState;
+    const zeros = Object.fromEntries(
+      Object.entries(preset("resnet50")).map(([k, v]) => [k, /P(50|99)$/.test(k) ? "0" : v]),
+    ) as LatencyBudgetState;
     const view = computeLatencyBudget({ ...zeros, queueMode: "entered" });
     expect(view.budget?.ok).toBe(false);
     expect(JSON.stringify(view)).not.toMatch(/NaN|Infinity/);

@@ -6,10 +6,26 @@
  * histograms, when deployments report them) can supply the stages the agent measures, and the queue stage can be
  * modeled as M/M/1 at an arrival rate instead of entered.
  */
-import { amdahlOnKinds, latencyBudget, queueingDividend, workerAllowance, type LatencyBudget, type StageKind, STAGE_KINDS } from "@/core/planning/latency-budget";
+import {
+  amdahlOnKinds,
+  latencyBudget,
+  queueingDividend,
+  workerAllowance,
+  type LatencyBudget,
+  type StageKind,
+  STAGE_KINDS,
+} from "@/core/planning/latency-budget";
 import { mmcWaitPercentileMs, queueingUtilization } from "@/core/planning/queueing";
 import type { CsvTable } from "@/lib/planning/csv";
-import { need, validateForm, type FormSpec, type FormValidation, type FormValues, type NumberFieldSpec, type RawState } from "@/lib/planning/fields";
+import {
+  need,
+  validateForm,
+  type FormSpec,
+  type FormValidation,
+  type FormValues,
+  type NumberFieldSpec,
+  type RawState,
+} from "@/lib/planning/fields";
 import { runModel, type ModelRun } from "@/lib/planning/run-model";
 
 export interface StageInfo {
@@ -34,7 +50,14 @@ export const STAGES: readonly StageInfo[] = [
 if (STAGES.length !== STAGE_KINDS.length) throw new Error("every stage kind needs a row");
 
 /** Stages outside the worker: their p99s are the upper bound Checkpoint 13.1 subtracts from the deadline. */
-export const OUTSIDE_WORKER: readonly StageKind[] = ["network", "deserialize", "preprocess", "transfer", "postprocess", "serialize"];
+export const OUTSIDE_WORKER: readonly StageKind[] = [
+  "network",
+  "deserialize",
+  "preprocess",
+  "transfer",
+  "postprocess",
+  "serialize",
+];
 
 /** Table 3's ResNet-50 request (p50 = p99: the chapter gives one unloaded time per stage): the page's default. */
 const RESNET50_STAGES: Partial<Record<StageKind, [number, number]>> = {
@@ -44,7 +67,13 @@ const RESNET50_STAGES: Partial<Record<StageKind, [number, number]>> = {
   postprocess: [0.1, 0.1],
 };
 
-const stageField = (label: string, q: string, ms: number): NumberFieldSpec => ({ kind: "number", label: `${label} ${q}`, unit: "ms", default: String(ms), min: 0 });
+const stageField = (label: string, q: string, ms: number): NumberFieldSpec => ({
+  kind: "number",
+  label: `${label} ${q}`,
+  unit: "ms",
+  default: String(ms),
+  min: 0,
+});
 
 function stageFields() {
   const out: Record<string, NumberFieldSpec> = {};
@@ -79,7 +108,15 @@ export const latencyBudgetSpec = {
     help: "Used by the queue model and the queueing dividend; service time S = the inference p50.",
   },
   speedStage: { kind: "choice", label: "Stage to speed up", default: "inference", options: SPEEDUP_TARGETS },
-  speedup: { kind: "number", label: "Speed-up factor k", unit: "×", default: "10", min: 0, minInclusive: false, max: 1e6 },
+  speedup: {
+    kind: "number",
+    label: "Speed-up factor k",
+    unit: "×",
+    default: "10",
+    min: 0,
+    minInclusive: false,
+    max: 1e6,
+  },
 } as const satisfies FormSpec;
 
 export type LatencyBudgetSpec = typeof latencyBudgetSpec;
@@ -94,8 +131,18 @@ export interface LatencyPreset {
   state: LatencyBudgetState;
 }
 
-function presetState(deadline: number, stages: Partial<Record<StageKind, [number, number]>>, rest: Partial<LatencyBudgetState> = {}): LatencyBudgetState {
-  const state = { deadline: String(deadline), queueMode: "entered", rate: "140", speedStage: "inference", speedup: "10" } as Record<string, string>;
+function presetState(
+  deadline: number,
+  stages: Partial<Record<StageKind, [number, number]>>,
+  rest: Partial<LatencyBudgetState> = {},
+): LatencyBudgetState {
+  const state = {
+    deadline: String(deadline),
+    queueMode: "entered",
+    rate: "140",
+    speedStage: "inference",
+    speedup: "10",
+  } as Record<string, string>;
   for (const s of STAGES) {
     const [p50, p99] = stages[s.kind] ?? [0, 0];
     state[`${s.kind}P50`] = String(p50);
@@ -119,17 +166,22 @@ export const LATENCY_PRESETS: readonly LatencyPreset[] = [
   {
     id: "dlrm",
     label: "DLRM (Table 4)",
-    source: "Lighthouse 13.1 / Table 4: parsing 0.5, embedding lookup 6 + MLP 1.5 (inference 7.5), ranking and filtering 1 ms; 10 ms p99 budget.",
+    source:
+      "Lighthouse 13.1 / Table 4: parsing 0.5, embedding lookup 6 + MLP 1.5 (inference 7.5), ranking and filtering 1 ms; 10 ms p99 budget.",
     state: presetState(10, { deserialize: [0.5, 0.5], inference: [7.5, 7.5], postprocess: [1, 1] }, { speedup: "2" }),
   },
   {
     id: "selfcheck",
     label: "Serial path (Self-check 13.3)",
-    source: "Self-check 13.3 Q1: network 8, CPU decode + normalize 10, GPU 8, postprocessing 2 ms; 30 ms SLA; GPU 2× faster.",
-    state: presetState(30, { network: [8, 8], preprocess: [10, 10], inference: [8, 8], postprocess: [2, 2] }, { speedup: "2" }),
+    source:
+      "Self-check 13.3 Q1: network 8, CPU decode + normalize 10, GPU 8, postprocessing 2 ms; 30 ms SLA; GPU 2× faster.",
+    state: presetState(
+      30,
+      { network: [8, 8], preprocess: [10, 10], inference: [8, 8], postprocess: [2, 2] },
+      { speedup: "2" },
+    ),
   },
 ];
-
 
 /** Stage times a deployment measured (from its heartbeats' histograms), to plug in when deployments report them. */
 export interface MeasuredStageSource {
@@ -246,7 +298,10 @@ function crossFieldErrors(values: Values): Partial<Record<LatencyBudgetField, st
   return errors;
 }
 
-export function computeLatencyBudget(raw: LatencyBudgetState, measured?: MeasuredStageSource | null): LatencyBudgetView {
+export function computeLatencyBudget(
+  raw: LatencyBudgetState,
+  measured?: MeasuredStageSource | null,
+): LatencyBudgetView {
   const validation = validateForm(latencyBudgetSpec, raw);
   const values = validation.values;
   const errors: Partial<Record<LatencyBudgetField, string>> = { ...validation.errors, ...crossFieldErrors(values) };
@@ -275,33 +330,43 @@ export function computeLatencyBudget(raw: LatencyBudgetState, measured?: Measure
 
   if (stagesComplete && values.deadline !== undefined) {
     const deadline = values.deadline;
-    budget = runModel<BudgetView, LatencyBudgetField>(() => {
-      const stagesAt = (q: "p50" | "p99") => stageInputs.map((s) => ({ name: s.info.label, kind: s.info.kind, durationMs: q === "p50" ? s.p50 : s.p99 }));
-      const p50 = latencyBudget({ slo: { deadlineMs: deadline, quantile: 0.5 }, stages: stagesAt("p50") });
-      const p99 = latencyBudget({ slo: { deadlineMs: deadline, quantile: 0.99 }, stages: stagesAt("p99") });
-      const outside = stageInputs.filter((s) => OUTSIDE_WORKER.includes(s.info.kind)).reduce((sum, s) => sum + s.p99, 0);
-      const allowance = workerAllowance({ slo: { deadlineMs: deadline, quantile: 0.99 }, outsideWorkerUpperBoundMs: outside });
-      const rows = stageInputs.map((s, i) => ({
-        kind: s.info.kind,
-        label: s.info.label,
-        color: s.info.color,
-        source: s.source,
-        p50Ms: s.p50,
-        p99Ms: s.p99,
-        p50SharePercent: p50.stages[i]!.sharePercent,
-        p99SharePercent: p99.stages[i]!.sharePercent,
-      }));
-      return {
-        deadlineMs: deadline,
-        p50,
-        p99,
-        rows,
-        queueModel: queue?.ok ? queue.value : null,
-        outsideWorkerUpperBoundMs: outside,
-        workerAllowanceMs: allowance.workerAllowanceMs,
-        workerAllowanceFeasible: allowance.feasible,
-      };
-    }, {}, labelOf);
+    budget = runModel<BudgetView, LatencyBudgetField>(
+      () => {
+        const stagesAt = (q: "p50" | "p99") =>
+          stageInputs.map((s) => ({ name: s.info.label, kind: s.info.kind, durationMs: q === "p50" ? s.p50 : s.p99 }));
+        const p50 = latencyBudget({ slo: { deadlineMs: deadline, quantile: 0.5 }, stages: stagesAt("p50") });
+        const p99 = latencyBudget({ slo: { deadlineMs: deadline, quantile: 0.99 }, stages: stagesAt("p99") });
+        const outside = stageInputs
+          .filter((s) => OUTSIDE_WORKER.includes(s.info.kind))
+          .reduce((sum, s) => sum + s.p99, 0);
+        const allowance = workerAllowance({
+          slo: { deadlineMs: deadline, quantile: 0.99 },
+          outsideWorkerUpperBoundMs: outside,
+        });
+        const rows = stageInputs.map((s, i) => ({
+          kind: s.info.kind,
+          label: s.info.label,
+          color: s.info.color,
+          source: s.source,
+          p50Ms: s.p50,
+          p99Ms: s.p99,
+          p50SharePercent: p50.stages[i]!.sharePercent,
+          p99SharePercent: p99.stages[i]!.sharePercent,
+        }));
+        return {
+          deadlineMs: deadline,
+          p50,
+          p99,
+          rows,
+          queueModel: queue?.ok ? queue.value : null,
+          outsideWorkerUpperBoundMs: outside,
+          workerAllowanceMs: allowance.workerAllowanceMs,
+          workerAllowanceFeasible: allowance.feasible,
+        };
+      },
+      {},
+      labelOf,
+    );
   } else if (queue && !queue.ok) {
     budget = queue;
   }
@@ -324,14 +389,22 @@ export function computeLatencyBudget(raw: LatencyBudgetState, measured?: Measure
   let dividend: LatencyBudgetView["dividend"] = null;
   const div = need(values, ["rate", "inferenceP50", "speedStage", "speedup"]);
   if (div && div.speedStage !== "inference") {
-    dividend = { ok: false, notApplicable: true, message: "The queueing dividend applies when the queued stage (inference) gets faster." };
+    dividend = {
+      ok: false,
+      notApplicable: true,
+      message: "The queueing dividend applies when the queued stage (inference) gets faster.",
+    };
   } else if (div) {
     dividend = runModel<DividendView, LatencyBudgetField>(
       () => {
         if (!(div.inferenceP50 > 0)) throw new RangeError("The queueing dividend needs an inference p50 > 0 ms");
         if (!(div.rate > 0)) throw new RangeError("The queueing dividend needs an arrival rate > 0 req/s");
         const newS = div.inferenceP50 / div.speedup;
-        const d = queueingDividend({ arrivalRatePerS: div.rate, serviceTimeMs: div.inferenceP50, newServiceTimeMs: newS });
+        const d = queueingDividend({
+          arrivalRatePerS: div.rate,
+          serviceTimeMs: div.inferenceP50,
+          newServiceTimeMs: newS,
+        });
         return {
           arrivalRatePerS: div.rate,
           serviceTimeMs: div.inferenceP50,
@@ -367,7 +440,15 @@ export function budgetCsv(b: BudgetView | null): CsvTable {
   if (!b) return { columns, rows: [] };
   const rows = (["p50", "p99"] as const).flatMap((q) => {
     const budget = q === "p50" ? b.p50 : b.p99;
-    return b.rows.map((r) => [q, r.label, r.source, q === "p50" ? r.p50Ms : r.p99Ms, q === "p50" ? r.p50SharePercent : r.p99SharePercent, b.deadlineMs, budget.remainingMs]);
+    return b.rows.map((r) => [
+      q,
+      r.label,
+      r.source,
+      q === "p50" ? r.p50Ms : r.p99Ms,
+      q === "p50" ? r.p50SharePercent : r.p99SharePercent,
+      b.deadlineMs,
+      budget.remainingMs,
+    ]);
   });
   return { columns, rows };
 }

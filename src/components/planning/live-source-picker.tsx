@@ -44,7 +44,12 @@ export function LiveSourcePicker({
       </p>
     );
   }
-  if (list.error) return <p className="field-error" role="alert">{list.error.message}</p>;
+  if (list.error)
+    return (
+      <p className="field-error" role="alert">
+        {list.error.message}
+      </p>
+    );
   const deployments = list.data ?? [];
   if (list.isSuccess && deployments.length === 0) {
     return (

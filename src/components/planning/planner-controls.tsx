@@ -84,7 +84,8 @@ export function Field({
           {error}
         </div>
       ) : (
-        spec.help && !compact && (
+        spec.help &&
+        !compact && (
           <div className="field-help" id={`${id}-help`}>
             {spec.help}
           </div>
@@ -101,7 +102,15 @@ export interface PresetOption {
 }
 
 /** The chapter's presets, one click away; the active one's source line says where its numbers come from. */
-export function PresetBar({ presets, activeId, onSelect }: { presets: readonly PresetOption[]; activeId: string | null; onSelect: (id: string) => void }) {
+export function PresetBar({
+  presets,
+  activeId,
+  onSelect,
+}: {
+  presets: readonly PresetOption[];
+  activeId: string | null;
+  onSelect: (id: string) => void;
+}) {
   const active = presets.find((p) => p.id === activeId);
   return (
     <div className="preset-bar" data-testid="presets">
@@ -145,7 +154,13 @@ export function FieldGroup({ title, children }: { title: string; children: React
 }
 
 /** Key figures as a definition list: label, value (with unit), optional note. */
-export function Figures({ items, testId }: { items: readonly { label: string; value: string; note?: string; testId?: string }[]; testId?: string }) {
+export function Figures({
+  items,
+  testId,
+}: {
+  items: readonly { label: string; value: string; note?: string; testId?: string }[];
+  testId?: string;
+}) {
   return (
     <dl className="kv figures" data-testid={testId}>
       {items.map((i) => (
@@ -162,7 +177,10 @@ export function Figures({ items, testId }: { items: readonly { label: string; va
 }
 
 /** Whether the state equals a preset's state (to mark the preset active). */
-export function matchingPreset<T extends Record<string, string>>(presets: readonly { id: string; state: T }[], state: T): string | null {
+export function matchingPreset<T extends Record<string, string>>(
+  presets: readonly { id: string; state: T }[],
+  state: T,
+): string | null {
   for (const p of presets) {
     if (Object.keys(p.state).every((k) => p.state[k] === state[k])) return p.id;
   }
@@ -170,7 +188,19 @@ export function matchingPreset<T extends Record<string, string>>(presets: readon
 }
 
 /** A headline number with its label and a short line under it; green or red edge for a verdict. */
-export function SummaryTile({ label, value, sub, status, testId }: { label: string; value: string; sub?: string; status?: "ok" | "bad"; testId?: string }) {
+export function SummaryTile({
+  label,
+  value,
+  sub,
+  status,
+  testId,
+}: {
+  label: string;
+  value: string;
+  sub?: string;
+  status?: "ok" | "bad";
+  testId?: string;
+}) {
   return (
     <div className={`summary-tile${status ? ` ${status}` : ""}`} data-testid={testId}>
       <div className="summary-label">{label}</div>

@@ -15,7 +15,21 @@ import {
   type ChartSeries,
 } from "./profile-series-data";
 
-const COLORS = ["#2f6fed", "#d64545", "#1f9d55", "#c77700", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f", "#92400e", "#475569", "#0f766e", "#9333ea", "#b91c1c"];
+const COLORS = [
+  "#2f6fed",
+  "#d64545",
+  "#1f9d55",
+  "#c77700",
+  "#7c3aed",
+  "#0891b2",
+  "#be185d",
+  "#4d7c0f",
+  "#92400e",
+  "#475569",
+  "#0f766e",
+  "#9333ea",
+  "#b91c1c",
+];
 
 const ascending = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a - b);
 
@@ -43,8 +57,21 @@ export function ProfileCharts({ grid, cells }: { grid: ProfileGrid; cells: reado
   const [b0, bN] = [batches[0]!, batches[batches.length - 1]!];
   const tPad = Math.max(0.05, (tN - t0) * 0.03);
   const bPad = Math.max(1.05, (bN / b0) ** 0.03);
-  const tAxis = { xKey: "threads", xLabel: "intra-op threads t", xDomain: [t0 - tPad, tN + tPad] as [number, number], xTicks: thin(threads), formatX: (v: number) => String(v) };
-  const bAxis = { xKey: "batch", xLabel: "batch size b (samples, log scale)", xScale: "log" as const, xDomain: [b0 / bPad, bN * bPad] as [number, number], xTicks: thin(batches), formatX: (v: number) => String(v) };
+  const tAxis = {
+    xKey: "threads",
+    xLabel: "intra-op threads t",
+    xDomain: [t0 - tPad, tN + tPad] as [number, number],
+    xTicks: thin(threads),
+    formatX: (v: number) => String(v),
+  };
+  const bAxis = {
+    xKey: "batch",
+    xLabel: "batch size b (samples, log scale)",
+    xScale: "log" as const,
+    xDomain: [b0 / bPad, bN * bPad] as [number, number],
+    xTicks: thin(batches),
+    formatX: (v: number) => String(v),
+  };
   // The ideal speedup line S = t / t₀, drawn over the thread axis when every batch size is measured from t = 1.
   const ideal = fromOne ? speedup.rows.map((r) => ({ threads: r.threads!, ideal: r.threads! })) : [];
 
@@ -58,7 +85,14 @@ export function ProfileCharts({ grid, cells }: { grid: ProfileGrid; cells: reado
         modeled={false}
         empty={latency.empty}
       >
-        <XYChart rows={latency.rows} {...tAxis} yLabel="mean batch latency (ms)" lines={lines(latency)} formatY={(v) => formatSig(v, 3)} height={300} />
+        <XYChart
+          rows={latency.rows}
+          {...tAxis}
+          yLabel="mean batch latency (ms)"
+          lines={lines(latency)}
+          formatY={(v) => formatSig(v, 3)}
+          height={300}
+        />
       </ChartFrame>
       <ChartFrame
         title="Speedup vs threads"
@@ -67,18 +101,31 @@ export function ProfileCharts({ grid, cells }: { grid: ProfileGrid; cells: reado
         testId="profile-speedup"
         modeled={false}
         empty={speedup.empty}
-        note={verdicts.length > 0 && (
-          <span data-testid="threads-verdicts">
-            Where threads stop paying:{" "}
-            {verdicts.map((v) => `b = ${v.batch}: fastest at t = ${v.bestThreads} (${formatFixed(v.bestSpeedup, 2)}× over t = ${v.baselineThreads}), efficiency ≥ 50% ${v.efficientUpTo === null ? "at no step" : `up to t = ${v.efficientUpTo}`}`).join("; ")}.
-          </span>
-        )}
+        note={
+          verdicts.length > 0 && (
+            <span data-testid="threads-verdicts">
+              Where threads stop paying:{" "}
+              {verdicts
+                .map(
+                  (v) =>
+                    `b = ${v.batch}: fastest at t = ${v.bestThreads} (${formatFixed(v.bestSpeedup, 2)}× over t = ${v.baselineThreads}), efficiency ≥ 50% ${v.efficientUpTo === null ? "at no step" : `up to t = ${v.efficientUpTo}`}`,
+                )
+                .join("; ")}
+              .
+            </span>
+          )
+        }
       >
         <XYChart
           rows={speedup.rows}
           {...tAxis}
           yLabel="speedup (×)"
-          lines={[...lines(speedup), ...(ideal.length ? [{ key: "ideal", label: "ideal (= t)", color: "#94a3b8", dashed: true, data: ideal, width: 1.5 }] : [])]}
+          lines={[
+            ...lines(speedup),
+            ...(ideal.length
+              ? [{ key: "ideal", label: "ideal (= t)", color: "#94a3b8", dashed: true, data: ideal, width: 1.5 }]
+              : []),
+          ]}
           formatY={(v) => `${formatSig(v, 3)}×`}
           height={300}
         />
@@ -109,7 +156,14 @@ export function ProfileCharts({ grid, cells }: { grid: ProfileGrid; cells: reado
         modeled={false}
         empty={throughput.empty}
       >
-        <XYChart rows={throughput.rows} {...bAxis} yLabel="throughput (samples/s)" lines={lines(throughput)} formatY={(v) => formatSig(v, 3)} height={300} />
+        <XYChart
+          rows={throughput.rows}
+          {...bAxis}
+          yLabel="throughput (samples/s)"
+          lines={lines(throughput)}
+          formatY={(v) => formatSig(v, 3)}
+          height={300}
+        />
       </ChartFrame>
       <ChartFrame
         title="Per-sample latency vs batch size"
@@ -119,7 +173,14 @@ export function ProfileCharts({ grid, cells }: { grid: ProfileGrid; cells: reado
         modeled={false}
         empty={perSample.empty}
       >
-        <XYChart rows={perSample.rows} {...bAxis} yLabel="latency per sample (ms)" lines={lines(perSample)} formatY={(v) => formatSig(v, 3)} height={300} />
+        <XYChart
+          rows={perSample.rows}
+          {...bAxis}
+          yLabel="latency per sample (ms)"
+          lines={lines(perSample)}
+          formatY={(v) => formatSig(v, 3)}
+          height={300}
+        />
       </ChartFrame>
     </div>
   );

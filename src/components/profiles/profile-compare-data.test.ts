@@ -4,19 +4,44 @@ import { compareProfiles, describeRatio, type ComparedProfile } from "./profile-
 import type { ProfileCellData } from "./profile-grid-data";
 
 const cell = (threads: number, batch: number, meanMs: number): ProfileCellData => ({
-  threads, batch, meanMs, p50Ms: meanMs, p90Ms: meanMs, p99Ms: meanMs, stddevMs: 0, iterations: 10,
+  threads,
+  batch,
+  meanMs,
+  p50Ms: meanMs,
+  p90Ms: meanMs,
+  p99Ms: meanMs,
+  stddevMs: 0,
+  iterations: 10,
 });
 
 const profile = (over: Partial<ComparedProfile>): ComparedProfile => ({
-  id: "a", label: "A", model: { name: "tiny-cnn", version: 1 }, hostName: "host-a", hardwareClass: "EPYC · 1S × 2C × 1T",
-  runtimeSignature: "onnxruntime 1.30.0", cores: 2, dimensions: {}, stoppingRule: { kind: "adaptive" }, perturbed: false,
-  perturbedRatePerS: null, status: "complete", threads: [1, 2], batches: [1, 2], cells: [], ...over,
+  id: "a",
+  label: "A",
+  model: { name: "tiny-cnn", version: 1 },
+  hostName: "host-a",
+  hardwareClass: "EPYC · 1S × 2C × 1T",
+  runtimeSignature: "onnxruntime 1.30.0",
+  cores: 2,
+  dimensions: {},
+  stoppingRule: { kind: "adaptive" },
+  perturbed: false,
+  perturbedRatePerS: null,
+  status: "complete",
+  threads: [1, 2],
+  batches: [1, 2],
+  cells: [],
+  ...over,
 });
 
 describe("comparing two profiles", () => {
   // A: L(1,1)=2, L(1,2)=4, L(2,1)=1.  B: L(1,1)=1, L(1,2)=8, L(2,2)=3.
   const a = profile({ cells: [cell(1, 1, 2), cell(1, 2, 4), cell(2, 1, 1)] });
-  const b = profile({ id: "b", hostName: "host-b", model: { name: "tiny-cnn", version: 2 }, cells: [cell(1, 1, 1), cell(1, 2, 8), cell(2, 2, 3)] });
+  const b = profile({
+    id: "b",
+    hostName: "host-b",
+    model: { name: "tiny-cnn", version: 2 },
+    cells: [cell(1, 1, 1), cell(1, 2, 8), cell(2, 2, 3)],
+  });
   const c = compareProfiles(a, b);
 
   it("ratio per common cell = L_B / L_A: t=1 b=1 → 1 / 2 = 0.5, t=1 b=2 → 8 / 4 = 2", () => {
@@ -39,12 +64,21 @@ describe("comparing two profiles", () => {
   it("conditions name what differs (host, version) and what is the same", () => {
     const differs = c.conditions.filter((x) => x.differs).map((x) => x.field);
     expect(differs).toEqual(["model version", "host"]);
-    expect(c.conditions.find((x) => x.field === "input dimensions")).toMatchObject({ a: "batch only", b: "batch only", differs: false });
+    expect(c.conditions.find((x) => x.field === "input dimensions")).toMatchObject({
+      a: "batch only",
+      b: "batch only",
+      differs: false,
+    });
   });
 
   it("the stopping rule reads as the form's preset names", () => {
     const paper = compareProfiles(profile({}), profile({ stoppingRule: { kind: "fixed" } }));
-    expect(paper.conditions.find((x) => x.field === "stopping rule")).toEqual({ field: "stopping rule", a: "adaptive", b: "paper (10 + 100)", differs: true });
+    expect(paper.conditions.find((x) => x.field === "stopping rule")).toEqual({
+      field: "stopping rule",
+      a: "adaptive",
+      b: "paper (10 + 100)",
+      differs: true,
+    });
   });
 
   it("no common cell → no summary (never NaN)", () => {

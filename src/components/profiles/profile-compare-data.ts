@@ -57,7 +57,8 @@ const dims = (d: Record<string, number>) => {
 };
 
 /** The form's preset names: "fixed" is the paper's 10 + 100. */
-export const ruleName = (kind: string) => (kind === "fixed" ? "paper (10 + 100)" : kind === "decision" ? "decision-aware" : kind);
+export const ruleName = (kind: string) =>
+  kind === "fixed" ? "paper (10 + 100)" : kind === "decision" ? "decision-aware" : kind;
 
 export function compareProfiles(a: ComparedProfile, b: ComparedProfile): ProfileComparison {
   const perturbed = (p: ComparedProfile) => (p.perturbed ? `yes (${p.perturbedRatePerS ?? "?"} requests/s)` : "no");
@@ -79,10 +80,21 @@ export function compareProfiles(a: ComparedProfile, b: ComparedProfile): Profile
   const cells: ComparedCell[] = [];
   for (const ca of [...a.cells].sort((x, y) => x.threads - y.threads || x.batch - y.batch)) {
     const cb = atB.get(cellKey(ca.threads, ca.batch));
-    if (cb && ca.meanMs > 0 && cb.meanMs > 0) cells.push({ threads: ca.threads, batch: ca.batch, aMs: ca.meanMs, bMs: cb.meanMs, ratio: cb.meanMs / ca.meanMs });
+    if (cb && ca.meanMs > 0 && cb.meanMs > 0)
+      cells.push({
+        threads: ca.threads,
+        batch: ca.batch,
+        aMs: ca.meanMs,
+        bMs: cb.meanMs,
+        ratio: cb.meanMs / ca.meanMs,
+      });
   }
-  const onlyA = a.cells.filter((c) => !atB.has(cellKey(c.threads, c.batch))).map(({ threads, batch }) => ({ threads, batch }));
-  const onlyB = b.cells.filter((c) => !atA.has(cellKey(c.threads, c.batch))).map(({ threads, batch }) => ({ threads, batch }));
+  const onlyA = a.cells
+    .filter((c) => !atB.has(cellKey(c.threads, c.batch)))
+    .map(({ threads, batch }) => ({ threads, batch }));
+  const onlyB = b.cells
+    .filter((c) => !atA.has(cellKey(c.threads, c.batch)))
+    .map(({ threads, batch }) => ({ threads, batch }));
   const ratios = cells.map((c) => c.ratio);
   const summary = ratios.length
     ? {
@@ -94,7 +106,15 @@ export function compareProfiles(a: ComparedProfile, b: ComparedProfile): Profile
       }
     : null;
   const union = (x: readonly number[], y: readonly number[]) => [...new Set([...x, ...y])].sort((p, q) => p - q);
-  return { conditions, cells, threads: union(a.threads, b.threads), batches: union(a.batches, b.batches), onlyA, onlyB, summary };
+  return {
+    conditions,
+    cells,
+    threads: union(a.threads, b.threads),
+    batches: union(a.batches, b.batches),
+    onlyA,
+    onlyB,
+    summary,
+  };
 }
 
 /** "B is 1.25× slower" / "B is 1.6× faster" / "the same": how a ratio L_B / L_A reads. */
@@ -102,5 +122,7 @@ export function describeRatio(ratio: number, digits = 3): string {
   if (!Number.isFinite(ratio) || ratio <= 0) return "—";
   const rounded = Number(ratio.toPrecision(digits));
   if (rounded === 1) return "the same";
-  return ratio > 1 ? `${Number(ratio.toPrecision(digits))}× slower` : `${Number((1 / ratio).toPrecision(digits))}× faster`;
+  return ratio > 1
+    ? `${Number(ratio.toPrecision(digits))}× slower`
+    : `${Number((1 / ratio).toPrecision(digits))}× faster`;
 }

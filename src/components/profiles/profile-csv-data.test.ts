@@ -6,7 +6,14 @@ import type { ProfileCellData } from "./profile-grid-data";
 import { profileCsv, profileCsvFileName, PROFILE_CSV_COLUMNS } from "./profile-csv-data";
 
 const cell = (threads: number, batch: number, meanMs: number): ProfileCellData => ({
-  threads, batch, meanMs, p50Ms: meanMs * 0.98, p90Ms: meanMs * 1.05, p99Ms: meanMs * 1.2, stddevMs: meanMs * 0.03, iterations: 42,
+  threads,
+  batch,
+  meanMs,
+  p50Ms: meanMs * 0.98,
+  p90Ms: meanMs * 1.05,
+  p99Ms: meanMs * 1.2,
+  stddevMs: meanMs * 0.03,
+  iterations: 42,
 });
 
 describe("profile CSV", () => {
@@ -23,31 +30,46 @@ describe("profile CSV", () => {
 
   it("the optimizer CLI's parser reads it back cell for cell (latency_ms = the mean)", () => {
     const cells = [cell(1, 1, 2), cell(1, 2, 3.5), cell(2, 1, 1.25), cell(2, 2, 2.0000001)];
-    expect(parseProfileCsv(profileCsv(cells))).toEqual(cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })));
+    expect(parseProfileCsv(profileCsv(cells))).toEqual(
+      cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs })),
+    );
   });
 
   it("the optimizer plans from it: T = 2, B = 2 over L(1,1)=2, L(1,2)=3.5, L(2,1)=1.25, L(2,2)=2 → two ⟨t=1, b=1⟩ at 2 ms", () => {
     // Candidates for ⟨T=2, B=2⟩: one ⟨2,2⟩ = 2 ms; two ⟨1,1⟩ = max(2, 2) = 2 ms; one ⟨1,2⟩ = 3.5 ms (1 core idle).
     // Both 2 ms plans tie; the optimizer's tie rule picks one, and either way the latency is 2 ms.
-    const plan = optimize(parseProfileCsv(profileCsv([cell(1, 1, 2), cell(1, 2, 3.5), cell(2, 1, 1.25), cell(2, 2, 2)])), { cores: 2, batch: 2 });
+    const plan = optimize(
+      parseProfileCsv(profileCsv([cell(1, 1, 2), cell(1, 2, 3.5), cell(2, 1, 1.25), cell(2, 2, 2)])),
+      { cores: 2, batch: 2 },
+    );
     expect(plan.kind).toBe("plan");
     if (plan.kind === "plan") expect(plan.latencyMs).toBe(2);
   });
 
   it("property: any measured grid survives the round trip exactly", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 0, max: 12 })), { minLength: 1, maxLength: 30, selector: ([t, e]) => `${t},${e}` }),
-        fc.double({ min: 1e-3, max: 1e5, noNaN: true }), (points, scale) => {
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 0, max: 12 })), {
+          minLength: 1,
+          maxLength: 30,
+          selector: ([t, e]) => `${t},${e}`,
+        }),
+        fc.double({ min: 1e-3, max: 1e5, noNaN: true }),
+        (points, scale) => {
           const cells = points.map(([t, e], i) => cell(t, 2 ** e, scale * (i + 1)));
           const back = parseProfileCsv(profileCsv(cells));
           expect(back).toHaveLength(cells.length);
-          for (const c of cells) expect(back).toContainEqual({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs });
-        }),
+          for (const c of cells)
+            expect(back).toContainEqual({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs });
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it("file name: model, version, host and the id's head, file-name safe", () => {
-    expect(profileCsvFileName({ id: "3F2a9c10-aaaa", modelName: "tiny-cnn", version: 2, hostName: "Host.A" })).toBe("profile-tiny-cnn-v2-host-a-3f2a9c10.csv");
+    expect(profileCsvFileName({ id: "3F2a9c10-aaaa", modelName: "tiny-cnn", version: 2, hostName: "Host.A" })).toBe(
+      "profile-tiny-cnn-v2-host-a-3f2a9c10.csv",
+    );
   });
 });

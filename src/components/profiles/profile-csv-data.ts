@@ -6,7 +6,16 @@
 import { toCsv, type CsvTable } from "@/lib/planning/csv";
 import type { ProfileCellData } from "./profile-grid-data";
 
-export const PROFILE_CSV_COLUMNS = ["threads", "batch", "latency_ms", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "iterations"] as const;
+export const PROFILE_CSV_COLUMNS = [
+  "threads",
+  "batch",
+  "latency_ms",
+  "p50_ms",
+  "p90_ms",
+  "p99_ms",
+  "stddev_ms",
+  "iterations",
+] as const;
 
 export function profileCsvTable(cells: readonly ProfileCellData[]): CsvTable {
   const sorted = [...cells].sort((a, b) => a.threads - b.threads || a.batch - b.batch);
@@ -20,7 +29,13 @@ export const profileCsv = (cells: readonly ProfileCellData[]) => toCsv(profileCs
 
 /** "profile-tiny-cnn-v1-host-a-1a2b3c4d.csv": model, version, host and the id's head, in file-name-safe form. */
 export function profileCsvFileName(p: { id: string; modelName: string; version: number; hostName: string }): string {
-  const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-  const parts = ["profile", slug(p.modelName), `v${p.version}`, slug(p.hostName), slug(p.id).slice(0, 8)].filter((x) => x !== "");
+  const slug = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "");
+  const parts = ["profile", slug(p.modelName), `v${p.version}`, slug(p.hostName), slug(p.id).slice(0, 8)].filter(
+    (x) => x !== "",
+  );
   return `${parts.join("-")}.csv`;
 }

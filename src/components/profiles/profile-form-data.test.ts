@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { estimateGridDurationMs, PRECISION_STOPPING_RULE, PAPER_STOPPING_RULE } from "@/core/profiling/stopping-rule";
 import { formatDuration } from "./profile-grid-data";
-import { allThreads, batchesUpTo, chosenThreads, describeEstimate, describeGrid, parseDimensions, ProfileFormError } from "./profile-form-data";
+import {
+  allThreads,
+  batchesUpTo,
+  chosenThreads,
+  describeEstimate,
+  describeGrid,
+  parseDimensions,
+  ProfileFormError,
+} from "./profile-form-data";
 
 describe("profile form grid", () => {
   it("Packrat §3.2: b ∈ {2⁰ … 2¹⁰} with T = 16 is 11 × 16 = 176 cells (not 2¹⁰ × 16 = 16,384)", () => {
@@ -45,15 +53,21 @@ describe("profile form grid", () => {
 
 describe("duration estimate text", () => {
   it("says there is none when no probe is known", () => {
-    expect(describeEstimate(null, formatDuration, "earlier-profile")).toBe("No earlier-profile estimate: no profile of this version has measured t=1, b=1.");
+    expect(describeEstimate(null, formatDuration, "earlier-profile")).toBe(
+      "No earlier-profile estimate: no profile of this version has measured t=1, b=1.",
+    );
   });
 
   it("paper rule, probe 2 ms, t ∈ {1,2} × b ∈ {1,2}: Σ (2·b/t)·110 = (2 + 4 + 1 + 2) · 110 = 990 ms → about 1 s", () => {
     const est = { probeMs: 2, ...estimateGridDurationMs(2, [1, 2], [1, 2], PAPER_STOPPING_RULE) };
     expect(est.lowMs).toBeCloseTo(990, 9);
-    expect(describeEstimate(est, formatDuration)).toBe("Estimated duration: about 1 s of measuring (from a 3-iteration probe at t=1, b=1: 2 ms, scaled by b / t per cell), plus loading the model.");
+    expect(describeEstimate(est, formatDuration)).toBe(
+      "Estimated duration: about 1 s of measuring (from a 3-iteration probe at t=1, b=1: 2 ms, scaled by b / t per cell), plus loading the model.",
+    );
     // The same numbers from an earlier profile's cell are the fallback, and say so.
-    expect(describeEstimate(est, formatDuration, "earlier-profile")).toBe("Earlier-profile estimate: about 1 s of measuring (from an earlier profile's t=1, b=1 cell: 2 ms, scaled by b / t per cell), plus loading the model.");
+    expect(describeEstimate(est, formatDuration, "earlier-profile")).toBe(
+      "Earlier-profile estimate: about 1 s of measuring (from an earlier profile's t=1, b=1 cell: 2 ms, scaled by b / t per cell), plus loading the model.",
+    );
   });
 
   it("adaptive rule gives a range: low Σ (2·b/t)·15 = 9 · 15 = 135 ms, high Σ (2·b/t)·205 = 9 · 205 = 1,845 ms", () => {
@@ -65,6 +79,8 @@ describe("duration estimate text", () => {
 
   it("a grid under a second reads 'under 1 s', not 'about < 1 s': paper, probe 0.1 ms, 1 cell → 0.1 · 110 = 11 ms", () => {
     const est = { probeMs: 0.1, ...estimateGridDurationMs(0.1, [1], [1], PAPER_STOPPING_RULE) };
-    expect(describeEstimate(est, formatDuration)).toMatch(/^Estimated duration: under 1 s of measuring \(from a 3-iteration probe at t=1, b=1: 0\.1 ms/);
+    expect(describeEstimate(est, formatDuration)).toMatch(
+      /^Estimated duration: under 1 s of measuring \(from a 3-iteration probe at t=1, b=1: 0\.1 ms/,
+    );
   });
 });

@@ -14,19 +14,28 @@ export const RULE_PRESETS: ReadonlyArray<{ value: RulePreset; label: string; det
   {
     value: "decision",
     label: "Decision-aware (default)",
-    detail: "warm-up 3, rounds of 3 iterations, at least 4 rounds; a cell stops once its 95% interval cannot change the optimizer's plan for any B by more than 2%; ≤ 30 iterations, ≤ 60 s per cell",
+    detail:
+      "warm-up 3, rounds of 3 iterations, at least 4 rounds; a cell stops once its 95% interval cannot change the optimizer's plan for any B by more than 2%; ≤ 30 iterations, ≤ 60 s per cell",
   },
   {
     value: "adaptive",
     label: "Precision 2%",
-    detail: "warm-up 5, then until the 95% confidence half-width of the mean is ≤ 2% of the mean; 10–200 iterations, ≤ 30 s per cell",
+    detail:
+      "warm-up 5, then until the 95% confidence half-width of the mean is ≤ 2% of the mean; 10–200 iterations, ≤ 30 s per cell",
   },
-  { value: "paper", label: "Paper (10 + 100)", detail: "the paper's fixed protocol: 10 warm-up, then exactly 100 measured iterations per cell" },
+  {
+    value: "paper",
+    label: "Paper (10 + 100)",
+    detail: "the paper's fixed protocol: 10 warm-up, then exactly 100 measured iterations per cell",
+  },
 ];
 
 export class ProfileFormError extends Error {
   readonly code = "invalid_input";
-  constructor(readonly parameter: string, message: string) {
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
     super(message);
     this.name = "ProfileFormError";
   }
@@ -35,14 +44,18 @@ export class ProfileFormError extends Error {
 /** 1, 2, 4, … up to `max` (a power of two, 1 … PROFILE_BATCH_LIMIT). */
 export function batchesUpTo(max: number): number[] {
   if (!Number.isInteger(max) || max < 1 || max > PROFILE_BATCH_LIMIT || (max & (max - 1)) !== 0) {
-    throw new ProfileFormError("maxBatch", `the largest batch must be a power of two from 1 to ${PROFILE_BATCH_LIMIT}, not ${max}`);
+    throw new ProfileFormError(
+      "maxBatch",
+      `the largest batch must be a power of two from 1 to ${PROFILE_BATCH_LIMIT}, not ${max}`,
+    );
   }
   return profileBatchesUpTo(max);
 }
 
 /** Every thread count of a budget of T cores: 1 … T (the default grid). */
 export function allThreads(cores: number): number[] {
-  if (!Number.isInteger(cores) || cores < 1) throw new ProfileFormError("cores", `the core budget must be a whole number ≥ 1, not ${cores}`);
+  if (!Number.isInteger(cores) || cores < 1)
+    throw new ProfileFormError("cores", `the core budget must be a whole number ≥ 1, not ${cores}`);
   return Array.from({ length: cores }, (_, i) => i + 1);
 }
 
@@ -51,13 +64,18 @@ export function chosenThreads(selected: readonly number[], cores: number): numbe
   const threads = [...new Set(selected)].sort((a, b) => a - b);
   if (threads.length === 0) throw new ProfileFormError("threads", "choose at least one thread count");
   const outside = threads.filter((t) => !Number.isInteger(t) || t < 1 || t > cores);
-  if (outside.length) throw new ProfileFormError("threads", `thread counts must be between 1 and the budget's ${cores} cores (not ${outside.join(", ")})`);
+  if (outside.length)
+    throw new ProfileFormError(
+      "threads",
+      `thread counts must be between 1 and the budget's ${cores} cores (not ${outside.join(", ")})`,
+    );
   return threads;
 }
 
 /** "t ∈ {1, 2} × b ∈ {1, 2, 4} = 6 cells". */
 export function describeGrid(threads: readonly number[], batches: readonly number[]): string {
-  const set = (xs: readonly number[]) => (xs.length > 6 ? `{${xs.slice(0, 3).join(", ")}, …, ${xs[xs.length - 1]}}` : `{${xs.join(", ")}}`);
+  const set = (xs: readonly number[]) =>
+    xs.length > 6 ? `{${xs.slice(0, 3).join(", ")}, …, ${xs[xs.length - 1]}}` : `{${xs.join(", ")}}`;
   const cells = threads.length * batches.length;
   return `t ∈ ${set(threads)} × b ∈ ${set(batches)} = ${cells} cell${cells === 1 ? "" : "s"}`;
 }
@@ -89,7 +107,11 @@ export type EstimateSource = "probe" | "earlier-profile";
  * iterations on the agent, asked for when the form opens or the version changes) is the estimate; an earlier
  * profile's cell of the version is the immediate fallback, labelled as such, until the probe answers or if it fails.
  */
-export function describeEstimate(estimate: DurationEstimate | null | undefined, format: (ms: number) => string, source: EstimateSource = "probe"): string {
+export function describeEstimate(
+  estimate: DurationEstimate | null | undefined,
+  format: (ms: number) => string,
+  source: EstimateSource = "probe",
+): string {
   if (!estimate) {
     return source === "probe"
       ? "No estimate: the probe measured nothing."

@@ -48,7 +48,8 @@ const ascending = (values: readonly number[]) => [...new Set(values)].sort((a, b
 export function missingCells(grid: ProfileGrid, cells: readonly GridPoint[]): GridPoint[] {
   const have = new Set(cells.map((c) => cellKey(c.threads, c.batch)));
   const out: GridPoint[] = [];
-  for (const threads of ascending(grid.threads)) for (const batch of ascending(grid.batches)) if (!have.has(cellKey(threads, batch))) out.push({ threads, batch });
+  for (const threads of ascending(grid.threads))
+    for (const batch of ascending(grid.batches)) if (!have.has(cellKey(threads, batch))) out.push({ threads, batch });
   return out;
 }
 
@@ -64,7 +65,6 @@ export function isSettling(status: string, finishedAt: string | Date | null, now
   if (isActive(status)) return true;
   return status === "cancelled" && finishedAt !== null && now - new Date(finishedAt).getTime() < CUT_SHORT_WAIT_MS;
 }
-
 
 /** The cell being measured: the first missing one while the job runs; none otherwise. */
 export function currentCell(grid: ProfileGrid, cells: readonly GridPoint[], status: string): GridPoint | null {
@@ -154,12 +154,24 @@ export function progressView(input: ProgressInput): ProgressView {
   }
   const finishedShort = !isActive(input.status) && (missing.length > 0 || cut.length > 0);
   const rounds = cut.map((c) => c.rounds ?? 0);
-  const roundsText = rounds.length ? (Math.min(...rounds) === Math.max(...rounds) ? `${rounds[0]}` : `${Math.min(...rounds)}–${Math.max(...rounds)}`) : "";
+  const roundsText = rounds.length
+    ? Math.min(...rounds) === Math.max(...rounds)
+      ? `${rounds[0]}`
+      : `${Math.min(...rounds)}–${Math.max(...rounds)}`
+    : "";
   const parts = [
-    cut.length ? `${cut.length} cell${cut.length === 1 ? " was" : "s were"} cut short by the cancel: ${cut.length === 1 ? "its estimate rests" : "their estimates rest"} on ${roundsText} round${roundsText === "1" ? "" : "s"}, fewer than the rule asks.` : null,
-    done === 0 ? "No cell was measured (cells are measured in interleaved rounds, so most finish only near the end)." : null,
-    missing.length ? `Missing ${missing.length} cell${missing.length === 1 ? "" : "s"}: ${describeCells(missing)}.` : null,
+    cut.length
+      ? `${cut.length} cell${cut.length === 1 ? " was" : "s were"} cut short by the cancel: ${cut.length === 1 ? "its estimate rests" : "their estimates rest"} on ${roundsText} round${roundsText === "1" ? "" : "s"}, fewer than the rule asks.`
+      : null,
+    done === 0
+      ? "No cell was measured (cells are measured in interleaved rounds, so most finish only near the end)."
+      : null,
+    missing.length
+      ? `Missing ${missing.length} cell${missing.length === 1 ? "" : "s"}: ${describeCells(missing)}.`
+      : null,
   ].filter((x): x is string => x !== null);
-  const missingNote = finishedShort ? `${parts.join(" ")} The views show the cells that exist; the optimizer plans from complete profiles only.` : null;
+  const missingNote = finishedShort
+    ? `${parts.join(" ")} The views show the cells that exist; the optimizer plans from complete profiles only.`
+    : null;
   return { done, total, percent, current, missing, headline, missingNote, tone };
 }

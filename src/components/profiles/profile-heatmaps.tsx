@@ -11,7 +11,10 @@ const ascending = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a -
 
 /** A log scale over the measured means (null until a cell is in). Shared by both sides of a comparison. */
 export function latencyScale(...cellSets: ReadonlyArray<readonly ProfileCellData[]>): ColorScale | null {
-  const values = cellSets.flat().map((c) => c.meanMs).filter((v) => v > 0);
+  const values = cellSets
+    .flat()
+    .map((c) => c.meanMs)
+    .filter((v) => v > 0);
   return values.length ? sequentialScale(values, { log: true, parameter: "meanMs" }) : null;
 }
 
@@ -37,7 +40,9 @@ export function LatencyHeatmap(props: {
 }) {
   const at = indexCells(props.cells);
   const scale = props.scale === undefined ? latencyScale(props.cells) : props.scale;
-  const highlight: HeatmapCellRef | null = props.current ? { row: props.current.threads, col: props.current.batch } : null;
+  const highlight: HeatmapCellRef | null = props.current
+    ? { row: props.current.threads, col: props.current.batch }
+    : null;
   return (
     <Heatmap
       testId={props.testId}
@@ -67,7 +72,13 @@ export function LatencyHeatmap(props: {
   );
 }
 
-export function SpreadHeatmap(props: { grid: ProfileGrid; cells: readonly ProfileCellData[]; active?: boolean; testId: string; maxWidth?: number }) {
+export function SpreadHeatmap(props: {
+  grid: ProfileGrid;
+  cells: readonly ProfileCellData[];
+  active?: boolean;
+  testId: string;
+  maxWidth?: number;
+}) {
   const at = indexCells(props.cells);
   const spreadAt = (t: number, b: number) => {
     const c = at.get(cellKey(t, b));
@@ -94,7 +105,11 @@ export function SpreadHeatmap(props: { grid: ProfileGrid; cells: readonly Profil
         const title = `t = ${t} threads, b = ${b}`;
         if (!c) return [title, props.active ? "not measured yet" : "not measured"];
         const s = tailSpread(c);
-        return [title, `p99 / mean = ${formatMs(c.p99Ms)} / ${formatMs(c.meanMs)} = ${s === null ? "—" : `${formatSig(s, 4)}×`}`, `stddev ${formatMs(c.stddevMs)} over ${c.iterations} iterations`];
+        return [
+          title,
+          `p99 / mean = ${formatMs(c.p99Ms)} / ${formatMs(c.meanMs)} = ${s === null ? "—" : `${formatSig(s, 4)}×`}`,
+          `stddev ${formatMs(c.stddevMs)} over ${c.iterations} iterations`,
+        ];
       }}
       missingLabel={props.active ? "not measured yet" : "not measured"}
       emptyLegend={props.active ? "The colour scale appears with the first measured cell." : "No cell was measured."}

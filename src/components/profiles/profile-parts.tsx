@@ -30,14 +30,33 @@ export function describeRule(rule: ProfileData["stoppingRule"]): string {
 
 export const describeDims = (dims: Record<string, number>) => {
   const keys = Object.keys(dims).sort();
-  return keys.length ? keys.map((k) => `${k} = ${dims[k]}`).join(", ") : "the version's serving shape (batch is the only dynamic dimension)";
+  return keys.length
+    ? keys.map((k) => `${k} = ${dims[k]}`).join(", ")
+    : "the version's serving shape (batch is the only dynamic dimension)";
 };
 
-export function ProgressBar({ percent, label, testId, small = false }: { percent: number; label: string; testId?: string; small?: boolean }) {
+export function ProgressBar({
+  percent,
+  label,
+  testId,
+  small = false,
+}: {
+  percent: number;
+  label: string;
+  testId?: string;
+  small?: boolean;
+}) {
   return (
-    <div className={`progress-bar${small ? " small" : ""}`} role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} data-testid={testId}>
+    <div
+      className={`progress-bar${small ? " small" : ""}`}
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={percent}
+      data-testid={testId}
+    >
       <div className="progress-fill" style={{ width: `${percent}%` }} />
     </div>
   );
 }
-

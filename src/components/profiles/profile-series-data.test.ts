@@ -1,17 +1,40 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ProfileCellData } from "./profile-grid-data";
-import { seriesCsvTable, latencyVsThreads, perSampleLatencyVsBatch, scalingVsThreads, tailSpread, threadsVerdicts, throughputVsBatch } from "./profile-series-data";
+import {
+  seriesCsvTable,
+  latencyVsThreads,
+  perSampleLatencyVsBatch,
+  scalingVsThreads,
+  tailSpread,
+  threadsVerdicts,
+  throughputVsBatch,
+} from "./profile-series-data";
 
 const cell = (threads: number, batch: number, meanMs: number, p99Ms = meanMs): ProfileCellData => ({
-  threads, batch, meanMs, p50Ms: meanMs, p90Ms: meanMs, p99Ms, stddevMs: 0, iterations: 100,
+  threads,
+  batch,
+  meanMs,
+  p50Ms: meanMs,
+  p90Ms: meanMs,
+  p99Ms,
+  stddevMs: 0,
+  iterations: 100,
 });
 
 // Packrat's public ResNet-50 profile (reference/packrat-profiles/resnet_torchscript_16core.csv, TorchScript,
 // 16 cores), batch 4 and 32 at t ∈ {1, 2, 4, 8, 16}.
 const RESNET = [
-  cell(1, 4, 220.9375), cell(2, 4, 113.0018), cell(4, 4, 61.2118), cell(8, 4, 37.6316), cell(16, 4, 26.3184),
-  cell(1, 32, 2266.1614), cell(2, 32, 1185.6505), cell(4, 32, 621.9344), cell(8, 32, 386.3682), cell(16, 32, 273.8053),
+  cell(1, 4, 220.9375),
+  cell(2, 4, 113.0018),
+  cell(4, 4, 61.2118),
+  cell(8, 4, 37.6316),
+  cell(16, 4, 26.3184),
+  cell(1, 32, 2266.1614),
+  cell(2, 32, 1185.6505),
+  cell(4, 32, 621.9344),
+  cell(8, 32, 386.3682),
+  cell(16, 32, 273.8053),
 ];
 const RESNET_GRID = { threads: [1, 2, 4, 8, 16], batches: [4, 32] };
 
@@ -73,7 +96,10 @@ describe("throughput and per-sample latency vs batch", () => {
     expect(seriesCsvTable(tp, "batch", "samples_per_s")).toEqual({
       columns: ["batch", "t1_samples_per_s", "t2_samples_per_s"],
       // b=1: 1 / 2 ms · 1000 = 500, t=2 not measured; b=4: 800 and 4 / 3 · 1000 = 1,333.3.
-      rows: [[1, 500, undefined], [4, 800, 4000 / 3]],
+      rows: [
+        [1, 500, undefined],
+        [4, 800, 4000 / 3],
+      ],
     });
   });
 
@@ -97,7 +123,9 @@ describe("partial profiles draw what they have and say what is missing", () => {
   });
 
   it("no cells at all: empty with 'none is measured yet'", () => {
-    expect(latencyVsThreads({ threads: [1, 2], batches: [1] }, []).empty).toBe("Needs measurements at two or more thread counts; none is measured yet.");
+    expect(latencyVsThreads({ threads: [1, 2], batches: [1] }, []).empty).toBe(
+      "Needs measurements at two or more thread counts; none is measured yet.",
+    );
   });
 
   it("without a t = 1 cell, speedup is from the smallest measured t: t₀ = 2, S(4) = L(2)/L(4) = 6 / 4 = 1.5, E = 1.5 · 2 / 4 = 0.75", () => {

@@ -51,7 +51,10 @@ function curves(
     if (any) rows.push(row);
   }
   const series = params.filter((p) => used.has(p)).map((p) => ({ key: seriesKey(p), label: label(p), param: p }));
-  const empty = rows.length < 2 ? `Needs measurements at two or more ${what}; ${rows.length === 0 ? "none is" : "one is"} measured yet.` : null;
+  const empty =
+    rows.length < 2
+      ? `Needs measurements at two or more ${what}; ${rows.length === 0 ? "none is" : "one is"} measured yet.`
+      : null;
   return { rows, series, empty };
 }
 
@@ -61,12 +64,22 @@ const tKey = (t: number) => `t${t}`;
 /** Mean batch latency L(t, b) vs t, one curve per batch size. */
 export function latencyVsThreads(grid: ProfileGrid, cells: readonly ProfileCellData[]): ChartSeries {
   const at = indexCells(cells);
-  return curves(ascending(grid.threads), ascending(grid.batches), "threads", bKey, (b) => `b = ${b}`, (t, b) => at.get(`${t}×${b}`)?.meanMs, "thread counts");
+  return curves(
+    ascending(grid.threads),
+    ascending(grid.batches),
+    "threads",
+    bKey,
+    (b) => `b = ${b}`,
+    (t, b) => at.get(`${t}×${b}`)?.meanMs,
+    "thread counts",
+  );
 }
 
 /** The thread count speedups are relative to for batch b: 1 when measured, else the smallest measured t. */
 export function baselineThreads(grid: ProfileGrid, cells: readonly ProfileCellData[], batch: number): number | null {
-  const measured = ascending(cells.filter((c) => c.batch === batch).map((c) => c.threads)).filter((t) => grid.threads.includes(t));
+  const measured = ascending(cells.filter((c) => c.batch === batch).map((c) => c.threads)).filter((t) =>
+    grid.threads.includes(t),
+  );
   return measured[0] ?? null;
 }
 
@@ -95,11 +108,19 @@ export function scalingVsThreads(grid: ProfileGrid, cells: readonly ProfileCellD
   const batches = ascending(grid.batches);
   return {
     speedup: curves(threads, batches, "threads", bKey, (b) => `b = ${b}`, speedupOf, "thread counts"),
-    efficiency: curves(threads, batches, "threads", bKey, (b) => `b = ${b}`, (t, b) => {
-      const s = speedupOf(t, b);
-      const t0 = baselines.get(b);
-      return s === undefined || t0 === undefined ? undefined : (s * t0) / t;
-    }, "thread counts"),
+    efficiency: curves(
+      threads,
+      batches,
+      "threads",
+      bKey,
+      (b) => `b = ${b}`,
+      (t, b) => {
+        const s = speedupOf(t, b);
+        const t0 = baselines.get(b);
+        return s === undefined || t0 === undefined ? undefined : (s * t0) / t;
+      },
+      "thread counts",
+    ),
     baselines,
   };
 }
@@ -107,19 +128,35 @@ export function scalingVsThreads(grid: ProfileGrid, cells: readonly ProfileCellD
 /** Throughput b / L(t,b) · 1000 samples/s vs b, one curve per thread count. */
 export function throughputVsBatch(grid: ProfileGrid, cells: readonly ProfileCellData[]): ChartSeries {
   const at = indexCells(cells);
-  return curves(ascending(grid.batches), ascending(grid.threads), "batch", tKey, (t) => `t = ${t}`, (b, t) => {
-    const l = at.get(`${t}×${b}`)?.meanMs;
-    return l === undefined || l <= 0 ? undefined : (b / l) * 1000;
-  }, "batch sizes");
+  return curves(
+    ascending(grid.batches),
+    ascending(grid.threads),
+    "batch",
+    tKey,
+    (t) => `t = ${t}`,
+    (b, t) => {
+      const l = at.get(`${t}×${b}`)?.meanMs;
+      return l === undefined || l <= 0 ? undefined : (b / l) * 1000;
+    },
+    "batch sizes",
+  );
 }
 
 /** Per-sample latency L(t,b) / b vs b, one curve per thread count. */
 export function perSampleLatencyVsBatch(grid: ProfileGrid, cells: readonly ProfileCellData[]): ChartSeries {
   const at = indexCells(cells);
-  return curves(ascending(grid.batches), ascending(grid.threads), "batch", tKey, (t) => `t = ${t}`, (b, t) => {
-    const l = at.get(`${t}×${b}`)?.meanMs;
-    return l === undefined ? undefined : l / b;
-  }, "batch sizes");
+  return curves(
+    ascending(grid.batches),
+    ascending(grid.threads),
+    "batch",
+    tKey,
+    (t) => `t = ${t}`,
+    (b, t) => {
+      const l = at.get(`${t}×${b}`)?.meanMs;
+      return l === undefined ? undefined : l / b;
+    },
+    "batch sizes",
+  );
 }
 
 /** p99 / mean of a cell: 1 is a flat distribution; noise and stragglers push it up. Null for a zero mean. */
@@ -142,11 +179,17 @@ export interface ThreadsVerdict {
  * Where threads stop paying, per batch size: the fastest t, and the last t that keeps parallel efficiency at or
  * above `minEfficiency` (default 50%: beyond it, a core earns less than half its share).
  */
-export function threadsVerdicts(grid: ProfileGrid, cells: readonly ProfileCellData[], minEfficiency = 0.5): ThreadsVerdict[] {
+export function threadsVerdicts(
+  grid: ProfileGrid,
+  cells: readonly ProfileCellData[],
+  minEfficiency = 0.5,
+): ThreadsVerdict[] {
   const { baselines } = scalingVsThreads(grid, cells);
   const out: ThreadsVerdict[] = [];
   for (const [batch, t0] of baselines) {
-    const row = cells.filter((c) => c.batch === batch && grid.threads.includes(c.threads)).sort((a, b) => a.threads - b.threads);
+    const row = cells
+      .filter((c) => c.batch === batch && grid.threads.includes(c.threads))
+      .sort((a, b) => a.threads - b.threads);
     const base = row.find((c) => c.threads === t0);
     if (!base || row.length < 2) continue;
     let best = base;
@@ -156,7 +199,14 @@ export function threadsVerdicts(grid: ProfileGrid, cells: readonly ProfileCellDa
       if (c.threads === t0) continue;
       if (((base.meanMs / c.meanMs) * t0) / c.threads >= minEfficiency) efficientUpTo = c.threads;
     }
-    out.push({ batch, bestThreads: best.threads, bestMs: best.meanMs, bestSpeedup: base.meanMs / best.meanMs, baselineThreads: t0, efficientUpTo });
+    out.push({
+      batch,
+      bestThreads: best.threads,
+      bestMs: best.meanMs,
+      bestSpeedup: base.meanMs / best.meanMs,
+      baselineThreads: t0,
+      efficientUpTo,
+    });
   }
   return out;
 }

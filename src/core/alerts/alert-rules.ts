@@ -71,7 +71,12 @@ export interface DeploymentSnapshot {
   autoRevert: { generation: number; failedGeneration: number; reason: string | null } | null;
 }
 
-export interface FailedProposalSnapshot { id: string; deploymentLabel: string; failureReason: string | null; atMs: number }
+export interface FailedProposalSnapshot {
+  id: string;
+  deploymentLabel: string;
+  failureReason: string | null;
+  atMs: number;
+}
 
 export interface AlertSnapshot {
   nowMs: number;
@@ -105,23 +110,33 @@ export interface AlertEvaluation {
 }
 
 /** The rules that read what an agent reports about a deployment. */
-const REPORTED_RULES: readonly AlertRule[] = ["instance_crashed", "latency_above_predicted", "queue_rejections", "slo_breached", "utilization_above_safe"];
+const REPORTED_RULES: readonly AlertRule[] = [
+  "instance_crashed",
+  "latency_above_predicted",
+  "queue_rejections",
+  "slo_breached",
+  "utilization_above_safe",
+];
 
 export class AlertRuleError extends CoreInputError<"invalid-threshold"> {
   override readonly name = "AlertRuleError";
   declare readonly parameter: string;
-  constructor(code: "invalid-threshold", parameter: string, message: string) { super(code, parameter, `${parameter}: ${message}`); }
+  constructor(code: "invalid-threshold", parameter: string, message: string) {
+    super(code, parameter, `${parameter}: ${message}`);
+  }
 }
 
 function checkThresholds(t: AlertThresholds): void {
   const positive = (name: keyof AlertThresholds) => {
-    if (!(Number.isFinite(t[name]) && t[name] > 0)) throw new AlertRuleError("invalid-threshold", name, `must be a finite number > 0, got ${t[name]}`);
+    if (!(Number.isFinite(t[name]) && t[name] > 0))
+      throw new AlertRuleError("invalid-threshold", name, `must be a finite number > 0, got ${t[name]}`);
   };
   positive("offlineAfterMs");
   positive("latencyGap");
   positive("rejectionsPerS");
   positive("crashLoopRestarts");
-  if (!(Number.isInteger(t.minRequests) && t.minRequests >= 1)) throw new AlertRuleError("invalid-threshold", "minRequests", `must be a positive integer, got ${t.minRequests}`);
+  if (!(Number.isInteger(t.minRequests) && t.minRequests >= 1))
+    throw new AlertRuleError("invalid-threshold", "minRequests", `must be a positive integer, got ${t.minRequests}`);
 }
 
 const keyOf = (rule: AlertRule, type: AlertCondition["object"]["type"], id: string) => `${rule}:${type}:${id}`;
@@ -141,14 +156,18 @@ export function evaluateAlertRules(snapshot: AlertSnapshot, thresholds: AlertThr
     if (silentMs > thresholds.offlineAfterMs) {
       offline.add(agent.id);
       add({
-        rule: "agent_offline", severity: "critical", object,
+        rule: "agent_offline",
+        severity: "critical",
+        object,
         message: `no heartbeat for ${Math.round(silentMs / 1000)} s (offline after ${thresholds.offlineAfterMs / 1000} s)`,
         details: { lastHeartbeatMs: agent.lastHeartbeatMs, silentMs, offlineAfterMs: thresholds.offlineAfterMs },
       });
     }
     if (agent.servingRestartsInWindow >= thresholds.crashLoopRestarts) {
       add({
-        rule: "serving_crash_loop", severity: "critical", object,
+        rule: "serving_crash_loop",
+        severity: "critical",
+        object,
         message: `the serving process restarted ${agent.servingRestartsInWindow} times in the window`,
         details: { restarts: agent.servingRestartsInWindow, threshold: thresholds.crashLoopRestarts },
       });
@@ -158,13 +177,25 @@ export function evaluateAlertRules(snapshot: AlertSnapshot, thresholds: AlertThr
   for (const d of snapshot.deployments) {
     const object = { type: "deployment" as const, id: d.id, label: d.label };
     if (d.state === "failed") {
-      add({ rule: "model_failed", severity: "critical", object, message: `the model failed: ${d.failureReason ?? "no reason given"}`, details: { reason: d.failureReason } });
+      add({
+        rule: "model_failed",
+        severity: "critical",
+        object,
+        message: `the model failed: ${d.failureReason ?? "no reason given"}`,
+        details: { reason: d.failureReason },
+      });
     }
     if (d.autoRevert) {
       add({
-        rule: "auto_reverted", severity: "warning", object,
+        rule: "auto_reverted",
+        severity: "warning",
+        object,
         message: `generation ${d.autoRevert.failedGeneration} failed and was reverted (now generation ${d.autoRevert.generation})${d.autoRevert.reason ? `: ${d.autoRevert.reason}` : ""}`,
-        details: { generation: d.autoRevert.generation, failedGeneration: d.autoRevert.failedGeneration, reason: d.autoRevert.reason },
+        details: {
+          generation: d.autoRevert.generation,
+          failedGeneration: d.autoRevert.failedGeneration,
+          reason: d.autoRevert.reason,
+        },
       });
     }
     // What an offline agent reported last is stale: those rules wait until it reports again.
@@ -173,16 +204,29 @@ export function evaluateAlertRules(snapshot: AlertSnapshot, thresholds: AlertThr
       continue;
     }
     if (d.crashedInstances > 0) {
-      add({ rule: "instance_crashed", severity: "warning", object, message: `${d.crashedInstances} instance${d.crashedInstances === 1 ? "" : "s"} crashed (restarting)`, details: { crashed: d.crashedInstances } });
+      add({
+        rule: "instance_crashed",
+        severity: "warning",
+        object,
+        message: `${d.crashedInstances} instance${d.crashedInstances === 1 ? "" : "s"} crashed (restarting)`,
+        details: { crashed: d.crashedInstances },
+      });
     }
     const r = d.running;
     if (r && r.predictedLatencyMs !== null && r.predictedLatencyMs > 0 && r.measuredBatchLatencyMs !== null) {
       const gap = r.measuredBatchLatencyMs / r.predictedLatencyMs - 1;
       if (gap > thresholds.latencyGap) {
         add({
-          rule: "latency_above_predicted", severity: "warning", object,
+          rule: "latency_above_predicted",
+          severity: "warning",
+          object,
           message: `measured batch latency ${r.measuredBatchLatencyMs.toFixed(2)} ms is ${pct(gap)} above the predicted ${r.predictedLatencyMs.toFixed(2)} ms (threshold ${pct(thresholds.latencyGap)})`,
-          details: { proposalId: r.proposalId, measuredMs: r.measuredBatchLatencyMs, predictedMs: r.predictedLatencyMs, gap },
+          details: {
+            proposalId: r.proposalId,
+            measuredMs: r.measuredBatchLatencyMs,
+            predictedMs: r.predictedLatencyMs,
+            gap,
+          },
         });
       }
     }
@@ -192,7 +236,9 @@ export function evaluateAlertRules(snapshot: AlertSnapshot, thresholds: AlertThr
     const rejectedPerS = w.rejected / seconds;
     if (rejectedPerS > thresholds.rejectionsPerS) {
       add({
-        rule: "queue_rejections", severity: "warning", object,
+        rule: "queue_rejections",
+        severity: "warning",
+        object,
         message: `${rejectedPerS.toFixed(1)} requests/s rejected over the last ${Math.round(w.windowMs / 60_000)} min (threshold ${thresholds.rejectionsPerS}/s)`,
         details: { rejectedPerS, rejected: w.rejected, threshold: thresholds.rejectionsPerS },
       });
@@ -201,7 +247,9 @@ export function evaluateAlertRules(snapshot: AlertSnapshot, thresholds: AlertThr
     const share = w.withinSlo / w.completed;
     if (share < d.slo.quantile) {
       add({
-        rule: "slo_breached", severity: "critical", object,
+        rule: "slo_breached",
+        severity: "critical",
+        object,
         message: `${quantileLabel(d.slo.quantile)} ≤ ${d.slo.deadlineMs} ms breached: ${pct(share)} of ${w.completed} requests within it over the last ${Math.round(w.windowMs / 60_000)} min (needs ${pct(d.slo.quantile)})`,
         details: { withinShare: share, quantile: d.slo.quantile, deadlineMs: d.slo.deadlineMs, completed: w.completed },
       });
@@ -210,11 +258,17 @@ export function evaluateAlertRules(snapshot: AlertSnapshot, thresholds: AlertThr
     if (w.meanComputeMs !== null && w.meanComputeMs > 0) {
       const lambda = (w.completed + w.rejected) / seconds;
       const rho = (lambda * w.meanComputeMs) / (1000 * d.batchSize);
-      const safe = safeUtilization({ serviceTimeMs: w.meanComputeMs, p99BudgetMs: d.slo.deadlineMs, p99Multiplier: -Math.log(1 - d.slo.quantile) });
+      const safe = safeUtilization({
+        serviceTimeMs: w.meanComputeMs,
+        p99BudgetMs: d.slo.deadlineMs,
+        p99Multiplier: -Math.log(1 - d.slo.quantile),
+      });
       const rhoMax = safe.feasible ? safe.maxUtilization : 0;
       if (rho > rhoMax) {
         add({
-          rule: "utilization_above_safe", severity: "warning", object,
+          rule: "utilization_above_safe",
+          severity: "warning",
+          object,
           message: safe.feasible
             ? `utilization ρ = ${rho.toFixed(2)} is above the SLO's safe ${rhoMax.toFixed(2)} (λ = ${lambda.toFixed(1)}/s, batch latency ${w.meanComputeMs.toFixed(2)} ms, B = ${d.batchSize})`
             : `no utilization is safe: ${safe.reason} (ρ = ${rho.toFixed(2)})`,
@@ -226,7 +280,9 @@ export function evaluateAlertRules(snapshot: AlertSnapshot, thresholds: AlertThr
 
   for (const p of snapshot.failedProposals) {
     add({
-      rule: "proposal_failed", severity: "warning", object: { type: "proposal", id: p.id, label: p.deploymentLabel },
+      rule: "proposal_failed",
+      severity: "warning",
+      object: { type: "proposal", id: p.id, label: p.deploymentLabel },
       message: `the approved configuration failed to apply${p.failureReason ? `: ${p.failureReason}` : ""}`,
       details: { failedAtMs: p.atMs, reason: p.failureReason },
     });

@@ -28,16 +28,31 @@ function errorOf(run: () => unknown): AllocatorError {
 
 describe("allocate on 2 sockets × 8 cores × SMT-2", () => {
   it("interleave (default): ⟨4×2⟩ goes socket 0, 1, 0, 1, each instance on two adjacent cores", () => {
-    expect(cpusOf(big, [{ count: 4, threads: 2, batch: 4 }])).toEqual([[0, 1], [8, 9], [2, 3], [10, 11]]);
+    expect(cpusOf(big, [{ count: 4, threads: 2, batch: 4 }])).toEqual([
+      [0, 1],
+      [8, 9],
+      [2, 3],
+      [10, 11],
+    ]);
   });
 
   it("sequential: ⟨4×2⟩ fills socket 0 first: 0-1, 2-3, 4-5, 6-7", () => {
-    expect(cpusOf(big, [{ count: 4, threads: 2, batch: 4 }], { order: "sequential" })).toEqual([[0, 1], [2, 3], [4, 5], [6, 7]]);
+    expect(cpusOf(big, [{ count: 4, threads: 2, batch: 4 }], { order: "sequential" })).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 7],
+    ]);
   });
 
   it("smt pair: ⟨2×4⟩ gives each of the 4 ORT threads a core's two siblings (k, k+16)", () => {
     const [a, b] = allocate(big, [{ count: 2, threads: 4, batch: 8 }], { smt: "pair" }).instances;
-    expect(a!.coreCpus).toEqual([[0, 16], [1, 17], [2, 18], [3, 19]]);
+    expect(a!.coreCpus).toEqual([
+      [0, 16],
+      [1, 17],
+      [2, 18],
+      [3, 19],
+    ]);
     expect(a!.cpus).toEqual([0, 1, 2, 3, 16, 17, 18, 19]);
     expect(b!.cpus).toEqual([8, 9, 10, 11, 24, 25, 26, 27]);
     expect(a!.threads).toBe(4); // still 4 ORT threads, on 8 logical CPUs
@@ -76,7 +91,9 @@ describe("allocate on 2 sockets × 8 cores × SMT-2", () => {
     expect(err).toMatchObject({ code: "cannot-fit-locally", parameter: "spanning" });
     expect(err.message).toContain("free cores per NUMA node: 8, 8");
     // Spanning NUMA nodes inside a socket does not help: each socket is one node.
-    expect(errorOf(() => allocate(big, [{ count: 3, threads: 5, batch: 1 }], { spanning: "numa-nodes" })).code).toBe("cannot-fit-locally");
+    expect(errorOf(() => allocate(big, [{ count: 3, threads: 5, batch: 1 }], { spanning: "numa-nodes" })).code).toBe(
+      "cannot-fit-locally",
+    );
   });
 
   it('⟨3×5⟩ with spanning "sockets": two instances stay socket-local, only the third spans (3 + 2 leftover cores)', () => {
@@ -145,8 +162,14 @@ describe("allocate across NUMA nodes inside a socket", () => {
     // Four 3s fill four nodes; the three 2s share the last two 3-core nodes (one socket): one of them must stretch.
     const topo = syntheticTopology({ sockets: 3, nodesPerSocket: 2, coresPerNode: 3 });
     for (const order of ["interleave", "sequential"] as const) {
-      const spans = allocate(topo, [{ count: 4, threads: 3, batch: 1 }, { count: 3, threads: 2, batch: 1 }], { spanning: "sockets", order })
-        .instances.map((i) => i.spans);
+      const spans = allocate(
+        topo,
+        [
+          { count: 4, threads: 3, batch: 1 },
+          { count: 3, threads: 2, batch: 1 },
+        ],
+        { spanning: "sockets", order },
+      ).instances.map((i) => i.spans);
       expect(spans.filter((s) => s === "numa-nodes")).toHaveLength(1);
       expect(spans.filter((s) => s === "sockets")).toHaveLength(0);
     }
@@ -184,10 +207,17 @@ describe("allocate invariants (property, brute-force locality check)", () => {
     nodesPerSocket: fc.integer({ min: 1, max: 2 }),
     coresPerNode: fc.integer({ min: 1, max: 5 }),
     threadsPerCore: fc.integer({ min: 1, max: 2 }),
-    plan: fc.array(fc.record({ count: fc.integer({ min: 1, max: 4 }), threads: fc.integer({ min: 1, max: 6 }), batch: fc.constant(1) }), {
-      minLength: 1,
-      maxLength: 3,
-    }),
+    plan: fc.array(
+      fc.record({
+        count: fc.integer({ min: 1, max: 4 }),
+        threads: fc.integer({ min: 1, max: 6 }),
+        batch: fc.constant(1),
+      }),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    ),
     order: fc.constantFrom("sequential" as const, "interleave" as const),
     smt: fc.constantFrom("exclude" as const, "pair" as const),
     spanning: fc.constantFrom("never" as const, "numa-nodes" as const, "sockets" as const),

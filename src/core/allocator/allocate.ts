@@ -61,7 +61,9 @@ export function allocate(
       itemOf.push(item);
     }
   });
-  const domains: Domain[] = scoped.sockets.flatMap((s) => s.nodes.map((n) => ({ socket: s.id, node: n.id, free: [...n.cores] })));
+  const domains: Domain[] = scoped.sockets.flatMap((s) =>
+    s.nodes.map((n) => ({ socket: s.id, node: n.id, free: [...n.cores] })),
+  );
   const byLargest = sizes.map((_, k) => k).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
 
   const placement = place(sizes, byLargest, domains, order, spanning);
@@ -82,7 +84,10 @@ export function allocate(
     instances,
     coresInBudget,
     coresUsed: demand,
-    idleCpus: allCores.flatMap((c) => c.cpus).filter((cpu) => !used.has(cpu)).sort((a, b) => a - b),
+    idleCpus: allCores
+      .flatMap((c) => c.cpus)
+      .filter((cpu) => !used.has(cpu))
+      .sort((a, b) => a - b),
   };
 }
 
@@ -226,12 +231,17 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], param: st
 }
 
 function checkPlan(plan: readonly AllocationPlanItem[]): void {
-  if (!Array.isArray(plan) || plan.length === 0) throw new AllocatorError("invalid-plan", "plan", "plan must list at least one ⟨i, t, b⟩ item");
+  if (!Array.isArray(plan) || plan.length === 0)
+    throw new AllocatorError("invalid-plan", "plan", "plan must list at least one ⟨i, t, b⟩ item");
   plan.forEach((p, i) => {
     for (const key of ["count", "threads", "batch"] as const) {
       const v = p[key];
       if (!(Number.isInteger(v) && v >= 1)) {
-        throw new AllocatorError("invalid-plan", `plan[${i}].${key}`, `plan[${i}].${key} must be a positive integer, got ${v}`);
+        throw new AllocatorError(
+          "invalid-plan",
+          `plan[${i}].${key}`,
+          `plan[${i}].${key} must be a positive integer, got ${v}`,
+        );
       }
     }
   });
@@ -241,7 +251,11 @@ function restrictToBudget(topology: HostTopology, cpus: readonly number[]): Host
   const known = new Set(listCores(topology).flatMap((c) => c.cpus));
   for (const cpu of cpus) {
     if (!known.has(cpu)) {
-      throw new AllocatorError("invalid-budget", "budget.cpus", `CPU ${cpu} is not in the host topology (offline, or not allowed to this process)`);
+      throw new AllocatorError(
+        "invalid-budget",
+        "budget.cpus",
+        `CPU ${cpu} is not in the host topology (offline, or not allowed to this process)`,
+      );
     }
   }
   return restrictTopology(topology, cpus);
@@ -272,7 +286,8 @@ function cannotFitLocally(
           domains.filter((d) => d.socket === s).reduce((n, d) => n + d.free.length, 0),
         );
   const biggest = Math.max(...groups);
-  const tooBig = largest > biggest ? `; an instance of ${largest} cores is larger than any ${unit} (at most ${biggest})` : "";
+  const tooBig =
+    largest > biggest ? `; an instance of ${largest} cores is larger than any ${unit} (at most ${biggest})` : "";
   const hint = spanning === "never" ? 'allow spanning ("numa-nodes" or "sockets")' : 'allow spanning "sockets"';
   return new AllocatorError(
     "cannot-fit-locally",

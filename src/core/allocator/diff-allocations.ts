@@ -35,7 +35,9 @@ export function diffAllocations(before: readonly PlacedInstance[], after: readon
     else stay.push({ from, to, cpus: sorted(inst.cpus), batchBefore: before[from]!.batch, batchAfter: inst.batch });
   });
   const stayed = new Set(stay.map((s) => s.from));
-  const stop = before.flatMap((inst, from) => (stayed.has(from) ? [] : [{ from, threads: inst.threads, cpus: sorted(inst.cpus) }]));
+  const stop = before.flatMap((inst, from) =>
+    stayed.has(from) ? [] : [{ from, threads: inst.threads, cpus: sorted(inst.cpus) }],
+  );
 
   const shared = new Set<number>();
   const start = starting.map((to) => {

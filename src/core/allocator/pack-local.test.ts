@@ -66,7 +66,10 @@ describe("packLocal", () => {
   it("agrees with brute force on whether a fit exists, and never overfills (property)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ socket: fc.integer({ min: 0, max: 1 }), free: fc.integer({ min: 0, max: 6 }) }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ socket: fc.integer({ min: 0, max: 1 }), free: fc.integer({ min: 0, max: 6 }) }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 6 }),
         fc.constantFrom("interleave" as const, "sequential" as const),
         (domains, sizes, order) => {

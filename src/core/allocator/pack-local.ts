@@ -15,7 +15,11 @@ const EXACT_SEARCH_LIMIT = 200_000;
  * round-robin over sockets for "interleave", first fit for "sequential"); when that fails, an exact search, because
  * bin packing defeats greedy passes (free 6 + 4 cores, instances 3, 3, 2, 2: round-robin strands two cores).
  */
-export function packLocal(sizes: readonly number[], domains: readonly PackDomain[], order: AllocationOrder): number[] | null {
+export function packLocal(
+  sizes: readonly number[],
+  domains: readonly PackDomain[],
+  order: AllocationOrder,
+): number[] | null {
   const byLargest = sizes.map((_, k) => k).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
   return greedy(sizes, byLargest, domains, order) ?? exact(sizes, byLargest, domains);
 }
@@ -60,7 +64,11 @@ function greedy(
   return placed;
 }
 
-function exact(sizes: readonly number[], byLargest: readonly number[], domains: readonly PackDomain[]): number[] | null {
+function exact(
+  sizes: readonly number[],
+  byLargest: readonly number[],
+  domains: readonly PackDomain[],
+): number[] | null {
   const free = domains.map((d) => d.free);
   const placed = new Array<number>(sizes.length);
   // Feasibility depends only on the multiset of free counts, so failures are memoized on it.

@@ -24,7 +24,14 @@ describe("Listing 2 adaptive window (a heuristic) / TV-042, target batch 16", ()
   }
 
   it("the target batch size is a deployment knob: target 8 at depth 4 and 500/s → 8 ms", () => {
-    const w = adaptiveWindowHeuristic({ queueDepth: 4, arrivalRatePerS: 500, sloMs: 50, serviceMs: 4, fixedOverheadMs: 6, targetBatchSize: 8 });
+    const w = adaptiveWindowHeuristic({
+      queueDepth: 4,
+      arrivalRatePerS: 500,
+      sloMs: 50,
+      serviceMs: 4,
+      fixedOverheadMs: 6,
+      targetBatchSize: 8,
+    });
     expect(w.windowMs).toBeCloseTo(8, 12);
   });
 

@@ -83,7 +83,13 @@ export function validateBatchingCandidate(input: BatchingCandidateInput): Batchi
   checks.push({
     id: "mean-screen",
     status: meanPass ? "pass" : "fail",
-    numbers: { latencyBoundedBatch: bound, maxBatch, meanLatencyMs: meanMs, meanAtMaxBatchMs: meanAtMaxMs, meanBudgetMs },
+    numbers: {
+      latencyBoundedBatch: bound,
+      maxBatch,
+      meanLatencyMs: meanMs,
+      meanAtMaxBatchMs: meanAtMaxMs,
+      meanBudgetMs,
+    },
     message: meanPass
       ? `T_w/2 + T(${maxBatch}) = ${ms(meanAtMaxMs)} ≤ ${ms(meanBudgetMs)} (B_L = ${bound ?? "unbounded"}); mean at λ ${ms(meanMs)}`
       : `B_max = ${maxBatch} > B_L = ${bound}: T_w/2 + T(${maxBatch}) = ${ms(meanAtMaxMs)} exceeds ${ms(meanBudgetMs)}`,

@@ -81,7 +81,13 @@ describe("F-34 dual-trigger dispatch trace", () => {
         (gaps, windowMs, maxBatch, workers) => {
           const arrivalsMs: number[] = [];
           gaps.reduce((t, g) => (arrivalsMs.push(t + g), t + g), 0);
-          const t = traceDualTriggerDispatch({ arrivalsMs, windowMs, maxBatch, model: R, workerAvailableAtMs: workers });
+          const t = traceDualTriggerDispatch({
+            arrivalsMs,
+            windowMs,
+            maxBatch,
+            model: R,
+            workerAvailableAtMs: workers,
+          });
           expect(t.requests).toHaveLength(arrivalsMs.length);
           expect(t.batches.reduce((a, b) => a + b.size, 0)).toBe(arrivalsMs.length);
           const busyUntil = [...workers];
@@ -112,7 +118,10 @@ describe("F-34 dual-trigger dispatch trace", () => {
   });
 
   it("no arrivals: an empty trace", () => {
-    expect(traceDualTriggerDispatch({ arrivalsMs: [], windowMs: 5, maxBatch: 4, model: R })).toEqual({ batches: [], requests: [] });
+    expect(traceDualTriggerDispatch({ arrivalsMs: [], windowMs: 5, maxBatch: 4, model: R })).toEqual({
+      batches: [],
+      requests: [],
+    });
     expect(serviceTimeMs(R, 4)).toBeGreaterThan(0);
   });
 });

@@ -74,8 +74,11 @@ export function traceDualTriggerDispatch(input: DispatchTraceInput): DispatchTra
     }
   });
   const avail = input.workerAvailableAtMs ?? 0;
-  const workers = (typeof avail === "number" ? [avail] : [...avail]).map((t, i) => finite(`workerAvailableAtMs[${i}]`, t));
-  if (workers.length === 0) throw new PlanningInputError("out_of_range", "workerAvailableAtMs", "needs at least one worker");
+  const workers = (typeof avail === "number" ? [avail] : [...avail]).map((t, i) =>
+    finite(`workerAvailableAtMs[${i}]`, t),
+  );
+  if (workers.length === 0)
+    throw new PlanningInputError("out_of_range", "workerAvailableAtMs", "needs at least one worker");
 
   const batches: TracedBatch[] = [];
   const requests: TracedRequest[] = [];
@@ -102,7 +105,17 @@ export function traceDualTriggerDispatch(input: DispatchTraceInput): DispatchTra
     const completionMs = dispatchMs + serviceMs + remaining;
     workers[worker] = dispatchMs + serviceMs;
     const index = batches.length;
-    batches.push({ index, size, trigger, eligibleMs, dispatchMs, resourceWaitMs: dispatchMs - eligibleMs, worker, serviceMs, completionMs });
+    batches.push({
+      index,
+      size,
+      trigger,
+      eligibleMs,
+      dispatchMs,
+      resourceWaitMs: dispatchMs - eligibleMs,
+      worker,
+      serviceMs,
+      completionMs,
+    });
 
     for (let i = head; i < head + size; i++) {
       const arrivalMs = arrivals[i] as number;

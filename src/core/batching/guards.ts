@@ -25,7 +25,8 @@ export const openUnit = requireOpenUnit;
 /** A fraction in [0, 1], e.g. an acceptance rate or an efficiency factor. */
 export function unitInterval(parameter: string, value: number): number {
   requireFinite(parameter, value);
-  if (value < 0 || value > 1) throw new PlanningInputError("out_of_range", parameter, `must be in [0, 1], got ${value}`);
+  if (value < 0 || value > 1)
+    throw new PlanningInputError("out_of_range", parameter, `must be in [0, 1], got ${value}`);
   return value;
 }
 

@@ -58,7 +58,13 @@ describe("Eq. 11 / TV-037: latency-bounded batch under a 50 ms mean budget", () 
       ),
       // Decimal ties that the closed form once summed as (T_w/2 + F) + s·b and the scan as T_w/2 + (F + s·b): 244 vs 243
       // (29.800000000000004 > 29.8) and 1,024 vs 1,023 (the other way round).
-      { numRuns: 100, examples: [[12.9, 0.05, 9.4, 29.8, 73], [16.1, 0.05, 19.8, 77.2, 161]] },
+      {
+        numRuns: 100,
+        examples: [
+          [12.9, 0.05, 9.4, 29.8, 73],
+          [16.1, 0.05, 19.8, 77.2, 161],
+        ],
+      },
     );
   });
 

@@ -9,7 +9,13 @@ import { requestSeenBatch } from "./window-arrivals";
  */
 
 /** The largest whole b in [lo, hi] with T_w/2 + F + s·b ≤ budget on one segment; 0 if none; null if unbounded. */
-function segmentBound(seg: AffineSegment, lo: number, hi: number | null, halfWindow: number, budget: number): number | null {
+function segmentBound(
+  seg: AffineSegment,
+  lo: number,
+  hi: number | null,
+  halfWindow: number,
+  budget: number,
+): number | null {
   if (seg.perSampleMs < 0) {
     throw new PlanningInputError("out_of_range", "model", "a negative per-sample time has no latency-bounded batch");
   }
@@ -45,7 +51,11 @@ export function latencyBoundedBatch(model: ServiceTimeModel, windowMs: number, b
 }
 
 /** B = min(B_L, engine maximum, memory cap): the batch the screens allow. */
-export function effectiveBatchCap(latencyBound: number | null, engineMaxBatch: number, memoryCapBatch?: number): number {
+export function effectiveBatchCap(
+  latencyBound: number | null,
+  engineMaxBatch: number,
+  memoryCapBatch?: number,
+): number {
   positiveInteger("engineMaxBatch", engineMaxBatch);
   let cap = engineMaxBatch;
   if (latencyBound !== null) cap = Math.min(cap, latencyBound);

@@ -27,7 +27,11 @@ export function memoryCap(input: MemoryCapInput): MemoryCap {
   const freeBytes = input.memoryBytes - input.weightBytes - workspace;
   const maxBatch = freeBytes > 0 ? Math.floor(freeBytes / input.activationBytesPerSample) : 0;
   if (!Number.isSafeInteger(maxBatch)) {
-    throw new PlanningInputError("out_of_range", "activationBytesPerSample", "is too small: the cap is not a usable integer");
+    throw new PlanningInputError(
+      "out_of_range",
+      "activationBytesPerSample",
+      "is too small: the cap is not a usable integer",
+    );
   }
   return { freeBytes, maxBatch };
 }

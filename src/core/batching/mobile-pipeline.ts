@@ -22,7 +22,8 @@ export interface PipelineSummary {
 }
 
 export function summarizePipeline(phases: readonly PipelinePhase[], batteryWh?: number): PipelineSummary {
-  if (phases.length === 0) throw new PlanningInputError("out_of_range", "phases", "a pipeline needs at least one phase");
+  if (phases.length === 0)
+    throw new PlanningInputError("out_of_range", "phases", "a pipeline needs at least one phase");
   let latencyMs = 0;
   let energyMj = 0;
   phases.forEach((p, i) => {
@@ -41,7 +42,11 @@ export function summarizePipeline(phases: readonly PipelinePhase[], batteryWh?: 
 }
 
 /** Swaps one phase (e.g. the NPU inference for a CPU fallback) and keeps the rest. */
-export function replacePhase(phases: readonly PipelinePhase[], name: string, replacement: PipelinePhase): PipelinePhase[] {
+export function replacePhase(
+  phases: readonly PipelinePhase[],
+  name: string,
+  replacement: PipelinePhase,
+): PipelinePhase[] {
   const i = phases.findIndex((p) => p.name === name);
   if (i < 0) throw new PlanningInputError("out_of_range", "name", `no phase named "${name}"`);
   return phases.map((p, j) => (j === i ? replacement : p));

@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PlanningInputError } from "../planning/errors";
-import { bestUnderLatencyLimit, dominates, evaluateCandidate, paretoFrontier, type BatchingCandidate } from "./pareto-frontier";
+import {
+  bestUnderLatencyLimit,
+  dominates,
+  evaluateCandidate,
+  paretoFrontier,
+  type BatchingCandidate,
+} from "./pareto-frontier";
 import { RESNET50_REPRODUCING as R } from "./resnet50-reference";
 
 describe("§13.5.4 latency-throughput Pareto frontier (F-38)", () => {
@@ -44,7 +50,14 @@ describe("§13.5.4 latency-throughput Pareto frontier (F-38)", () => {
 
   it("at an arrival rate, unstable candidates are left off and batches are the request-seen ones", () => {
     // 500/s: cap 1 carries only 283/s → unstable. (10, 32): envelope 10 + T(min(12, 32)) = 13.890 ms.
-    const f = paretoFrontier(R, [{ windowMs: 0, maxBatch: 1 }, { windowMs: 10, maxBatch: 32 }], { arrivalRatePerS: 500 });
+    const f = paretoFrontier(
+      R,
+      [
+        { windowMs: 0, maxBatch: 1 },
+        { windowMs: 10, maxBatch: 32 },
+      ],
+      { arrivalRatePerS: 500 },
+    );
     expect(f).toHaveLength(1);
     expect(f[0]!.envelopeMs.toFixed(3)).toBe("13.890");
     expect(f[0]!.meanLatencyMs.toFixed(3)).toBe("8.693");
@@ -52,7 +65,8 @@ describe("§13.5.4 latency-throughput Pareto frontier (F-38)", () => {
 
   it("best under a latency limit: the fastest frontier point whose envelope fits", () => {
     const candidates: BatchingCandidate[] = [];
-    for (const windowMs of [2, 5, 10, 20, 50]) for (const maxBatch of [8, 16, 32, 64, 128]) candidates.push({ windowMs, maxBatch });
+    for (const windowMs of [2, 5, 10, 20, 50])
+      for (const maxBatch of [8, 16, 32, 64, 128]) candidates.push({ windowMs, maxBatch });
     // With full batches, envelope = T_w + T(cap); under 15 ms the fastest is the smallest window with the largest
     // cap: 2 + T(128) = 9.706 ms at 16,611/s (5 + T(128) = 12.706 ties on throughput but is later).
     const best = bestUnderLatencyLimit(R, candidates, 15);
@@ -66,20 +80,24 @@ describe("§13.5.4 latency-throughput Pareto frontier (F-38)", () => {
       maxBatch: fc.integer({ min: 1, max: 256 }),
     });
     fc.assert(
-      fc.property(fc.array(candidate, { minLength: 1, maxLength: 30 }), fc.option(fc.integer({ min: 1, max: 20_000 }), { nil: undefined }), (cands, rate) => {
-        const options = { arrivalRatePerS: rate };
-        const all = cands.map((c) => evaluateCandidate(R, c, options)).filter((p) => p.stable);
-        const frontier = paretoFrontier(R, cands, options);
-        for (const p of frontier) for (const q of all) expect(dominates(q, p)).toBe(false);
-        for (const q of all) {
-          const on = frontier.some((p) => p.envelopeMs === q.envelopeMs && p.throughputPerS === q.throughputPerS);
-          if (!on) expect(frontier.some((p) => dominates(p, q))).toBe(true);
-        }
-        for (let i = 1; i < frontier.length; i++) {
-          expect(frontier[i]!.envelopeMs).toBeGreaterThanOrEqual(frontier[i - 1]!.envelopeMs);
-          expect(frontier[i]!.throughputPerS).toBeGreaterThanOrEqual(frontier[i - 1]!.throughputPerS);
-        }
-      }),
+      fc.property(
+        fc.array(candidate, { minLength: 1, maxLength: 30 }),
+        fc.option(fc.integer({ min: 1, max: 20_000 }), { nil: undefined }),
+        (cands, rate) => {
+          const options = { arrivalRatePerS: rate };
+          const all = cands.map((c) => evaluateCandidate(R, c, options)).filter((p) => p.stable);
+          const frontier = paretoFrontier(R, cands, options);
+          for (const p of frontier) for (const q of all) expect(dominates(q, p)).toBe(false);
+          for (const q of all) {
+            const on = frontier.some((p) => p.envelopeMs === q.envelopeMs && p.throughputPerS === q.throughputPerS);
+            if (!on) expect(frontier.some((p) => dominates(p, q))).toBe(true);
+          }
+          for (let i = 1; i < frontier.length; i++) {
+            expect(frontier[i]!.envelopeMs).toBeGreaterThanOrEqual(frontier[i - 1]!.envelopeMs);
+            expect(frontier[i]!.throughputPerS).toBeGreaterThanOrEqual(frontier[i - 1]!.throughputPerS);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -89,6 +107,8 @@ describe("§13.5.4 latency-throughput Pareto frontier (F-38)", () => {
     expect(() => evaluateCandidate(R, { windowMs: 1, maxBatch: 8.5 })).toThrow(/^maxBatch/);
     expect(() => bestUnderLatencyLimit(R, [], 10)).toThrow(/^candidates/);
     expect(() => bestUnderLatencyLimit(R, [{ windowMs: 1, maxBatch: 8 }], 0)).toThrow(/^latencyLimitMs/);
-    expect(() => paretoFrontier(R, [{ windowMs: 1, maxBatch: 8 }], { arrivalRatePerS: -5 })).toThrow(/^arrivalRatePerS/);
+    expect(() => paretoFrontier(R, [{ windowMs: 1, maxBatch: 8 }], { arrivalRatePerS: -5 })).toThrow(
+      /^arrivalRatePerS/,
+    );
   });
 });

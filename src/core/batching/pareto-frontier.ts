@@ -40,7 +40,14 @@ export function evaluateCandidate(
   const throughputPerS = batchThroughputPerS(model, maxBatch);
   if (options.arrivalRatePerS === undefined) {
     const t = serviceTimeMs(model, maxBatch);
-    return { windowMs, maxBatch, throughputPerS, meanLatencyMs: windowMs / 2 + t, envelopeMs: windowMs + t, stable: true };
+    return {
+      windowMs,
+      maxBatch,
+      throughputPerS,
+      meanLatencyMs: windowMs / 2 + t,
+      envelopeMs: windowMs + t,
+      stable: true,
+    };
   }
   const seen = requestSeenBatch(options.arrivalRatePerS, windowMs, options.level ?? 0.99);
   return {
@@ -100,7 +107,8 @@ export function bestUnderLatencyLimit(
   options: FrontierOptions = {},
 ): EvaluatedCandidate | null {
   positive("latencyLimitMs", latencyLimitMs);
-  if (candidates.length === 0) throw new PlanningInputError("out_of_range", "candidates", "no candidates to choose from");
+  if (candidates.length === 0)
+    throw new PlanningInputError("out_of_range", "candidates", "no candidates to choose from");
   const fitting = paretoFrontier(model, candidates, options).filter((p) => p.envelopeMs <= latencyLimitMs);
   // The frontier rises in throughput with envelope, so the last fitting point is the fastest.
   let best: EvaluatedCandidate | null = null;

@@ -32,6 +32,8 @@ describe("Table 9 / TV-033: bytes, intensity and energy per image", () => {
   it("bad input: typed errors naming the parameter", () => {
     expect(() => perSampleEnergy(resnet, 0)).toThrow(PlanningInputError);
     expect(() => perSampleEnergy({ ...resnet, flopsPerSample: 0 }, 1)).toThrow(/^flopsPerSample/);
-    expect(() => perSampleEnergy({ weightBytes: 0, activationBytesPerSample: 0, flopsPerSample: 1 }, 1)).toThrow(/^weightBytes/);
+    expect(() => perSampleEnergy({ weightBytes: 0, activationBytesPerSample: 0, flopsPerSample: 1 }, 1)).toThrow(
+      /^weightBytes/,
+    );
   });
 });

@@ -58,7 +58,10 @@ describe("service-time fit T(B) = F + s·B", () => {
 
   it("a kinked profile falls back to two segments broken at the profiled batch with the least squared error", () => {
     // Flat 6 ms up to b = 8 (launch-bound; the upper line would give 5 there), then 1 + 0.5·b: 9, 17, 33 ms at 16, 32, 64.
-    const pts: ProfilePoint[] = [1, 2, 4, 8, 16, 32, 64].map((b) => ({ batch: b, latencyMs: b <= 8 ? 6 : 1 + 0.5 * b }));
+    const pts: ProfilePoint[] = [1, 2, 4, 8, 16, 32, 64].map((b) => ({
+      batch: b,
+      latencyMs: b <= 8 ? 6 : 1 + 0.5 * b,
+    }));
     const fit = fitServiceTime(pts);
     expect(fit.affine.maxRelativeResidual).toBeGreaterThan(0.05);
     expect(fit.chosen).toBe("two-segment");
@@ -91,7 +94,9 @@ describe("service-time fit T(B) = F + s·B", () => {
         const n = xs.length;
         const mx = xs.reduce((a, p) => a + p.batch, 0) / n;
         const my = xs.reduce((a, p) => a + p.latencyMs, 0) / n;
-        const s = xs.reduce((a, p) => a + (p.batch - mx) * (p.latencyMs - my), 0) / xs.reduce((a, p) => a + (p.batch - mx) ** 2, 0);
+        const s =
+          xs.reduce((a, p) => a + (p.batch - mx) * (p.latencyMs - my), 0) /
+          xs.reduce((a, p) => a + (p.batch - mx) ** 2, 0);
         return xs.reduce((a, p) => a + (p.latencyMs - (my - s * mx) - s * p.batch) ** 2, 0);
       };
       return line(pts.filter((p) => p.batch <= breakBatch)) + line(pts.filter((p) => p.batch > breakBatch));
@@ -114,9 +119,32 @@ describe("service-time fit T(B) = F + s·B", () => {
   });
 
   it("bad input: typed errors naming the parameter", () => {
-    expect(() => fitServiceTime([{ batch: 4, latencyMs: 2 }, { batch: 4, latencyMs: 3 }])).toThrow(/points: need at least two distinct/);
-    expect(() => fitServiceTime([{ batch: 1, latencyMs: 2 }, { batch: 0, latencyMs: 3 }])).toThrow(/points\[1\]\.batch/);
-    expect(() => fitServiceTime([{ batch: 1, latencyMs: Number.NaN }, { batch: 2, latencyMs: 3 }])).toThrow(PlanningInputError);
-    expect(() => fitServiceTime([{ batch: 1, latencyMs: 1 }, { batch: 2, latencyMs: 3 }], { minR2: 1 })).toThrow(/minR2/);
+    expect(() =>
+      fitServiceTime([
+        { batch: 4, latencyMs: 2 },
+        { batch: 4, latencyMs: 3 },
+      ]),
+    ).toThrow(/points: need at least two distinct/);
+    expect(() =>
+      fitServiceTime([
+        { batch: 1, latencyMs: 2 },
+        { batch: 0, latencyMs: 3 },
+      ]),
+    ).toThrow(/points\[1\]\.batch/);
+    expect(() =>
+      fitServiceTime([
+        { batch: 1, latencyMs: Number.NaN },
+        { batch: 2, latencyMs: 3 },
+      ]),
+    ).toThrow(PlanningInputError);
+    expect(() =>
+      fitServiceTime(
+        [
+          { batch: 1, latencyMs: 1 },
+          { batch: 2, latencyMs: 3 },
+        ],
+        { minR2: 1 },
+      ),
+    ).toThrow(/minR2/);
   });
 });

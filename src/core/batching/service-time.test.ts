@@ -23,7 +23,11 @@ describe("Table 8 / Napkin Math 13.4: batching sweep (fixture R, 10 ms window)",
     { b: 16, t: "4.02", w: "14.0", per: "0.25", thr: 3980, share: 87 },
     { b: 32, t: "4.55", w: "14.5", per: "0.14", thr: 7040, share: 77 },
   ] as const;
-  const sweep = batchSweep(R, rows.map((r) => r.b), 10);
+  const sweep = batchSweep(
+    R,
+    rows.map((r) => r.b),
+    10,
+  );
 
   for (const [i, row] of rows.entries()) {
     it(`Table 8 row B = ${row.b}: ${row.t} ms, ${row.w} ms with window, ${row.per} ms/image, ${row.share}% fixed`, () => {

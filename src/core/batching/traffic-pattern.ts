@@ -122,7 +122,11 @@ function detectGroups(arrivals: readonly number[], gaps: readonly number[]): { s
 
 export function classifyTraffic(arrivalsMs: readonly number[]): TrafficClassification {
   if (arrivalsMs.length < 3) {
-    throw new PlanningInputError("out_of_range", "arrivalsMs", "need at least 3 arrivals to measure inter-arrival variation");
+    throw new PlanningInputError(
+      "out_of_range",
+      "arrivalsMs",
+      "need at least 3 arrivals to measure inter-arrival variation",
+    );
   }
   arrivalsMs.forEach((t, i) => {
     finite(`arrivalsMs[${i}]`, t);

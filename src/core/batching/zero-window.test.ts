@@ -17,7 +17,9 @@ describe("F-36: when the right window is zero", () => {
   it("variable-length inputs on a runtime without ragged tensors: padding waste", () => {
     const without = zeroWindowAdvice({ model: R, sloMs: 50, variableLengthInputs: true });
     expect(without.reasons.map((r) => r.reason)).toEqual(["padding-without-ragged-tensors"]);
-    expect(zeroWindowAdvice({ model: R, sloMs: 50, variableLengthInputs: true, raggedTensorSupport: true }).zeroWindow).toBe(false);
+    expect(
+      zeroWindowAdvice({ model: R, sloMs: 50, variableLengthInputs: true, raggedTensorSupport: true }).zeroWindow,
+    ).toBe(false);
   });
 
   it("weights that leave memory for one request: batching risks OOM", () => {

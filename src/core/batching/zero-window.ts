@@ -7,7 +7,8 @@ import { serviceTimeMs, type ServiceTimeModel } from "./service-time";
  * lets requests wait for a busy worker; it only removes deliberate formation delay.
  */
 
-export type ZeroWindowReason = "ultra-low-latency-target" | "padding-without-ragged-tensors" | "memory-fits-one-request";
+export type ZeroWindowReason =
+  "ultra-low-latency-target" | "padding-without-ragged-tensors" | "memory-fits-one-request";
 
 export interface ZeroWindowInput {
   model: ServiceTimeModel;

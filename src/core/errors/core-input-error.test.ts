@@ -21,19 +21,22 @@ const refusals = [
   new PlanningInputError("not_positive", "arrivalRatePerS", "must be > 0, got 0"),
   new ProfileError("duplicate_cell", "cell t=1, b=1 appears twice", 3),
   new StatsInputError("too_few_samples", "samples", "needs at least 2"),
-  new TopologyError("invalid-cpulist", "cpulist", "cannot read \"x\""),
+  new TopologyError("invalid-cpulist", "cpulist", 'cannot read "x"'),
 ] as const;
 
 describe("CoreInputError", () => {
-  it.each(refusals.map((e) => [e.name, e] as const))("%s is a CoreInputError with its own name, code and parameter", (name, error) => {
-    expect(error).toBeInstanceOf(CoreInputError);
-    expect(error).toBeInstanceOf(Error);
-    expect(isCoreInputError(error)).toBe(true);
-    expect(error.name).toBe(name);
-    expect(error.name).not.toBe("CoreInputError");
-    expect(typeof error.code).toBe("string");
-    expect(error.parameter).toBeTruthy();
-  });
+  it.each(refusals.map((e) => [e.name, e] as const))(
+    "%s is a CoreInputError with its own name, code and parameter",
+    (name, error) => {
+      expect(error).toBeInstanceOf(CoreInputError);
+      expect(error).toBeInstanceOf(Error);
+      expect(isCoreInputError(error)).toBe(true);
+      expect(error.name).toBe(name);
+      expect(error.name).not.toBe("CoreInputError");
+      expect(typeof error.code).toBe("string");
+      expect(error.parameter).toBeTruthy();
+    },
+  );
 
   it("keeps the messages the classes wrote before (parameter-prefixed where they were)", () => {
     expect(new OptimizerInputError("too_large", "batch", "too many").message).toBe("batch: too many");

@@ -39,17 +39,32 @@ function fail(parameter: string, rule: string, value: unknown): never {
 /** Every field checked; the bounds must be ordered. */
 export function validateApprovalPolicy(policy: ApprovalPolicy): ApprovalPolicy {
   const p = policy;
-  if (p.mode !== "require_approval" && p.mode !== "auto_approve") fail("mode", '"require_approval" or "auto_approve"', p.mode);
-  if (!(Number.isInteger(p.minBatch) && p.minBatch >= 1 && p.minBatch <= MAX_BATCH)) fail("minBatch", `an integer in 1..${MAX_BATCH}`, p.minBatch);
-  if (!(Number.isInteger(p.maxBatch) && p.maxBatch >= 1 && p.maxBatch <= MAX_BATCH)) fail("maxBatch", `an integer in 1..${MAX_BATCH}`, p.maxBatch);
+  if (p.mode !== "require_approval" && p.mode !== "auto_approve")
+    fail("mode", '"require_approval" or "auto_approve"', p.mode);
+  if (!(Number.isInteger(p.minBatch) && p.minBatch >= 1 && p.minBatch <= MAX_BATCH))
+    fail("minBatch", `an integer in 1..${MAX_BATCH}`, p.minBatch);
+  if (!(Number.isInteger(p.maxBatch) && p.maxBatch >= 1 && p.maxBatch <= MAX_BATCH))
+    fail("maxBatch", `an integer in 1..${MAX_BATCH}`, p.maxBatch);
   if (p.maxBatch < p.minBatch) fail("maxBatch", `≥ minBatch (${p.minBatch})`, p.maxBatch);
   if (typeof p.singleStep !== "boolean") fail("singleStep", "a boolean", p.singleStep);
   if (p.changes !== "scale_only" && p.changes !== "any") fail("changes", '"scale_only" or "any"', p.changes);
-  if (!(Number.isInteger(p.maxPerHour) && p.maxPerHour >= 0 && p.maxPerHour <= 1000)) fail("maxPerHour", "an integer in 0..1000", p.maxPerHour);
-  return { mode: p.mode, minBatch: p.minBatch, maxBatch: p.maxBatch, singleStep: p.singleStep, changes: p.changes, maxPerHour: p.maxPerHour };
+  if (!(Number.isInteger(p.maxPerHour) && p.maxPerHour >= 0 && p.maxPerHour <= 1000))
+    fail("maxPerHour", "an integer in 0..1000", p.maxPerHour);
+  return {
+    mode: p.mode,
+    minBatch: p.minBatch,
+    maxBatch: p.maxBatch,
+    singleStep: p.singleStep,
+    changes: p.changes,
+    maxPerHour: p.maxPerHour,
+  };
 }
 
-export interface PlanItem { count: number; threads: number; batch: number }
+export interface PlanItem {
+  count: number;
+  threads: number;
+  batch: number;
+}
 
 /**
  * How the agent will move from one plan to the other (§3.7), read from the ⟨count, threads, batch⟩ items the way
@@ -110,7 +125,9 @@ export function evaluateAutoApproval(input: AutoApprovalInput): AutoApprovalVerd
     reasons.push("the plan changes thread counts (active-passive), and the policy allows scale-only changes");
   }
   if (input.autoApprovalsLastHour >= policy.maxPerHour) {
-    reasons.push(`${input.autoApprovalsLastHour} auto-approval${input.autoApprovalsLastHour === 1 ? "" : "s"} in the last hour reach the policy's limit of ${policy.maxPerHour}`);
+    reasons.push(
+      `${input.autoApprovalsLastHour} auto-approval${input.autoApprovalsLastHour === 1 ? "" : "s"} in the last hour reach the policy's limit of ${policy.maxPerHour}`,
+    );
   }
   return reasons.length === 0 ? { allow: true } : { allow: false, reasons };
 }

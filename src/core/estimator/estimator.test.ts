@@ -19,7 +19,11 @@ function mulberry32(seed: number): () => number {
 }
 
 /** Feeds one Q̂ per interval (a single sample) and decides at the end of each 1 s interval. */
-function runVector(params: Partial<EstimatorParams>, qHats: number[], current: (x: number, previous: EstimatorDecision | undefined) => number) {
+function runVector(
+  params: Partial<EstimatorParams>,
+  qHats: number[],
+  current: (x: number, previous: EstimatorDecision | undefined) => number,
+) {
   let state = createEstimator(params);
   const out: EstimatorDecision[] = [];
   qHats.forEach((q, x) => {
@@ -70,8 +74,15 @@ describe("digest §5.9 vector E2 (α = 0.5, n = 3, so the ring holds 4 estimates
   it("ties at x = 4 ([8, 8, 16, 16]) and x = 5 ([8, 16, 16, 8]) keep the current 8; B̃ = 8,8,8,8,8,8,16,4,4", () => {
     expect(decisions.map((d) => d.stable)).toEqual([8, 8, 8, 8, 8, 8, 16, 4, 4]);
     expect(decisions.map((d) => d.outcome)).toEqual([
-      "stable-equals-current", "stable-equals-current", "stable-equals-current", "stable-equals-current",
-      "stable-equals-current", "stable-equals-current", "proposed", "proposed", "stable-equals-current",
+      "stable-equals-current",
+      "stable-equals-current",
+      "stable-equals-current",
+      "stable-equals-current",
+      "stable-equals-current",
+      "stable-equals-current",
+      "proposed",
+      "proposed",
+      "stable-equals-current",
     ]);
   });
 });
@@ -197,7 +208,10 @@ describe("no flip-flop on a trace oscillating around a power of two", () => {
 
 describe("estimator triggers and bookkeeping", () => {
   /** A ring of 4 with no dwell, B̃ pushed to 32 while the current B is 8. */
-  function withBatches(batches: Array<{ timedOut: boolean; queueDelayMs: number }[]>, params: Partial<EstimatorParams> = {}) {
+  function withBatches(
+    batches: Array<{ timedOut: boolean; queueDelayMs: number }[]>,
+    params: Partial<EstimatorParams> = {},
+  ) {
     let state = createEstimator({ ringSize: 4, minDwellMs: 0, ...params });
     let last: EstimatorDecision | undefined;
     batches.forEach((interval, x) => {
@@ -228,7 +242,9 @@ describe("estimator triggers and bookkeeping", () => {
     expect(d.triggers.meanQueueDelayMs).toBeCloseTo(10, 12);
     expect(d.triggers).toMatchObject({ queueDelay: true, holds: true });
     // A factor of 1.5 raises the bar to 15 ms.
-    expect(withBatches([[calm], [calm], [{ timedOut: false, queueDelayMs: 26 }]], { queueDelayFactor: 1.5 }).outcome).toBe("no-trigger");
+    expect(
+      withBatches([[calm], [calm], [{ timedOut: false, queueDelayMs: 26 }]], { queueDelayFactor: 1.5 }).outcome,
+    ).toBe("no-trigger");
   });
 
   it("only the ring's last n intervals count: an old timeout storm ages out", () => {
@@ -248,7 +264,14 @@ describe("estimator triggers and bookkeeping", () => {
     let state = createEstimator({ minDwellMs: 0 });
     state = recordBatch(state, { timedOut: true, queueDelayMs: 1, tMs: 10 });
     const r = decide(state, 1000, { currentB: 8, batchTimeoutMs: 10 });
-    expect(r.decision).toMatchObject({ outcome: "no-samples", samples: 0, qHat: null, qTilde: null, estimate: null, proposed: null });
+    expect(r.decision).toMatchObject({
+      outcome: "no-samples",
+      samples: 0,
+      qHat: null,
+      qTilde: null,
+      estimate: null,
+      proposed: null,
+    });
     expect(r.state.pending.batches).toBe(1);
     expect(r.state.lastDecisionMs).toBe(1000);
   });
@@ -256,7 +279,12 @@ describe("estimator triggers and bookkeeping", () => {
   it("Q̂ is the mean of the interval's samples: 10, 20, 30 → 20", () => {
     let state = createEstimator();
     for (const [i, q] of [10, 20, 30].entries()) state = observe(state, q, i * 5);
-    expect(decide(state, 1000, { currentB: 16, batchTimeoutMs: 10 }).decision).toMatchObject({ samples: 3, qHat: 20, qTilde: 20, estimate: 16 });
+    expect(decide(state, 1000, { currentB: 16, batchTimeoutMs: 10 }).decision).toMatchObject({
+      samples: 3,
+      qHat: 20,
+      qTilde: 20,
+      estimate: 16,
+    });
   });
 
   it("never mutates its input, and the state survives a JSON round trip unchanged", () => {
@@ -285,7 +313,12 @@ describe("estimator triggers and bookkeeping", () => {
       [() => recordBatch(s, { timedOut: "no" as never, queueDelayMs: 1, tMs: 1 }), "invalid-sample", "timedOut"],
       [() => decide(s, 1000, { currentB: 0, batchTimeoutMs: 1 }), "invalid-parameter", "currentB"],
       [() => decide(s, 1000, { currentB: 8, batchTimeoutMs: Number.NaN }), "invalid-parameter", "batchTimeoutMs"],
-      [() => decide(decide(s, 1000, { currentB: 8, batchTimeoutMs: 1 }).state, 999, { currentB: 8, batchTimeoutMs: 1 }), "time-went-backwards", "tMs"],
+      [
+        () =>
+          decide(decide(s, 1000, { currentB: 8, batchTimeoutMs: 1 }).state, 999, { currentB: 8, batchTimeoutMs: 1 }),
+        "time-went-backwards",
+        "tMs",
+      ],
     ];
     for (const [run, code, parameter] of cases) {
       expect(run).toThrow(EstimatorError);
@@ -298,11 +331,22 @@ describe("estimator invariants (property, recomputed by brute force)", () => {
   it("Q̃ is the EWMA of the Q̂s, B̂ brackets Q̃, B̃ is a mode of the last n, proposals obey trigger and dwell", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ q: fc.integer({ min: 0, max: 70 }), timedOut: fc.boolean(), delay: fc.integer({ min: 0, max: 20 }) }), {
-          minLength: 1,
-          maxLength: 60,
+        fc.array(
+          fc.record({
+            q: fc.integer({ min: 0, max: 70 }),
+            timedOut: fc.boolean(),
+            delay: fc.integer({ min: 0, max: 20 }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 60,
+          },
+        ),
+        fc.record({
+          alpha: fc.constantFrom(0.1, 0.3, 0.5, 1),
+          ringSize: fc.integer({ min: 1, max: 10 }),
+          minDwellMs: fc.constantFrom(0, 3000, 10_000),
         }),
-        fc.record({ alpha: fc.constantFrom(0.1, 0.3, 0.5, 1), ringSize: fc.integer({ min: 1, max: 10 }), minDwellMs: fc.constantFrom(0, 3000, 10_000) }),
         (steps, params) => {
           let state = createEstimator(params);
           let current = 4;
@@ -312,7 +356,10 @@ describe("estimator invariants (property, recomputed by brute force)", () => {
           steps.forEach((step, x) => {
             state = observe(state, step.q, x * 1000 + 1);
             state = recordBatch(state, { timedOut: step.timedOut, queueDelayMs: step.delay, tMs: x * 1000 + 2 });
-            const { state: next, decision: d } = decide(state, (x + 1) * 1000, { currentB: current, batchTimeoutMs: 10 });
+            const { state: next, decision: d } = decide(state, (x + 1) * 1000, {
+              currentB: current,
+              batchTimeoutMs: 10,
+            });
             state = next;
             q = ewmaStep(q, step.q, params.alpha);
             expect(d.qTilde!).toBeCloseTo(q, 9);

@@ -10,7 +10,13 @@ import type { EstimatorDecision, EstimatorState, IntervalStats } from "./types";
  * mutated), so an agent can keep it, report it, persist it and restore it. It proposes; it never acts.
  */
 
-const emptyPending = (): EstimatorState["pending"] => ({ samples: 0, depthSum: 0, batches: 0, timedOut: 0, queueDelaySumMs: 0 });
+const emptyPending = (): EstimatorState["pending"] => ({
+  samples: 0,
+  depthSum: 0,
+  batches: 0,
+  timedOut: 0,
+  queueDelaySumMs: 0,
+});
 
 export function createEstimator(params: Partial<EstimatorParams> = {}): EstimatorState {
   return {
@@ -29,7 +35,8 @@ export function createEstimator(params: Partial<EstimatorParams> = {}): Estimato
 }
 
 function checkTime(tMs: number, notBefore: number | null, parameter: string): void {
-  if (!(Number.isFinite(tMs) && tMs >= 0)) throw new EstimatorError("invalid-sample", parameter, `must be a finite time ≥ 0, got ${tMs}`);
+  if (!(Number.isFinite(tMs) && tMs >= 0))
+    throw new EstimatorError("invalid-sample", parameter, `must be a finite time ≥ 0, got ${tMs}`);
   if (notBefore !== null && tMs < notBefore) {
     throw new EstimatorError("time-went-backwards", parameter, `${tMs} is before the previous ${notBefore}`);
   }
@@ -63,7 +70,11 @@ export function recordBatch(state: EstimatorState, batch: DispatchedBatch): Esti
     throw new EstimatorError("invalid-sample", "timedOut", `must be a boolean, got ${String(batch.timedOut)}`);
   }
   if (!(Number.isFinite(batch.queueDelayMs) && batch.queueDelayMs >= 0)) {
-    throw new EstimatorError("invalid-sample", "queueDelayMs", `must be a finite number ≥ 0, got ${batch.queueDelayMs}`);
+    throw new EstimatorError(
+      "invalid-sample",
+      "queueDelayMs",
+      `must be a finite number ≥ 0, got ${batch.queueDelayMs}`,
+    );
   }
   checkTime(batch.tMs, null, "tMs");
   const p = state.pending;
@@ -109,7 +120,11 @@ export function decide(
     throw new EstimatorError("invalid-parameter", "currentB", `must be a positive integer, got ${currentB}`);
   }
   if (!(Number.isFinite(batchTimeoutMs) && batchTimeoutMs >= 0)) {
-    throw new EstimatorError("invalid-parameter", "batchTimeoutMs", `must be a finite number ≥ 0, got ${batchTimeoutMs}`);
+    throw new EstimatorError(
+      "invalid-parameter",
+      "batchTimeoutMs",
+      `must be a finite number ≥ 0, got ${batchTimeoutMs}`,
+    );
   }
   const params = state.params;
   const startedMs = state.startedMs ?? tMs;

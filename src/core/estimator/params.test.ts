@@ -16,7 +16,11 @@ describe("resolveEstimatorParams", () => {
       hysteresis: 0,
       maxBatch: null,
     });
-    expect(resolveEstimatorParams({ alpha: 0.3, ringSize: 5 })).toMatchObject({ alpha: 0.3, ringSize: 5, minDwellMs: 30_000 });
+    expect(resolveEstimatorParams({ alpha: 0.3, ringSize: 5 })).toMatchObject({
+      alpha: 0.3,
+      ringSize: 5,
+      minDwellMs: 30_000,
+    });
     expect(Object.isFrozen(DEFAULT_ESTIMATOR_PARAMS)).toBe(true);
   });
   it("rejects each bad value with a typed error naming it", () => {
@@ -37,7 +41,9 @@ describe("resolveEstimatorParams", () => {
     ];
     for (const [parameter, overrides] of bad) {
       expect(() => resolveEstimatorParams(overrides)).toThrow(EstimatorError);
-      expect(() => resolveEstimatorParams(overrides)).toThrow(expect.objectContaining({ code: "invalid-parameter", parameter }));
+      expect(() => resolveEstimatorParams(overrides)).toThrow(
+        expect.objectContaining({ code: "invalid-parameter", parameter }),
+      );
     }
   });
 });

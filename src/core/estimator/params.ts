@@ -49,8 +49,10 @@ export function resolveEstimatorParams(overrides: Partial<EstimatorParams> = {})
   const p: EstimatorParams = { ...DEFAULT_ESTIMATOR_PARAMS, ...overrides };
   const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
   if (!(finite(p.alpha) && p.alpha > 0 && p.alpha <= 1)) fail("alpha", "in (0, 1]", p.alpha);
-  if (!(Number.isInteger(p.ringSize) && p.ringSize >= 1 && p.ringSize <= 10_000)) fail("ringSize", "an integer in 1..10000", p.ringSize);
-  if (!(finite(p.reconfigurationTimeoutMs) && p.reconfigurationTimeoutMs > 0)) fail("reconfigurationTimeoutMs", "> 0", p.reconfigurationTimeoutMs);
+  if (!(Number.isInteger(p.ringSize) && p.ringSize >= 1 && p.ringSize <= 10_000))
+    fail("ringSize", "an integer in 1..10000", p.ringSize);
+  if (!(finite(p.reconfigurationTimeoutMs) && p.reconfigurationTimeoutMs > 0))
+    fail("reconfigurationTimeoutMs", "> 0", p.reconfigurationTimeoutMs);
   if (!(finite(p.sampleIntervalMs) && p.sampleIntervalMs > 0)) fail("sampleIntervalMs", "> 0", p.sampleIntervalMs);
   if (!(finite(p.minDwellMs) && p.minDwellMs >= 0)) fail("minDwellMs", "≥ 0", p.minDwellMs);
   if (typeof p.requireTrigger !== "boolean") fail("requireTrigger", "a boolean", p.requireTrigger);
@@ -59,6 +61,7 @@ export function resolveEstimatorParams(overrides: Partial<EstimatorParams> = {})
   }
   if (!(finite(p.queueDelayFactor) && p.queueDelayFactor >= 0)) fail("queueDelayFactor", "≥ 0", p.queueDelayFactor);
   if (!(finite(p.hysteresis) && p.hysteresis >= 0 && p.hysteresis < 1)) fail("hysteresis", "in [0, 1)", p.hysteresis);
-  if (p.maxBatch !== null && !(Number.isInteger(p.maxBatch) && p.maxBatch >= 1)) fail("maxBatch", "a positive integer or null", p.maxBatch);
+  if (p.maxBatch !== null && !(Number.isInteger(p.maxBatch) && p.maxBatch >= 1))
+    fail("maxBatch", "a positive integer or null", p.maxBatch);
   return p;
 }

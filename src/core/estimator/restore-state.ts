@@ -12,7 +12,8 @@ export function restoreEstimatorState(value: unknown): EstimatorState {
   const params = resolveEstimatorParams(record(root.params, "state.params") as Partial<EstimatorParams>);
   const pending = record(root.pending, "state.pending");
   const estimates = list(root.estimates, "state.estimates", params.ringSize).map((b, i) => {
-    if (!(Number.isInteger(b) && (b as number) >= 1)) throw invalid(`state.estimates[${i}]`, "must be a positive integer", b);
+    if (!(Number.isInteger(b) && (b as number) >= 1))
+      throw invalid(`state.estimates[${i}]`, "must be a positive integer", b);
     return b as number;
   });
   const intervals = list(root.intervals, "state.intervals", params.ringSize).map((it, i) =>

@@ -22,18 +22,22 @@ describe("stableMode", () => {
   });
   it("returns a most frequent value; the current one whenever it is most frequent (property, brute force)", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(1, 2, 4, 8, 16), { minLength: 1, maxLength: 12 }), fc.constantFrom(1, 2, 4, 8, 16), (ring: number[], current: number) => {
-        const count = (b: number) => ring.filter((x) => x === b).length;
-        const best = Math.max(...ring.map(count));
-        const mode = stableMode(ring, current)!;
-        expect(count(mode)).toBe(best);
-        if (count(current) === best) expect(mode).toBe(current);
-        else {
-          // Most recent of the tied values: none of them appears after the chosen one's last position.
-          const last = ring.lastIndexOf(mode);
-          expect(ring.slice(last + 1).some((b) => count(b) === best)).toBe(false);
-        }
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(1, 2, 4, 8, 16), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom(1, 2, 4, 8, 16),
+        (ring: number[], current: number) => {
+          const count = (b: number) => ring.filter((x) => x === b).length;
+          const best = Math.max(...ring.map(count));
+          const mode = stableMode(ring, current)!;
+          expect(count(mode)).toBe(best);
+          if (count(current) === best) expect(mode).toBe(current);
+          else {
+            // Most recent of the tied values: none of them appears after the chosen one's last position.
+            const last = ring.lastIndexOf(mode);
+            expect(ring.slice(last + 1).some((b) => count(b) === best)).toBe(false);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

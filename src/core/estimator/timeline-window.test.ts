@@ -18,20 +18,27 @@ describe("mergeTimeline", () => {
   });
 
   it("equals the newest max distinct times of everything seen (property)", () => {
-    fc.assert(fc.property(fc.array(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 8 }), { maxLength: 8 }), fc.integer({ min: 1, max: 12 }), (batches, max) => {
-      // Heartbeats only ever bring decisions made after the previous ones: make each batch strictly later.
-      let offset = 0;
-      let window: Array<{ tMs: number }> = [];
-      const all: number[] = [];
-      for (const b of batches) {
-        const shifted = b.map((t) => t + offset);
-        all.push(...shifted);
-        window = mergeTimeline(window, at(...shifted), max);
-        offset += 100;
-      }
-      const expected = [...new Set(all)].sort((a, b) => a - b).slice(-max);
-      expect(window.map((d) => d.tMs)).toEqual(expected);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 8 }), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 12 }),
+        (batches, max) => {
+          // Heartbeats only ever bring decisions made after the previous ones: make each batch strictly later.
+          let offset = 0;
+          let window: Array<{ tMs: number }> = [];
+          const all: number[] = [];
+          for (const b of batches) {
+            const shifted = b.map((t) => t + offset);
+            all.push(...shifted);
+            window = mergeTimeline(window, at(...shifted), max);
+            offset += 100;
+          }
+          const expected = [...new Set(all)].sort((a, b) => a - b).slice(-max);
+          expect(window.map((d) => d.tMs)).toEqual(expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it("refuses max 0 and a NaN time, naming them", () => {

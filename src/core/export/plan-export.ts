@@ -8,7 +8,12 @@
 export type ExportFormat = "triton" | "ovms" | "kserve";
 export const exportFormats: readonly ExportFormat[] = ["triton", "ovms", "kserve"];
 
-export interface ExportPlanItem { count: number; threads: number; batch: number; cpus?: string[] }
+export interface ExportPlanItem {
+  count: number;
+  threads: number;
+  batch: number;
+  cpus?: string[];
+}
 export interface ExportablePlan {
   instances: readonly ExportPlanItem[];
   /** Dispatcher batch B; defaults to Σ count·batch. */
@@ -26,10 +31,18 @@ export interface ExportInput {
 
 /** What a difference is about, so a caller can accept some (e.g. placement) and still refuse the rest. */
 export type DifferenceKind = "shape" | "batch-shares" | "dispatch-batch" | "pinning" | "batching-delay";
-export interface ExportDifference { kind: DifferenceKind; message: string }
+export interface ExportDifference {
+  kind: DifferenceKind;
+  message: string;
+}
 
 /** The uniform plan every target can express: `count` instances of `threads` threads on batches of up to `batch`. */
-export interface UniformPlan { count: number; threads: number; batch: number; batchTimeoutMs: number }
+export interface UniformPlan {
+  count: number;
+  threads: number;
+  batch: number;
+  batchTimeoutMs: number;
+}
 
 export interface PlanExport {
   format: ExportFormat;
@@ -43,15 +56,23 @@ export interface PlanExport {
 }
 
 export class PlanNotExpressibleError extends Error {
-  constructor(readonly format: ExportFormat, readonly differences: readonly ExportDifference[]) {
+  constructor(
+    readonly format: ExportFormat,
+    readonly differences: readonly ExportDifference[],
+  ) {
     super(`${formatLabels[format]} cannot express this plan exactly: ${differences.map((d) => d.message).join("; ")}`);
     this.name = "PlanNotExpressibleError";
   }
 }
 
-export const formatLabels: Record<ExportFormat, string> = { triton: "Triton", ovms: "OpenVINO Model Server", kserve: "KServe" };
+export const formatLabels: Record<ExportFormat, string> = {
+  triton: "Triton",
+  ovms: "OpenVINO Model Server",
+  kserve: "KServe",
+};
 
-const shapeText = (items: readonly ExportPlanItem[]) => items.map((g) => `${g.count}×⟨t=${g.threads}, b=${g.batch}⟩`).join(" + ");
+const shapeText = (items: readonly ExportPlanItem[]) =>
+  items.map((g) => `${g.count}×⟨t=${g.threads}, b=${g.batch}⟩`).join(" + ");
 const totalInstances = (items: readonly ExportPlanItem[]) => items.reduce((s, g) => s + g.count, 0);
 const totalThreads = (items: readonly ExportPlanItem[]) => items.reduce((s, g) => s + g.count * g.threads, 0);
 
@@ -75,16 +96,23 @@ export function nearestUniformPlan(plan: ExportablePlan): { uniform: UniformPlan
     const idle = cores - count * threads;
     differences.push({
       kind: "shape",
-      message: `mixed instance shapes ${shapeText(items)}: every instance gets ${threads} thread${threads === 1 ? "" : "s"}` +
+      message:
+        `mixed instance shapes ${shapeText(items)}: every instance gets ${threads} thread${threads === 1 ? "" : "s"}` +
         (idle > 0 ? ` (${idle} of the plan's ${cores} cores left idle)` : ""),
     });
   }
   if (batches.length > 1) {
-    differences.push({ kind: "batch-shares", message: `uneven batch shares (${batches.join(", ")} samples per instance): every instance takes batches of up to ${batch}` });
+    differences.push({
+      kind: "batch-shares",
+      message: `uneven batch shares (${batches.join(", ")} samples per instance): every instance takes batches of up to ${batch}`,
+    });
   }
   const shares = items.reduce((s, g) => s + g.count * g.batch, 0);
   if (B !== shares) {
-    differences.push({ kind: "dispatch-batch", message: `the dispatcher batch B = ${B} is not the instances' shares (Σ count·batch = ${shares}): each instance takes batches of up to ${batch}` });
+    differences.push({
+      kind: "dispatch-batch",
+      message: `the dispatcher batch B = ${B} is not the instances' shares (Σ count·batch = ${shares}): each instance takes batches of up to ${batch}`,
+    });
   }
   return { uniform: { count, threads, batch, batchTimeoutMs: plan.batchTimeoutMs }, differences };
 }
@@ -93,16 +121,24 @@ function pinningDifference(plan: ExportablePlan, format: ExportFormat): ExportDi
   const lists = plan.instances.flatMap((g) => g.cpus ?? []);
   if (lists.length === 0) return [];
   const how: Record<ExportFormat, string> = {
-    triton: "Triton's config has no CPU lists: run the server in a cpuset (or under taskset) of these CPUs to keep the budget",
+    triton:
+      "Triton's config has no CPU lists: run the server in a cpuset (or under taskset) of these CPUs to keep the budget",
     ovms: "OpenVINO pins its streams itself (ENABLE_CPU_PINNING) but not to named CPUs: run the server in a cpuset of these CPUs",
-    kserve: "a pod cannot pin instances: whole-CPU requests equal to limits give the pod exclusive cores under the kubelet's static CPU manager",
+    kserve:
+      "a pod cannot pin instances: whole-CPU requests equal to limits give the pod exclusive cores under the kubelet's static CPU manager",
   };
   return [{ kind: "pinning", message: `per-instance CPU lists (${lists.join("; ")}) are lost: ${how[format]}` }];
 }
 
 /** A name Triton (a directory), OVMS and Kubernetes (a DNS-1035 label) all accept: lower-case, digits and dashes. */
 export function exportModelName(name: string): string {
-  const cleaned = name.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^[^a-z]+/, "").replace(/-+$/, "").slice(0, 63).replace(/-+$/, "");
+  const cleaned = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^[^a-z]+/, "")
+    .replace(/-+$/, "")
+    .slice(0, 63)
+    .replace(/-+$/, "");
   return cleaned || "model";
 }
 
@@ -147,16 +183,22 @@ export function tritonConfig(name: string, u: UniformPlan): string {
  */
 export function ovmsConfig(name: string, u: UniformPlan, basePath: string): string {
   const config = {
-    model_config_list: [{
-      config: {
-        name,
-        base_path: basePath,
-        target_device: "CPU",
-        batch_size: String(u.batch),
-        nireq: u.count,
-        plugin_config: { NUM_STREAMS: String(u.count), INFERENCE_NUM_THREADS: String(u.count * u.threads), ENABLE_CPU_PINNING: true },
+    model_config_list: [
+      {
+        config: {
+          name,
+          base_path: basePath,
+          target_device: "CPU",
+          batch_size: String(u.batch),
+          nireq: u.count,
+          plugin_config: {
+            NUM_STREAMS: String(u.count),
+            INFERENCE_NUM_THREADS: String(u.count * u.threads),
+            ENABLE_CPU_PINNING: true,
+          },
+        },
       },
-    }],
+    ],
   };
   return `${JSON.stringify(config, null, 2)}\n`;
 }
@@ -203,7 +245,10 @@ export function exportPlan(input: ExportInput, format: ExportFormat, options: Ex
   const { uniform, differences } = nearestUniformPlan(input.plan);
   const all = [...differences, ...pinningDifference(input.plan, format)];
   if (format === "ovms" && uniform.batchTimeoutMs > 0) {
-    all.push({ kind: "batching-delay", message: `OVMS has no batching delay: the ${uniform.batchTimeoutMs} ms batch timeout is dropped (each request runs as it comes)` });
+    all.push({
+      kind: "batching-delay",
+      message: `OVMS has no batching delay: the ${uniform.batchTimeoutMs} ms batch timeout is dropped (each request runs as it comes)`,
+    });
   }
   if (options.strict) {
     const refused = all.filter((d) => !(options.allow ?? []).includes(d.kind));
@@ -212,10 +257,31 @@ export function exportPlan(input: ExportInput, format: ExportFormat, options: Ex
   const storage = input.storageUri ?? `${DEFAULT_STORAGE}/${name}`;
   switch (format) {
     case "triton":
-      return { format, fileName: "config.pbtxt", mediaType: "text/plain", content: tritonConfig(name, uniform), exported: uniform, differences: all };
+      return {
+        format,
+        fileName: "config.pbtxt",
+        mediaType: "text/plain",
+        content: tritonConfig(name, uniform),
+        exported: uniform,
+        differences: all,
+      };
     case "ovms":
-      return { format, fileName: "config.json", mediaType: "application/json", content: ovmsConfig(name, uniform, storage), exported: uniform, differences: all };
+      return {
+        format,
+        fileName: "config.json",
+        mediaType: "application/json",
+        content: ovmsConfig(name, uniform, storage),
+        exported: uniform,
+        differences: all,
+      };
     case "kserve":
-      return { format, fileName: `${name}-inferenceservice.yaml`, mediaType: "application/yaml", content: kserveManifest(name, uniform, storage), exported: uniform, differences: all };
+      return {
+        format,
+        fileName: `${name}-inferenceservice.yaml`,
+        mediaType: "application/yaml",
+        content: kserveManifest(name, uniform, storage),
+        exported: uniform,
+        differences: all,
+      };
   }
 }

@@ -3,7 +3,11 @@ import { PlanningInputError } from "../planning/errors";
 import { checkKvFit, contextThatFits, kvBudgetBytes, sequencesThatFit } from "./kv-budget";
 import { H100_SXM5, LLAMA3_8B, LLAMA_70B_CLASS } from "./presets";
 
-const llama8b = { deviceBytes: H100_SXM5.memoryBytes, weightBytes: LLAMA3_8B.weightBytes.fp16!, bytesPerToken: 131_072 };
+const llama8b = {
+  deviceBytes: H100_SXM5.memoryBytes,
+  weightBytes: LLAMA3_8B.weightBytes.fp16!,
+  bytesPerToken: 131_072,
+};
 
 describe("F-58 KV budget → concurrency", () => {
   it("KV budget: Llama 3 8B 131,072 bytes/token, ≈ 65 sequences at 8,192 tokens (TV-068)", () => {
@@ -18,7 +22,11 @@ describe("F-58 KV budget → concurrency", () => {
   });
 
   it("Figure 8 / TV-069: 70B-class, 35.3 GB INT4 → 50.6 GB for KV; batch 32 runs out at 4,825 tokens ('4.8k')", () => {
-    const input = { deviceBytes: H100_SXM5.memoryBytes, weightBytes: LLAMA_70B_CLASS.weightBytes.int4!, bytesPerToken: 327_680 };
+    const input = {
+      deviceBytes: H100_SXM5.memoryBytes,
+      weightBytes: LLAMA_70B_CLASS.weightBytes.int4!,
+      bytesPerToken: 327_680,
+    };
     expect((kvBudgetBytes(input) / 1e9).toFixed(1)).toBe("50.6");
     const fit = contextThatFits(input, 32);
     expect(fit.fits).toBe(true);
@@ -28,7 +36,11 @@ describe("F-58 KV budget → concurrency", () => {
   });
 
   it("Figure 8: batch trades against context: doubling the batch halves the context that fits", () => {
-    const input = { deviceBytes: H100_SXM5.memoryBytes, weightBytes: LLAMA_70B_CLASS.weightBytes.int4!, bytesPerToken: 327_680 };
+    const input = {
+      deviceBytes: H100_SXM5.memoryBytes,
+      weightBytes: LLAMA_70B_CLASS.weightBytes.int4!,
+      bytesPerToken: 327_680,
+    };
     const at16 = contextThatFits(input, 16);
     const at32 = contextThatFits(input, 32);
     if (!at16.fits || !at32.fits) throw new Error("expected both to fit");

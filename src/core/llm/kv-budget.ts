@@ -17,7 +17,11 @@ export interface KvMemoryInput {
   beamWidth?: number;
 }
 
-export type DoesNotFitReason = "weights-fill-memory" | "one-sequence-exceeds-budget" | "one-token-per-sequence-exceeds-budget" | "request-exceeds-budget";
+export type DoesNotFitReason =
+  | "weights-fill-memory"
+  | "one-sequence-exceeds-budget"
+  | "one-token-per-sequence-exceeds-budget"
+  | "request-exceeds-budget";
 
 export interface DoesNotFit {
   fits: false;
@@ -36,12 +40,25 @@ function normalise(input: KvMemoryInput) {
   const workspaceBytes = nonNegative("workspaceBytes", input.workspaceBytes ?? 0);
   const bytesPerToken = positive("bytesPerToken", input.bytesPerToken);
   const beamWidth = positiveInteger("beamWidth", input.beamWidth ?? 1);
-  return { deviceBytes, weightBytes, workspaceBytes, bytesPerToken, beamWidth, budgetBytes: deviceBytes - weightBytes - workspaceBytes };
+  return {
+    deviceBytes,
+    weightBytes,
+    workspaceBytes,
+    bytesPerToken,
+    beamWidth,
+    budgetBytes: deviceBytes - weightBytes - workspaceBytes,
+  };
 }
 
 function doesNotFit(m: ReturnType<typeof normalise>, reason: DoesNotFitReason, cacheBytes: number): DoesNotFit {
   const requiredBytes = m.weightBytes + m.workspaceBytes + cacheBytes;
-  return { fits: false, reason, budgetBytes: m.budgetBytes, requiredBytes, shortfallBytes: requiredBytes - m.deviceBytes };
+  return {
+    fits: false,
+    reason,
+    budgetBytes: m.budgetBytes,
+    requiredBytes,
+    shortfallBytes: requiredBytes - m.deviceBytes,
+  };
 }
 
 /** Memory left for the cache after weights and workspace. */
@@ -106,7 +123,8 @@ export function checkKvFit(input: KvMemoryInput, contextTokens: number, sequence
   nonNegativeInteger("contextTokens", contextTokens);
   nonNegativeInteger("sequences", sequences);
   const cacheBytes = m.bytesPerToken * contextTokens * sequences * m.beamWidth;
-  if (!Number.isFinite(cacheBytes)) throw new PlanningInputError("out_of_range", "sequences", "the cache size overflows");
+  if (!Number.isFinite(cacheBytes))
+    throw new PlanningInputError("out_of_range", "sequences", "the cache size overflows");
   if (m.budgetBytes < 0) return doesNotFit(m, "weights-fill-memory", cacheBytes);
   if (cacheBytes > m.budgetBytes) return doesNotFit(m, "request-exceeds-budget", cacheBytes);
   return {

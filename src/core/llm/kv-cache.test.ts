@@ -46,7 +46,9 @@ describe("F-57 KV cache per token and totals", () => {
   });
 
   it("bad input: typed errors naming the parameter", () => {
-    expect(() => kvBytesPerToken({ layers: 0, kvHeads: 8, headDim: 128, bytesPerElement: 2 })).toThrow(PlanningInputError);
+    expect(() => kvBytesPerToken({ layers: 0, kvHeads: 8, headDim: 128, bytesPerElement: 2 })).toThrow(
+      PlanningInputError,
+    );
     expect(() => kvBytesPerToken({ layers: 32, kvHeads: 8.5, headDim: 128, bytesPerElement: 2 })).toThrow(/^kvHeads/);
     expect(() => gqaReduction(8, 32)).toThrow(/^kvHeads/);
     expect(() => kvBytes(131_072, 100, 1, 0)).toThrow(/^beamWidth/);

@@ -24,10 +24,7 @@ export function kvBytesPerToken(shape: KvShape): number {
 }
 
 /** The shape of a model preset at a cache precision (default FP16). */
-export function kvShapeOf(
-  model: { layers: number; kvHeads: number; headDim: number },
-  bytesPerElement = 2,
-): KvShape {
+export function kvShapeOf(model: { layers: number; kvHeads: number; headDim: number }, bytesPerElement = 2): KvShape {
   return { layers: model.layers, kvHeads: model.kvHeads, headDim: model.headDim, bytesPerElement };
 }
 

@@ -9,7 +9,11 @@ export function requestLevelSlotWaste(tokensNeeded: number, longestTokens: numbe
   nonNegativeInteger("tokensNeeded", tokensNeeded);
   positiveInteger("longestTokens", longestTokens);
   if (tokensNeeded > longestTokens) {
-    throw new PlanningInputError("inconsistent", "tokensNeeded", `cannot exceed the longest sequence (${longestTokens})`);
+    throw new PlanningInputError(
+      "inconsistent",
+      "tokensNeeded",
+      `cannot exceed the longest sequence (${longestTokens})`,
+    );
   }
   return 1 - tokensNeeded / longestTokens;
 }

@@ -38,12 +38,16 @@ describe("Eq. 15 / TV-066: speculative decoding", () => {
   });
 
   it("low acceptance makes it a net loss: α = 0.1 → speedup < 1", () => {
-    expect(speculativeDecoding({ acceptance: 0.1, draftTokens: 4, draftStepMs: 0.074, targetVerifyMs: 0.8955 }).speedup).toBeLessThan(1);
+    expect(
+      speculativeDecoding({ acceptance: 0.1, draftTokens: 4, draftStepMs: 0.074, targetVerifyMs: 0.8955 }).speedup,
+    ).toBeLessThan(1);
   });
 
   it("bad input: typed errors naming the parameter", () => {
     expect(() => expectedTokensPerPass(1.1, 4)).toThrow(PlanningInputError);
     expect(() => expectedTokensPerPass(0.5, -1)).toThrow(/^draftTokens/);
-    expect(() => speculativeDecoding({ acceptance: 0.7, draftTokens: 4, draftStepMs: 0.1, targetVerifyMs: 0 })).toThrow(/^targetVerifyMs/);
+    expect(() => speculativeDecoding({ acceptance: 0.7, draftTokens: 4, draftStepMs: 0.1, targetVerifyMs: 0 })).toThrow(
+      /^targetVerifyMs/,
+    );
   });
 });

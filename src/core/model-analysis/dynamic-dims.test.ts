@@ -14,7 +14,10 @@ describe("findDynamicDims", () => {
   it("BERT-like inputs: the batch is profiled, the sequence length must be fixed (named once)", () => {
     const d = findDynamicDims(bertLike);
     expect(d.dims.map((x) => [x.input, x.axis, x.role])).toEqual([
-      ["input_ids", 0, "batch"], ["input_ids", 1, "fix"], ["attention_mask", 0, "batch"], ["attention_mask", 1, "fix"],
+      ["input_ids", 0, "batch"],
+      ["input_ids", 1, "fix"],
+      ["attention_mask", 0, "batch"],
+      ["attention_mask", 1, "fix"],
     ]);
     expect(d.mustFix).toEqual(["sequence"]);
   });
@@ -54,13 +57,20 @@ describe("findDynamicDims", () => {
     const d = findDynamicDims(g);
     expect(d.batchAxes).toEqual({ x: 0, h0: 1, gain: null, hN: 1 });
     expect(d.mustFix).toEqual([]);
-    expect(d.batching).toEqual({ batchable: false, tensor: "gain", reason: 'input "gain" [] has no batch axis (no "batch" dimension), so requests cannot be concatenated' });
+    expect(d.batching).toEqual({
+      batchable: false,
+      tensor: "gain",
+      reason: 'input "gain" [] has no batch axis (no "batch" dimension), so requests cannot be concatenated',
+    });
   });
 });
 
 describe("resolveInputShapes", () => {
   it("fills batch 1 and sequence 128", () => {
-    expect(resolveInputShapes(bertLike, { sequence: 128 }).map((i) => i.shape)).toEqual([[1, 128], [1, 128]]);
+    expect(resolveInputShapes(bertLike, { sequence: 128 }).map((i) => i.shape)).toEqual([
+      [1, 128],
+      [1, 128],
+    ]);
   });
   it("uses the batch asked for", () => {
     expect(resolveInputShapes(bertLike, { sequence: 8 }, 4)[0]?.shape).toEqual([4, 8]);

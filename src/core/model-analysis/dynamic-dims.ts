@@ -45,12 +45,25 @@ export function findDynamicDims(graph: OnnxModelGraph, overrides: BatchAxisOverr
     input.shape.forEach((dim, axis) => {
       if (typeof dim === "number") return;
       const fix = a.fixed.find((f) => f.axis === axis);
-      dims.push({ input: input.name, axis, symbol: dim, key: fix?.key ?? dim ?? `${input.name}[${axis}]`, role: fix ? "fix" : "batch" });
+      dims.push({
+        input: input.name,
+        axis,
+        symbol: dim,
+        key: fix?.key ?? dim ?? `${input.name}[${axis}]`,
+        role: fix ? "fix" : "batch",
+      });
     });
   });
   const batchAxes: Record<string, number | null> = {};
   for (const t of [...axes.inputs, ...axes.outputs]) batchAxes[t.name] = t.batchAxis;
-  return { dims, mustFix: axes.mustFix.map((d) => d.key), toFix: axes.mustFix, unknownRank, batchAxes, batching: axes.batching };
+  return {
+    dims,
+    mustFix: axes.mustFix.map((d) => d.key),
+    toFix: axes.mustFix,
+    unknownRank,
+    batchAxes,
+    batching: axes.batching,
+  };
 }
 
 export interface ConcreteInput {
@@ -74,16 +87,28 @@ export function resolveInputShapes(
   }
   for (const [key, value] of Object.entries(values)) {
     if (!Number.isSafeInteger(value) || value < 1) {
-      throw new ModelAnalysisInputError("BAD_DIM_VALUE", "values", `dimension "${key}" must be a positive integer, got ${value}`);
+      throw new ModelAnalysisInputError(
+        "BAD_DIM_VALUE",
+        "values",
+        `dimension "${key}" must be a positive integer, got ${value}`,
+      );
     }
   }
   const dynamic = findDynamicDims(graph, batchAxes);
   if (dynamic.unknownRank.length > 0) {
-    throw new ModelAnalysisInputError("UNKNOWN_RANK", "graph", `the file gives no shape for input(s) ${dynamic.unknownRank.join(", ")}`);
+    throw new ModelAnalysisInputError(
+      "UNKNOWN_RANK",
+      "graph",
+      `the file gives no shape for input(s) ${dynamic.unknownRank.join(", ")}`,
+    );
   }
   const missing = (dynamic.toFix ?? []).filter((d) => values[d.key] === undefined);
   if (missing.length > 0) {
-    throw new ModelAnalysisInputError("UNFIXED_DIMS", "values", `dynamic dimension(s) need a value before the model can run: ${missing.map((d) => d.label).join(", ")}`);
+    throw new ModelAnalysisInputError(
+      "UNFIXED_DIMS",
+      "values",
+      `dynamic dimension(s) need a value before the model can run: ${missing.map((d) => d.label).join(", ")}`,
+    );
   }
   const roles = new Map(dynamic.dims.map((d) => [`${d.input}\u0000${d.axis}`, d] as const));
   return graph.inputs.map((input) => ({

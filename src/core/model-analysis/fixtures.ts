@@ -60,7 +60,10 @@ export function tinyCnnGraph(): OnnxModelGraph {
       node("BatchNormalization", ["c1", "bn1.weight", "bn1.bias", "bn1.running_mean", "bn1.running_var"], ["b1"]),
       node("Relu", ["b1"], ["r1"]),
       node("MaxPool", ["r1"], ["p1"], { kernel_shape: ints([2, 2]), strides: ints([2, 2]) }),
-      node("Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"], { kernel_shape: ints([3, 3]), pads: ints([1, 1, 1, 1]) }),
+      node("Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"], {
+        kernel_shape: ints([3, 3]),
+        pads: ints([1, 1, 1, 1]),
+      }),
       node("Relu", ["c2"], ["r2"]),
       node("GlobalAveragePool", ["r2"], ["g"]),
       node("Flatten", ["g"], ["f"], { axis: int(1) }),

@@ -38,41 +38,79 @@ describe("countFlops", () => {
       initializers: [floatInit("w", [8, 1, 3, 3])],
       nodes: [node("Conv", ["x", "w"], ["y"], { group: int(8), kernel_shape: ints([3, 3]) })],
     });
-    const shapes = new Map([["x", [1, 8, 10, 10]], ["y", [1, 8, 10, 10]]]);
+    const shapes = new Map([
+      ["x", [1, 8, 10, 10]],
+      ["y", [1, 8, 10, 10]],
+    ]);
     expect(countFlops(g, shapes).total).toBe(14_400);
   });
 
   it("ConvTranspose: each of 4·5·5 inputs feeds 2·3·3 outputs: 2 × 100 × 18 = 3,600", () => {
-    const g = emptyGraph({ initializers: [floatInit("w", [4, 2, 3, 3])], nodes: [node("ConvTranspose", ["x", "w"], ["y"])] });
-    const shapes = new Map([["x", [1, 4, 5, 5]], ["y", [1, 2, 7, 7]]]);
+    const g = emptyGraph({
+      initializers: [floatInit("w", [4, 2, 3, 3])],
+      nodes: [node("ConvTranspose", ["x", "w"], ["y"])],
+    });
+    const shapes = new Map([
+      ["x", [1, 4, 5, 5]],
+      ["y", [1, 2, 7, 7]],
+    ]);
     expect(countFlops(g, shapes).total).toBe(3_600);
   });
 
   it("Gemm with transA: A is [K=5, M=3], Y [3, 7]: 2 × 21 × 5 = 210", () => {
     const g = emptyGraph({ nodes: [node("Gemm", ["a", "b"], ["y"], { transA: int(1) })] });
-    const shapes = new Map([["a", [5, 3]], ["b", [5, 7]], ["y", [3, 7]]]);
+    const shapes = new Map([
+      ["a", [5, 3]],
+      ["b", [5, 7]],
+      ["y", [3, 7]],
+    ]);
     expect(countFlops(g, shapes).total).toBe(210);
   });
 
   it("MatMul broadcasts: [2,3,4,5]·[5,6] → [2,3,4,6]: 2 × 144 × 5 = 1,440; a 1-D dot product [5]·[5]: 10", () => {
     const g = emptyGraph({ nodes: [node("MatMul", ["a", "b"], ["y"]), node("MatMul", ["u", "v"], ["d"])] });
     const shapes = new Map([
-      ["a", [2, 3, 4, 5]], ["b", [5, 6]], ["y", [2, 3, 4, 6]],
-      ["u", [5]], ["v", [5]], ["d", []],
+      ["a", [2, 3, 4, 5]],
+      ["b", [5, 6]],
+      ["y", [2, 3, 4, 6]],
+      ["u", [5]],
+      ["v", [5]],
+      ["d", []],
     ]);
     expect(countFlops(g, shapes).nodes.map((n) => n.flops)).toEqual([1_440, 10]);
   });
 
   it("AveragePool 3×3 stride 2 on 8×8 → 3×3 outputs × 9 = 81 per channel", () => {
-    const g = emptyGraph({ nodes: [node("AveragePool", ["x"], ["y"], { kernel_shape: ints([3, 3]), strides: ints([2, 2]) })] });
-    expect(countFlops(g, new Map([["x", [1, 1, 8, 8]], ["y", [1, 1, 3, 3]]])).total).toBe(81);
+    const g = emptyGraph({
+      nodes: [node("AveragePool", ["x"], ["y"], { kernel_shape: ints([3, 3]), strides: ints([2, 2]) })],
+    });
+    expect(
+      countFlops(
+        g,
+        new Map([
+          ["x", [1, 1, 8, 8]],
+          ["y", [1, 1, 3, 3]],
+        ]),
+      ).total,
+    ).toBe(81);
   });
 
   it("a counted node without shapes is reported unresolved, not guessed; custom domains are not counted", () => {
     const g = emptyGraph({
-      nodes: [node("MatMul", ["a", "b"], ["y"]), node("MatMul", ["y", "b"], ["z"]), node("FusedThing", ["z"], ["q"], {}, "com.example")],
+      nodes: [
+        node("MatMul", ["a", "b"], ["y"]),
+        node("MatMul", ["y", "b"], ["z"]),
+        node("FusedThing", ["z"], ["q"], {}, "com.example"),
+      ],
     });
-    const r = countFlops(g, new Map([["a", [2, 3]], ["b", [3, 3]], ["y", [2, 3]]]));
+    const r = countFlops(
+      g,
+      new Map([
+        ["a", [2, 3]],
+        ["b", [3, 3]],
+        ["y", [2, 3]],
+      ]),
+    );
     expect(r.total).toBe(2 * 6 * 3);
     expect(r.unresolved).toEqual([{ node: "z", opType: "MatMul", missing: "z" }]);
     expect(r.notCounted).toEqual([{ opType: "FusedThing", domain: "com.example", nodes: 1 }]);
@@ -88,7 +126,9 @@ describe("countFlops", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 0, maxLength: 2 }),
-        fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 4 }),
         fc.boolean(),
         (batchDims, m, k, n, broadcastB) => {
           const aShape = [...batchDims, m, k];
@@ -97,9 +137,17 @@ describe("countFlops", () => {
           // Brute force: walk every output element and every term of its dot product.
           let macs = 0;
           const batches = batchDims.reduce((p, d) => p * d, 1);
-          for (let b = 0; b < batches; b++) for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) for (let t = 0; t < k; t++) macs++;
+          for (let b = 0; b < batches; b++)
+            for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) for (let t = 0; t < k; t++) macs++;
           const g = emptyGraph({ nodes: [node("MatMul", ["a", "b"], ["y"])] });
-          const r = countFlops(g, new Map([["a", aShape], ["b", bShape], ["y", yShape]]));
+          const r = countFlops(
+            g,
+            new Map([
+              ["a", aShape],
+              ["b", bShape],
+              ["y", yShape],
+            ]),
+          );
           expect(r.total).toBe(2 * macs);
         },
       ),
@@ -110,8 +158,13 @@ describe("countFlops", () => {
   it("Conv's formula equals a brute-force count over output positions, groups and kernel taps (property)", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 }),
-        fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 6 }),
         (group, cinPerGroup, coutPerGroup, kh, kw, oh, ow) => {
           const cin = group * cinPerGroup;
           const cout = group * coutPerGroup;
@@ -120,12 +173,16 @@ describe("countFlops", () => {
             for (let co = 0; co < coutPerGroup; co++)
               for (let y = 0; y < oh; y++)
                 for (let x = 0; x < ow; x++)
-                  for (let ci = 0; ci < cinPerGroup; ci++) for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) macs++;
+                  for (let ci = 0; ci < cinPerGroup; ci++)
+                    for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) macs++;
           const graph = emptyGraph({
             initializers: [floatInit("w", [cout, cinPerGroup, kh, kw])],
             nodes: [node("Conv", ["x", "w"], ["y"], { group: int(group) })],
           });
-          const shapes = new Map([["x", [1, cin, oh + kh - 1, ow + kw - 1]], ["y", [1, cout, oh, ow]]]);
+          const shapes = new Map([
+            ["x", [1, cin, oh + kh - 1, ow + kw - 1]],
+            ["y", [1, cout, oh, ow]],
+          ]);
           expect(countFlops(graph, shapes).total).toBe(2 * macs);
         },
       ),
@@ -135,11 +192,20 @@ describe("countFlops", () => {
 });
 
 describe("countFlops: quantized operators and bodies", () => {
-  const body = (nodes: ReturnType<typeof node>[], io: { inputs?: Array<[string, number[]]>; outputs?: Array<[string, number[] | null]>; inits?: ReturnType<typeof floatInit>[] } = {}) => ({
+  const body = (
+    nodes: ReturnType<typeof node>[],
+    io: {
+      inputs?: Array<[string, number[]]>;
+      outputs?: Array<[string, number[] | null]>;
+      inits?: ReturnType<typeof floatInit>[];
+    } = {},
+  ) => ({
     name: "body",
     inputs: (io.inputs ?? []).map(([name, shape]) => ({ name, dataType: "float32", shape })),
     outputs: (io.outputs ?? []).map(([name, shape]) => ({ name, dataType: "float32", shape })),
-    initializers: io.inits ?? [], nodes, valueInfo: [],
+    initializers: io.inits ?? [],
+    nodes,
+    valueInfo: [],
   });
 
   it("QLinearConv and ConvInteger count like Conv, QLinearMatMul and MatMulInteger like MatMul", () => {
@@ -154,7 +220,16 @@ describe("countFlops: quantized operators and bodies", () => {
         node("MatMulInteger", ["a", "b"], ["z2"]),
       ],
     });
-    const shapes = new Map([["x", [1, 3, 12, 12]], ["w", [8, 3, 3, 3]], ["y1", [1, 8, 10, 10]], ["y2", [1, 8, 10, 10]], ["a", [1, 16]], ["b", [16, 4]], ["z1", [1, 4]], ["z2", [1, 4]]]);
+    const shapes = new Map([
+      ["x", [1, 3, 12, 12]],
+      ["w", [8, 3, 3, 3]],
+      ["y1", [1, 8, 10, 10]],
+      ["y2", [1, 8, 10, 10]],
+      ["a", [1, 16]],
+      ["b", [16, 4]],
+      ["z1", [1, 4]],
+      ["z2", [1, 4]],
+    ]);
     const r = countFlops(g, shapes);
     expect(r.total).toBe(2 * 43_200 + 2 * 128);
     expect(r.unresolved).toEqual([]);
@@ -164,12 +239,35 @@ describe("countFlops: quantized operators and bodies", () => {
     // then: MatMul(x [1, 8], W [8, 4]) → the If's output y [1, 4]: 2 × 4 × 8 = 64.
     // else: Identity: nothing counted. The larger branch, 64, is the total; the If is listed as an upper bound.
     const g = emptyGraph({
-      nodes: [node("If", ["c"], ["y"], {
-        then_branch: { kind: "graph", graphs: [body([node("MatMul", ["x", "W"], ["t"])], { outputs: [["t", null]], inits: [floatInit("W", [8, 4])] })] },
-        else_branch: { kind: "graph", graphs: [body([node("Identity", ["x0"], ["e"])], { outputs: [["e", null]] })] },
-      }, "")],
+      nodes: [
+        node(
+          "If",
+          ["c"],
+          ["y"],
+          {
+            then_branch: {
+              kind: "graph",
+              graphs: [
+                body([node("MatMul", ["x", "W"], ["t"])], { outputs: [["t", null]], inits: [floatInit("W", [8, 4])] }),
+              ],
+            },
+            else_branch: {
+              kind: "graph",
+              graphs: [body([node("Identity", ["x0"], ["e"])], { outputs: [["e", null]] })],
+            },
+          },
+          "",
+        ),
+      ],
     });
-    const r = countFlops(g, new Map([["x", [1, 8]], ["y", [1, 4]], ["c", []]]));
+    const r = countFlops(
+      g,
+      new Map([
+        ["x", [1, 8]],
+        ["y", [1, 4]],
+        ["c", []],
+      ]),
+    );
     expect(r.total).toBe(64);
     expect(r.nodes).toEqual([{ node: "y/then_branch/t", opType: "MatMul", flops: 64 }]);
     expect(r.upperBounds).toEqual(["y"]);
@@ -178,17 +276,46 @@ describe("countFlops: quantized operators and bodies", () => {
 
   it("Loop multiplies its body by a constant trip count; without one it says what is missing", () => {
     // Body: h' = MatMul(h [1, 8], W [8, 8]) → 2 × 8 × 8 = 128 per iteration; trip count M = 5 → 640.
-    const loop = (trip: string) => node("Loop", [trip, "", "h0"], ["hN"], {
-      body: { kind: "graph", graphs: [body([node("MatMul", ["h", "W"], ["h2"])], {
-        inputs: [["i", []], ["cond", []], ["h", [1, 8]]], outputs: [["cond_out", []], ["h2", [1, 8]]], inits: [floatInit("W", [8, 8])],
-      })] },
-    });
+    const loop = (trip: string) =>
+      node("Loop", [trip, "", "h0"], ["hN"], {
+        body: {
+          kind: "graph",
+          graphs: [
+            body([node("MatMul", ["h", "W"], ["h2"])], {
+              inputs: [
+                ["i", []],
+                ["cond", []],
+                ["h", [1, 8]],
+              ],
+              outputs: [
+                ["cond_out", []],
+                ["h2", [1, 8]],
+              ],
+              inits: [floatInit("W", [8, 8])],
+            }),
+          ],
+        },
+      });
     const withTrip = emptyGraph({
       initializers: [{ name: "M", dataType: "int64", dims: [], external: false, storedBytes: 8, scalar: 5 }],
       nodes: [loop("M")],
     });
-    expect(countFlops(withTrip, new Map([["h0", [1, 8]], ["hN", [1, 8]]])).total).toBe(640);
-    const dynamicTrip = countFlops(emptyGraph({ nodes: [loop("steps")] }), new Map([["h0", [1, 8]], ["steps", []]]));
+    expect(
+      countFlops(
+        withTrip,
+        new Map([
+          ["h0", [1, 8]],
+          ["hN", [1, 8]],
+        ]),
+      ).total,
+    ).toBe(640);
+    const dynamicTrip = countFlops(
+      emptyGraph({ nodes: [loop("steps")] }),
+      new Map([
+        ["h0", [1, 8]],
+        ["steps", []],
+      ]),
+    );
     expect(dynamicTrip.total).toBe(0);
     expect(dynamicTrip.unresolved).toEqual([{ node: "hN", opType: "Loop", missing: "steps (trip count)" }]);
   });
@@ -197,13 +324,37 @@ describe("countFlops: quantized operators and bodies", () => {
     // xs [1, 6, 8] scanned on axis 1 → 6 iterations of x_t [1, 8]; body MatMul(x_t, W [8, 4]) → [1, 4]: 2 × 4 × 8 = 64.
     // 6 × 64 = 384.
     const g = emptyGraph({
-      nodes: [node("Scan", ["s0", "xs"], ["sN", "ys"], {
-        num_scan_inputs: int(1), scan_input_axes: ints([1]),
-        body: { kind: "graph", graphs: [body([node("Identity", ["s"], ["s2"]), node("MatMul", ["x_t", "W"], ["y_t"])], {
-          inputs: [["s", [1]], ["x_t", [1, 8]]], outputs: [["s2", [1]], ["y_t", [1, 4]]], inits: [floatInit("W", [8, 4])],
-        })] },
-      })],
+      nodes: [
+        node("Scan", ["s0", "xs"], ["sN", "ys"], {
+          num_scan_inputs: int(1),
+          scan_input_axes: ints([1]),
+          body: {
+            kind: "graph",
+            graphs: [
+              body([node("Identity", ["s"], ["s2"]), node("MatMul", ["x_t", "W"], ["y_t"])], {
+                inputs: [
+                  ["s", [1]],
+                  ["x_t", [1, 8]],
+                ],
+                outputs: [
+                  ["s2", [1]],
+                  ["y_t", [1, 4]],
+                ],
+                inits: [floatInit("W", [8, 4])],
+              }),
+            ],
+          },
+        }),
+      ],
     });
-    expect(countFlops(g, new Map([["s0", [1]], ["xs", [1, 6, 8]]])).total).toBe(384);
+    expect(
+      countFlops(
+        g,
+        new Map([
+          ["s0", [1]],
+          ["xs", [1, 6, 8]],
+        ]),
+      ).total,
+    ).toBe(384);
   });
 });

@@ -38,8 +38,20 @@ export interface FlopCount {
 export type ShapeTable = ReadonlyMap<string, readonly number[]>;
 
 const COUNTED = new Set([
-  "Conv", "ConvTranspose", "Gemm", "MatMul", "QLinearConv", "ConvInteger", "QLinearMatMul", "MatMulInteger",
-  "MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool",
+  "Conv",
+  "ConvTranspose",
+  "Gemm",
+  "MatMul",
+  "QLinearConv",
+  "ConvInteger",
+  "QLinearMatMul",
+  "MatMulInteger",
+  "MaxPool",
+  "AveragePool",
+  "LpPool",
+  "GlobalMaxPool",
+  "GlobalAveragePool",
+  "GlobalLpPool",
 ]);
 
 function product(values: readonly number[]): number {
@@ -176,16 +188,30 @@ function scalarsOf(initializers: readonly InitializerInfo[], nodes: readonly Gra
   for (const i of initializers) if (i.scalar !== undefined) out.set(i.name, i.scalar);
   for (const n of nodes) {
     const value = n.attributes.value;
-    if (n.opType === "Constant" && value?.kind === "tensor" && value.initializer?.scalar !== undefined && n.outputs[0]) {
+    if (
+      n.opType === "Constant" &&
+      value?.kind === "tensor" &&
+      value.initializer?.scalar !== undefined &&
+      n.outputs[0]
+    ) {
       out.set(n.outputs[0], value.initializer.scalar);
     }
   }
   return out;
 }
 
-function countContainer(node: GraphNode, label: string, lookup: Lookup, scalars: ReadonlyMap<string, number>, tally: Tally): void {
+function countContainer(
+  node: GraphNode,
+  label: string,
+  lookup: Lookup,
+  scalars: ReadonlyMap<string, number>,
+  tally: Tally,
+): void {
   const bodies = subGraphsOf(node);
-  const bind = (names: readonly string[], shapes: ReadonlyArray<readonly number[] | undefined>): Map<string, readonly number[]> => {
+  const bind = (
+    names: readonly string[],
+    shapes: ReadonlyArray<readonly number[] | undefined>,
+  ): Map<string, readonly number[]> => {
     const m = new Map<string, readonly number[]>();
     names.forEach((name, i) => {
       const shape = shapes[i];
@@ -197,15 +223,25 @@ function countContainer(node: GraphNode, label: string, lookup: Lookup, scalars:
     // A branch's outputs are the If's outputs; which branch runs depends on the input, so the larger one counts.
     const branches = bodies.map(({ attribute, graph }) => {
       const t = emptyTally();
-      const bound = bind(graph.outputs.map((o) => o.name), node.outputs.map((o) => lookup(o)));
-      countNodes(graph.nodes, bodyLookup(graph, bound, lookup), `${label}/${attribute}/`, scalarsOf(graph.initializers, graph.nodes), t);
+      const bound = bind(
+        graph.outputs.map((o) => o.name),
+        node.outputs.map((o) => lookup(o)),
+      );
+      countNodes(
+        graph.nodes,
+        bodyLookup(graph, bound, lookup),
+        `${label}/${attribute}/`,
+        scalarsOf(graph.initializers, graph.nodes),
+        t,
+      );
       return t;
     });
     if (branches.length === 0) return;
     const larger = branches.reduce((a, b) => (b.total > a.total ? b : a));
     mergeInto(tally, larger);
     // Operators without a formula are listed from every branch: they are all in the model.
-    for (const other of branches) if (other !== larger) mergeInto(tally, { ...emptyTally(), notCounted: other.notCounted });
+    for (const other of branches)
+      if (other !== larger) mergeInto(tally, { ...emptyTally(), notCounted: other.notCounted });
     if (branches.length > 1) tally.upperBounds.push(label);
     return;
   }
@@ -214,12 +250,22 @@ function countContainer(node: GraphNode, label: string, lookup: Lookup, scalars:
   if (node.opType === "Loop") {
     // Body inputs: iteration number, condition, then the loop-carried values (shaped like the Loop's inputs 2…).
     const carried = node.inputs.slice(2).map((name) => lookup(name));
-    const bound = bind(body.inputs.map((i) => i.name), [[], [], ...carried]);
+    const bound = bind(
+      body.inputs.map((i) => i.name),
+      [[], [], ...carried],
+    );
     const t = emptyTally();
-    countNodes(body.nodes, bodyLookup(body, bound, lookup), `${label}/body/`, scalarsOf(body.initializers, body.nodes), t);
+    countNodes(
+      body.nodes,
+      bodyLookup(body, bound, lookup),
+      `${label}/body/`,
+      scalarsOf(body.initializers, body.nodes),
+      t,
+    );
     const trips = node.inputs[0] ? scalars.get(node.inputs[0]) : undefined;
     if (trips === undefined) {
-      if (t.total > 0 || t.unresolved.length > 0) tally.unresolved.push({ node: label, opType: "Loop", missing: `${node.inputs[0] || "M"} (trip count)` });
+      if (t.total > 0 || t.unresolved.length > 0)
+        tally.unresolved.push({ node: label, opType: "Loop", missing: `${node.inputs[0] || "M"} (trip count)` });
       mergeInto(tally, { ...t, total: 0, nodes: [] });
       return;
     }
@@ -239,16 +285,40 @@ function countContainer(node: GraphNode, label: string, lookup: Lookup, scalars:
     return shape.filter((_, k) => k !== axis);
   });
   const t = emptyTally();
-  countNodes(body.nodes, bodyLookup(body, bind(body.inputs.map((i) => i.name), shapes), lookup), `${label}/body/`, scalarsOf(body.initializers, body.nodes), t);
+  countNodes(
+    body.nodes,
+    bodyLookup(
+      body,
+      bind(
+        body.inputs.map((i) => i.name),
+        shapes,
+      ),
+      lookup,
+    ),
+    `${label}/body/`,
+    scalarsOf(body.initializers, body.nodes),
+    t,
+  );
   if (iterations === undefined) {
-    if (t.total > 0 || t.unresolved.length > 0) tally.unresolved.push({ node: label, opType: "Scan", missing: `${node.inputs[numState] ?? "scan input"} (scanned length)` });
+    if (t.total > 0 || t.unresolved.length > 0)
+      tally.unresolved.push({
+        node: label,
+        opType: "Scan",
+        missing: `${node.inputs[numState] ?? "scan input"} (scanned length)`,
+      });
     mergeInto(tally, { ...t, total: 0, nodes: [] });
     return;
   }
   mergeInto(tally, t, iterations);
 }
 
-function countNodes(nodes: readonly GraphNode[], lookup: Lookup, prefix: string, scalars: ReadonlyMap<string, number>, tally: Tally): void {
+function countNodes(
+  nodes: readonly GraphNode[],
+  lookup: Lookup,
+  prefix: string,
+  scalars: ReadonlyMap<string, number>,
+  tally: Tally,
+): void {
   nodes.forEach((node, index) => {
     const label = `${prefix}${node.name || `${node.opType}_${index}`}`;
     if (node.domain === "" && CONTAINERS.has(node.opType)) {
@@ -276,7 +346,11 @@ function countNodes(nodes: readonly GraphNode[], lookup: Lookup, prefix: string,
 export function countFlops(graph: OnnxModelGraph, shapes: ShapeTable): FlopCount {
   for (const [name, shape] of shapes) {
     if (!shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
-      throw new ModelAnalysisInputError("BAD_SHAPE", "shapes", `tensor "${name}" has a dimension that is not a non-negative integer: [${shape.join(", ")}]`);
+      throw new ModelAnalysisInputError(
+        "BAD_SHAPE",
+        "shapes",
+        `tensor "${name}" has a dimension that is not a non-negative integer: [${shape.join(", ")}]`,
+      );
     }
   }
   const initializerDims = new Map(graph.initializers.map((i) => [i.name, i.dims] as const));

@@ -79,7 +79,9 @@ describe("countParameters: weights wherever they live", () => {
 
   it("value_floats Constants count as a float32 vector", () => {
     // 5 floats = 5 params, 20 B.
-    const g = emptyGraph({ nodes: [node("Constant", [], ["v"], { value_floats: { kind: "floats", value: [1, 2, 3, 4, 5] } })] });
+    const g = emptyGraph({
+      nodes: [node("Constant", [], ["v"], { value_floats: { kind: "floats", value: [1, 2, 3, 4, 5] } })],
+    });
     expect(countParameters(g)).toMatchObject({ parameters: 5, weightBytes: 20 });
   });
 
@@ -87,14 +89,26 @@ describe("countParameters: weights wherever they live", () => {
     // then: initializer [4, 4] = 16; else: Constant [4, 4] = 16 and initializer [4] = 4. Top level: [4] = 4.
     // 16 + 16 + 4 + 4 = 40 params; 3 of the 4 stored tensors live in bodies.
     const branch = (initializers: ReturnType<typeof floatInit>[], nodes: ReturnType<typeof node>[]) => ({
-      name: "b", inputs: [], outputs: [], initializers, nodes, valueInfo: [],
+      name: "b",
+      inputs: [],
+      outputs: [],
+      initializers,
+      nodes,
+      valueInfo: [],
     });
     const g = emptyGraph({
       initializers: [floatInit("top", [4])],
-      nodes: [node("If", ["cond"], ["y"], {
-        then_branch: { kind: "graph", graphs: [branch([floatInit("wt", [4, 4])], [])] },
-        else_branch: { kind: "graph", graphs: [branch([floatInit("be", [4])], [node("Constant", [], ["we"], { value: tensorAttr("float32", [4, 4]) })])] },
-      })],
+      nodes: [
+        node("If", ["cond"], ["y"], {
+          then_branch: { kind: "graph", graphs: [branch([floatInit("wt", [4, 4])], [])] },
+          else_branch: {
+            kind: "graph",
+            graphs: [
+              branch([floatInit("be", [4])], [node("Constant", [], ["we"], { value: tensorAttr("float32", [4, 4]) })]),
+            ],
+          },
+        }),
+      ],
     });
     expect(countParameters(g)).toMatchObject({ parameters: 40, initializers: 4, inSubgraphs: 3, weightBytes: 160 });
   });
@@ -105,12 +119,26 @@ describe("countParameters: weights wherever they live", () => {
     // MatMulInteger: b uint8 [16, 4] = 64 params, 64 B; its zero point uint8 [] = 1 element, 1 B (7 state elements in all).
     // fp16 initializer [10] = 10 params, 20 B.
     // parameters = 216 + 8 + 64 + 10 = 298; bytes = 216 + 32 + 15 + 64 + 1 + 20 = 348.
-    const q = (name: string, dataType: string, dims: number[]) => ({ name, dataType, dims, external: false, storedBytes: 0 });
+    const q = (name: string, dataType: string, dims: number[]) => ({
+      name,
+      dataType,
+      dims,
+      external: false,
+      storedBytes: 0,
+    });
     const g = emptyGraph({
       initializers: [
-        q("x_scale", "float32", []), q("x_zp", "uint8", []), q("w", "int8", [8, 3, 3, 3]), q("w_scale", "float32", []),
-        q("w_zp", "int8", []), q("y_scale", "float32", []), q("y_zp", "uint8", []), q("bias", "int32", [8]),
-        q("b", "uint8", [16, 4]), q("b_zp", "uint8", []), q("half", "float16", [10]),
+        q("x_scale", "float32", []),
+        q("x_zp", "uint8", []),
+        q("w", "int8", [8, 3, 3, 3]),
+        q("w_scale", "float32", []),
+        q("w_zp", "int8", []),
+        q("y_scale", "float32", []),
+        q("y_zp", "uint8", []),
+        q("bias", "int32", [8]),
+        q("b", "uint8", [16, 4]),
+        q("b_zp", "uint8", []),
+        q("half", "float16", [10]),
       ],
       nodes: [
         node("QLinearConv", ["x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp", "bias"], ["y"]),

@@ -33,13 +33,25 @@ function elementCount(dims: readonly number[]): number {
 
 /** Input positions of quantized operators that hold weights (integer values that are the model's parameters). */
 const QUANTIZED_WEIGHT_INPUTS: Record<string, number[]> = {
-  QLinearConv: [0, 3, 8], QLinearMatMul: [0, 3], MatMulInteger: [0, 1], ConvInteger: [0, 1],
-  DequantizeLinear: [0], QGemm: [0, 3, 6], MatMulIntegerToFloat: [0, 1], DynamicQuantizeMatMul: [1],
+  QLinearConv: [0, 3, 8],
+  QLinearMatMul: [0, 3],
+  MatMulInteger: [0, 1],
+  ConvInteger: [0, 1],
+  DequantizeLinear: [0],
+  QGemm: [0, 3, 6],
+  MatMulIntegerToFloat: [0, 1],
+  DynamicQuantizeMatMul: [1],
 };
 /** Input positions that hold scales and zero points: state of the quantization, not parameters. */
 const QUANTIZATION_INPUTS: Record<string, number[]> = {
-  QLinearConv: [1, 2, 4, 5, 6, 7], QLinearMatMul: [1, 2, 4, 5, 6, 7], MatMulInteger: [2, 3], ConvInteger: [2, 3],
-  QuantizeLinear: [1, 2], DequantizeLinear: [1, 2], QGemm: [1, 2, 4, 5, 7, 8], MatMulIntegerToFloat: [2, 3, 4, 5],
+  QLinearConv: [1, 2, 4, 5, 6, 7],
+  QLinearMatMul: [1, 2, 4, 5, 6, 7],
+  MatMulInteger: [2, 3],
+  ConvInteger: [2, 3],
+  QuantizeLinear: [1, 2],
+  DequantizeLinear: [1, 2],
+  QGemm: [1, 2, 4, 5, 7, 8],
+  MatMulIntegerToFloat: [2, 3, 4, 5],
   DynamicQuantizeMatMul: [2, 3],
 };
 
@@ -56,7 +68,14 @@ function constantTensor(node: GraphNode, quantizedWeights: ReadonlySet<string>):
     tensor = value.initializer ?? { name, dataType: value.dataType, dims: value.dims, external: false, storedBytes: 0 };
   } else {
     const floats = node.attributes.value_floats;
-    if (floats?.kind === "floats") tensor = { name, dataType: "float32", dims: [floats.value.length], external: false, storedBytes: 4 * floats.value.length };
+    if (floats?.kind === "floats")
+      tensor = {
+        name,
+        dataType: "float32",
+        dims: [floats.value.length],
+        external: false,
+        storedBytes: 4 * floats.value.length,
+      };
   }
   if (tensor === undefined) return undefined;
   const floating = elementTypeByName(tensor.dataType)?.floatingPoint ?? false;
@@ -90,11 +109,20 @@ export function countParameters(graph: OnnxModelGraph): ParameterCount {
   // Names are unique per scope in a valid model; a body may reuse an outer name (shadowing), so key by scope.
   const seen = new Set<string>();
   const result: ParameterCount = {
-    parameters: 0, weightBytes: 0, initializers: 0, batchNormStatistics: 0, quantizationParameters: 0,
-    constantNodes: 0, inSubgraphs: 0, externalInitializers: [],
+    parameters: 0,
+    weightBytes: 0,
+    initializers: 0,
+    batchNormStatistics: 0,
+    quantizationParameters: 0,
+    constantNodes: 0,
+    inSubgraphs: 0,
+    externalInitializers: [],
   };
   for (const scope of scopes) {
-    const tensors: Array<{ tensor: InitializerInfo; constant: boolean }> = scope.initializers.map((tensor) => ({ tensor, constant: false }));
+    const tensors: Array<{ tensor: InitializerInfo; constant: boolean }> = scope.initializers.map((tensor) => ({
+      tensor,
+      constant: false,
+    }));
     for (const node of scope.nodes) {
       const tensor = constantTensor(node, quantizedWeights);
       if (tensor) tensors.push({ tensor, constant: true });

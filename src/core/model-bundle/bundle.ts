@@ -30,10 +30,14 @@ export function relativePathProblem(path: string): string | undefined {
 
 /** "./a//b/" → "a/b": the form paths are compared and stored in (call after relativePathProblem passed). */
 export function normalizeRelativePath(path: string): string {
-  return path.split("/").filter((p) => p !== "" && p !== ".").join("/");
+  return path
+    .split("/")
+    .filter((p) => p !== "" && p !== ".")
+    .join("/");
 }
 
-export type TarEntryType = "file" | "directory" | "symlink" | "hardlink" | "pax" | "pax-global" | "gnu-longname" | "gnu-longlink" | "other";
+export type TarEntryType =
+  "file" | "directory" | "symlink" | "hardlink" | "pax" | "pax-global" | "gnu-longname" | "gnu-longlink" | "other";
 
 export interface TarHeader {
   name: string;
@@ -77,12 +81,25 @@ export function looksLikeTar(block: Uint8Array): boolean {
 
 /** True when bytes start a zip archive (a local file header, or the end record of an empty one). */
 export function looksLikeZip(head: Uint8Array): boolean {
-  return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6));
+  return (
+    head.length >= 4 &&
+    head[0] === 0x50 &&
+    head[1] === 0x4b &&
+    ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6))
+  );
 }
 
 const TYPES: Record<string, TarEntryType> = {
-  "0": "file", "\u0000": "file", "7": "file", "5": "directory", "2": "symlink", "1": "hardlink",
-  x: "pax", g: "pax-global", L: "gnu-longname", K: "gnu-longlink",
+  "0": "file",
+  "\u0000": "file",
+  "7": "file",
+  "5": "directory",
+  "2": "symlink",
+  "1": "hardlink",
+  x: "pax",
+  g: "pax-global",
+  L: "gnu-longname",
+  K: "gnu-longlink",
 };
 
 /** Parses one header block; a string says why it is not a header (a bad checksum, a size that is no number). */
@@ -98,7 +115,11 @@ export function parseTarHeader(block: Uint8Array): TarHeader | string {
   const prefix = looksLikeTar(block) ? field(block, 345, 155) : "";
   const name = field(block, 0, 100);
   return {
-    name: prefix ? `${prefix}/${name}` : name, size, type: TYPES[typeFlag] ?? "other", typeFlag, linkName: field(block, 157, 100),
+    name: prefix ? `${prefix}/${name}` : name,
+    size,
+    type: TYPES[typeFlag] ?? "other",
+    typeFlag,
+    linkName: field(block, 157, 100),
   };
 }
 
@@ -142,7 +163,10 @@ export function tarHeader(name: string, size: number, typeFlag = "0", linkName =
   else {
     block[124] = 0x80;
     let rest = size;
-    for (let i = 135; i > 124; i--) { block[i] = rest % 256; rest = Math.floor(rest / 256); }
+    for (let i = 135; i > 124; i--) {
+      block[i] = rest % 256;
+      rest = Math.floor(rest / 256);
+    }
   }
   writeOctal(block, 136, 12, 0);
   block[156] = typeFlag.charCodeAt(0);

@@ -9,13 +9,17 @@ import { buildItems } from "./profile-items";
 
 function bothTables(cells: readonly ProfileCell[], cores: number, maxBatch: number) {
   const profile = validateProfile(cells);
-  return { fast: buildExactFillTable(buildItems(profile, cores, maxBatch)), naive: naiveExactFillTable(profile, cores, maxBatch) };
+  return {
+    fast: buildExactFillTable(buildItems(profile, cores, maxBatch)),
+    naive: naiveExactFillTable(profile, cores, maxBatch),
+  };
 }
 
 function expectSameTables(cells: readonly ProfileCell[], cores: number, maxBatch: number): void {
   const { fast, naive } = bothTables(cells, cores, maxBatch);
   for (let t = 1; t <= cores; t++) {
-    for (let b = 1; b <= maxBatch; b++) expect([t, b, exactFillLatency(fast, t, b)]).toEqual([t, b, naive.latency(t, b)]);
+    for (let b = 1; b <= maxBatch; b++)
+      expect([t, b, exactFillLatency(fast, t, b)]).toEqual([t, b, naive.latency(t, b)]);
   }
 }
 
@@ -37,7 +41,14 @@ describe("buildExactFillTable", () => {
     expect(fast.values[optimumRank(fast, 4, 1, true)]).toBe(4.2);
     expect(fast.values[optimumRank(fast, 4, 1, false)]).toBe(4.2);
     // A profile where more threads are slower: exact T = 2 must take ⟨2,1⟩ = 9, Σt ≤ 2 takes ⟨1,1⟩ = 3.
-    const slow = bothTables([{ threads: 1, batch: 1, latencyMs: 3 }, { threads: 2, batch: 1, latencyMs: 9 }], 2, 1).fast;
+    const slow = bothTables(
+      [
+        { threads: 1, batch: 1, latencyMs: 3 },
+        { threads: 2, batch: 1, latencyMs: 9 },
+      ],
+      2,
+      1,
+    ).fast;
     expect(slow.values[optimumRank(slow, 2, 1, true)]).toBe(9);
     expect(slow.values[optimumRank(slow, 2, 1, false)]).toBe(3);
     expect(optimumRank(slow, 2, 1, true)).toBeGreaterThan(optimumRank(slow, 2, 1, false));
@@ -63,7 +74,10 @@ describe("buildExactFillTable", () => {
         { selector: (cell) => `${cell.threads},${cell.batch}`, minLength: 1, maxLength: 12 },
       ),
     });
-    fc.assert(fc.property(wide, ({ cores, batch, cells }) => expectSameTables(cells, cores, batch)), { numRuns: 100 });
+    fc.assert(
+      fc.property(wide, ({ cores, batch, cells }) => expectSameTables(cells, cores, batch)),
+      { numRuns: 100 },
+    );
   });
 
   it("B = 31, 32, 63, 64 (the last word full or one bit): b = 1 alone at t = 1 only fills b = 1", () => {

@@ -9,8 +9,14 @@ describe("enumeratePlans", () => {
   it("Packrat DP P1 T=4, B=2: 3 feasible multisets with Σt = 4: ⟨4,2⟩, {⟨1,1⟩, ⟨3,1⟩}, {⟨2,1⟩×2}", () => {
     const plans = enumeratePlans(p1, 4, 2, true);
     expect(plans.map((plan) => plan.cells)).toEqual([
-      [[1, 1], [3, 1]],
-      [[2, 1], [2, 1]],
+      [
+        [1, 1],
+        [3, 1],
+      ],
+      [
+        [2, 1],
+        [2, 1],
+      ],
       [[4, 2]],
     ]);
     // Makespans: max(10, 4.8) = 10, max(6, 6) = 6, 7.2.
@@ -23,15 +29,27 @@ describe("enumeratePlans", () => {
 
 describe("exhaustiveOptimize", () => {
   it("Packrat DP P1 T=4, B=3: tie at 10 between {⟨1,1⟩, ⟨3,2⟩} and {⟨1,1⟩×2, ⟨2,1⟩}: fewer instances wins", () => {
-    expect(exhaustiveOptimize(p1, { cores: 4, batch: 3 })).toEqual({ latencyMs: 10, cells: [[1, 1], [3, 2]] });
+    expect(exhaustiveOptimize(p1, { cores: 4, batch: 3 })).toEqual({
+      latencyMs: 10,
+      cells: [
+        [1, 1],
+        [3, 2],
+      ],
+    });
   });
   it("Packrat DP P2 T=6, B=6: 4-way tie at 10, {⟨2,2⟩×3} has the fewest instances", () => {
     expect(exhaustiveOptimize(validateProfile(P2), { cores: 6, batch: 6, exactCores: true })).toEqual({
       latencyMs: 10,
-      cells: [[2, 2], [2, 2], [2, 2]],
+      cells: [
+        [2, 2],
+        [2, 2],
+        [2, 2],
+      ],
     });
   });
   it("is undefined when nothing fills the knapsack (b = 3 needs an odd size)", () => {
-    expect(exhaustiveOptimize(validateProfile([{ threads: 1, batch: 2, latencyMs: 1 }]), { cores: 4, batch: 3 })).toBeUndefined();
+    expect(
+      exhaustiveOptimize(validateProfile([{ threads: 1, batch: 2, latencyMs: 1 }]), { cores: 4, batch: 3 }),
+    ).toBeUndefined();
   });
 });

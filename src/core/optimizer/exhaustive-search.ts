@@ -53,7 +53,9 @@ export function exhaustiveOptimize(
   const optimum = Math.min(...plans.map((plan) => plan.latencyMs));
   const bound = optimum * (1 + (request.tieTolerance ?? 0));
   const tied = plans.filter((plan) => plan.latencyMs <= bound);
-  tied.sort((a, b) => a.cells.length - b.cells.length || threads(a.cells) - threads(b.cells) || compareLists(a.cells, b.cells));
+  tied.sort(
+    (a, b) => a.cells.length - b.cells.length || threads(a.cells) - threads(b.cells) || compareLists(a.cells, b.cells),
+  );
   const best = tied[0];
   return best === undefined ? undefined : { latencyMs: best.latencyMs, cells: best.cells };
 }

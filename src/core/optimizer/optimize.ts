@@ -46,7 +46,11 @@ export function optimizePrepared(prepared: PreparedProfile, request: NormalizedR
   const { items, table } = prepared;
   const { cores, batch, exactCores, tieTolerance } = request;
   if (cores > table.cores || batch > table.maxBatch) {
-    throw new OptimizerInputError("invalid_option", "prepared", `table covers T ≤ ${table.cores}, B ≤ ${table.maxBatch}`);
+    throw new OptimizerInputError(
+      "invalid_option",
+      "prepared",
+      `table covers T ≤ ${table.cores}, B ≤ ${table.maxBatch}`,
+    );
   }
   const bestRank = optimumRank(table, cores, batch, exactCores);
   if (bestRank < 0) return infeasible(items, request);
@@ -82,10 +86,18 @@ export function normalizeRequest(request: OptimizeRequest): NormalizedRequest {
   }
   const { cores, batch } = request;
   if (!Number.isSafeInteger(cores) || cores < 1 || cores > MAX_CORES) {
-    throw new OptimizerInputError("invalid_cores", "cores", `must be an integer in 1…${MAX_CORES}, got ${String(cores)}`);
+    throw new OptimizerInputError(
+      "invalid_cores",
+      "cores",
+      `must be an integer in 1…${MAX_CORES}, got ${String(cores)}`,
+    );
   }
   if (!Number.isSafeInteger(batch) || batch < 1 || batch > MAX_BATCH) {
-    throw new OptimizerInputError("invalid_batch", "batch", `must be an integer in 1…${MAX_BATCH}, got ${String(batch)}`);
+    throw new OptimizerInputError(
+      "invalid_batch",
+      "batch",
+      `must be an integer in 1…${MAX_BATCH}, got ${String(batch)}`,
+    );
   }
   checkSize(cores, batch);
   const exactCores = request.exactCores ?? false;
@@ -94,7 +106,11 @@ export function normalizeRequest(request: OptimizeRequest): NormalizedRequest {
   }
   const tieTolerance = request.tieTolerance ?? 0;
   if (typeof tieTolerance !== "number" || !Number.isFinite(tieTolerance) || tieTolerance < 0) {
-    throw new OptimizerInputError("invalid_tolerance", "tieTolerance", `must be a finite number ≥ 0, got ${String(tieTolerance)}`);
+    throw new OptimizerInputError(
+      "invalid_tolerance",
+      "tieTolerance",
+      `must be a finite number ≥ 0, got ${String(tieTolerance)}`,
+    );
   }
   return { cores, batch, exactCores, tieTolerance };
 }

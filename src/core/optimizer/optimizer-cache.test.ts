@@ -38,7 +38,13 @@ describe("createOptimizerCache", () => {
   it("gives the uncached answers while reusing one exact-fill table across T and B", () => {
     const cache = createOptimizerCache();
     // Grow the table (B = 2 then B = 8), then ask inside it (T = 2, B = 4) and at its edge.
-    for (const [cores, batch] of [[4, 2], [6, 8], [2, 4], [6, 6], [5, 3]] as const) {
+    for (const [cores, batch] of [
+      [4, 2],
+      [6, 8],
+      [2, 4],
+      [6, 6],
+      [5, 3],
+    ] as const) {
       expect(cache.optimize(P2, { cores, batch })).toEqual(optimize(P2, { cores, batch }));
     }
     expect(cache.table(P2, { cores: 6, maxBatch: 8 })).toEqual(optimumTable(P2, { cores: 6, maxBatch: 8 }));

@@ -2,7 +2,12 @@ import { profileHash } from "../profile/profile-hash";
 import { validateProfile, type ProfileCell } from "../profile/profile";
 import { OptimizerInputError } from "./errors";
 import { normalizeRequest, optimizePrepared, prepareProfile, type PreparedProfile } from "./optimize";
-import { normalizeTableRequest, optimumTablePrepared, type OptimumTable, type OptimumTableRequest } from "./optimum-table";
+import {
+  normalizeTableRequest,
+  optimumTablePrepared,
+  type OptimumTable,
+  type OptimumTableRequest,
+} from "./optimum-table";
 import type { OptimizeRequest, OptimizeResult } from "./types";
 
 export interface OptimizerCache {
@@ -22,7 +27,10 @@ export interface OptimizerCache {
 export function createOptimizerCache(options: { maxEntries?: number; maxTables?: number } = {}): OptimizerCache {
   const maxEntries = options.maxEntries ?? 256;
   const maxTables = options.maxTables ?? 8;
-  for (const [name, value] of [["maxEntries", maxEntries], ["maxTables", maxTables]] as const) {
+  for (const [name, value] of [
+    ["maxEntries", maxEntries],
+    ["maxTables", maxTables],
+  ] as const) {
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new OptimizerInputError("invalid_option", name, `must be a positive integer, got ${String(value)}`);
     }
@@ -41,7 +49,12 @@ export function createOptimizerCache(options: { maxEntries?: number; maxTables?:
     return hash;
   };
 
-  const prepared = (hash: string, profile: readonly ProfileCell[], cores: number, maxBatch: number): PreparedProfile => {
+  const prepared = (
+    hash: string,
+    profile: readonly ProfileCell[],
+    cores: number,
+    maxBatch: number,
+  ): PreparedProfile => {
     const held = tables.get(hash);
     if (held !== undefined && held.table.cores >= cores && held.table.maxBatch >= maxBatch) {
       touch(tables, hash, held);
@@ -77,9 +90,7 @@ export function createOptimizerCache(options: { maxEntries?: number; maxTables?:
       const normalized = normalizeRequest(request);
       const hash = hashOf(profile);
       const key = `plan|${hash}|${normalized.cores}|${normalized.batch}|${normalized.exactCores}|${normalized.tieTolerance}`;
-      return memo(key, () =>
-        optimizePrepared(prepared(hash, profile, normalized.cores, normalized.batch), normalized),
-      );
+      return memo(key, () => optimizePrepared(prepared(hash, profile, normalized.cores, normalized.batch), normalized));
     },
     table(profile, request) {
       const normalized = normalizeTableRequest(request);

@@ -13,7 +13,13 @@ describe("optimumTable", () => {
     // B = 1…4 from the digest: 4.2, 6, 10, 10. B = 8: four ⟨1,2⟩ = 19 beats {⟨2,4⟩×2} = 21 and anything with ⟨·,4⟩
     // on one thread (37).
     expect(rows.slice(0, 4).map((row) => row.latencyMs)).toEqual([4.2, 6, 10, 10]);
-    expect(rows[7]).toEqual({ batch: 8, latencyMs: 19, throughputPerS: (1000 * 8) / 19, allThreadsMs: null, oneThreadMs: 19 });
+    expect(rows[7]).toEqual({
+      batch: 8,
+      latencyMs: 19,
+      throughputPerS: (1000 * 8) / 19,
+      allThreadsMs: null,
+      oneThreadMs: 19,
+    });
     // Baselines: ⟨4,B⟩ exists for B = 1, 2, 4 only (13 at B = 4); one-thread B = 3 → 3 × ⟨1,1⟩ = 10.
     expect(rows.map((row) => row.allThreadsMs)).toEqual([4.2, 7.2, null, 13, null, null, null, null]);
     expect(rows[2]?.oneThreadMs).toBe(10);

@@ -18,7 +18,14 @@ function select(cells: ProfileCell[], cores: number, batch: number, exactCores: 
 describe("selectPlan (phase 2: ties)", () => {
   it("Packrat DP P2 T=6, B=6: of the 4-way tie at 10, the fewest instances: {⟨2,2⟩×3}", () => {
     // Tied: {⟨1,1⟩×6} (6 instances), {⟨1,1⟩×4, ⟨2,2⟩} (5), {⟨1,1⟩×2, ⟨2,2⟩×2} (4), {⟨2,2⟩×3} (3).
-    expect(select(P2, 6, 6, true, 10)).toEqual({ cells: [[2, 2], [2, 2], [2, 2]], threadsUsed: 6 });
+    expect(select(P2, 6, 6, true, 10)).toEqual({
+      cells: [
+        [2, 2],
+        [2, 2],
+        [2, 2],
+      ],
+      threadsUsed: 6,
+    });
   });
 
   it("then the fewest threads: ⟨1,2⟩ and ⟨2,2⟩ both take 5 ms; Σt ≤ 2 keeps one core idle", () => {
@@ -39,8 +46,20 @@ describe("selectPlan (phase 2: ties)", () => {
       { threads: 2, batch: 2, latencyMs: 5 },
       { threads: 3, batch: 3, latencyMs: 5 },
     ];
-    expect(select(cells, 4, 4, true, 5)).toEqual({ cells: [[1, 1], [3, 3]], threadsUsed: 4 });
-    expect(select(cells, 4, 4, false, 5)).toEqual({ cells: [[1, 1], [3, 3]], threadsUsed: 4 });
+    expect(select(cells, 4, 4, true, 5)).toEqual({
+      cells: [
+        [1, 1],
+        [3, 3],
+      ],
+      threadsUsed: 4,
+    });
+    expect(select(cells, 4, 4, false, 5)).toEqual({
+      cells: [
+        [1, 1],
+        [3, 3],
+      ],
+      threadsUsed: 4,
+    });
   });
 
   it("only uses items within the bound: P2 T=6, B=6 with bound 9.99 has no plan", () => {
@@ -54,8 +73,20 @@ describe("selectPlan (phase 2: ties)", () => {
       { threads: 1, batch: 1, latencyMs: 4 },
       { threads: 2, batch: 1, latencyMs: 4 },
     ];
-    expect(select(cells, 4, 2, false, 4)).toEqual({ cells: [[1, 1], [1, 1]], threadsUsed: 2 });
+    expect(select(cells, 4, 2, false, 4)).toEqual({
+      cells: [
+        [1, 1],
+        [1, 1],
+      ],
+      threadsUsed: 2,
+    });
     // Exact: Σt = 4 over two b = 1 instances → ⟨2,1⟩×2 (⟨1,1⟩ + ⟨3,1⟩ is not profiled).
-    expect(select(cells, 4, 2, true, 4)).toEqual({ cells: [[2, 1], [2, 1]], threadsUsed: 4 });
+    expect(select(cells, 4, 2, true, 4)).toEqual({
+      cells: [
+        [2, 1],
+        [2, 1],
+      ],
+      threadsUsed: 4,
+    });
   });
 });

@@ -41,7 +41,8 @@ function evidence(plan: OptimizedPlan, cells: readonly ProfileCell[]): string | 
     return `at b = ${b}, ${speedText(narrower, widest.threads, cell(cells, narrower, b)!, widest.latencyMs)}, so splitting the cores into more instances does not pay`;
   }
   const wider = threadCounts.find((t) => t > widest.threads && t <= plan.cores);
-  if (wider === undefined) return `the profile has no instance wider than ${widest.threads} thread${widest.threads === 1 ? "" : "s"} at b = ${b}`;
+  if (wider === undefined)
+    return `the profile has no instance wider than ${widest.threads} thread${widest.threads === 1 ? "" : "s"} at b = ${b}`;
   return `at b = ${b}, ${speedText(widest.threads, wider, widest.latencyMs, cell(cells, wider, b)!)}, so the cores do more as smaller instances sharing the batch`;
 }
 

@@ -2,13 +2,22 @@ import { describe, expect, it } from "vitest";
 import { servingLoop, type LoopFacts } from "./serving-loop";
 
 const none: LoopFacts = { deployments: 0, completeProfiles: 0, proposals: 0, appliedProposals: 0 };
-const doneKeys = (facts: LoopFacts) => servingLoop(facts).steps.filter((s) => s.done).map((s) => s.key);
+const doneKeys = (facts: LoopFacts) =>
+  servingLoop(facts)
+    .steps.filter((s) => s.done)
+    .map((s) => s.key);
 
 describe("servingLoop", () => {
   it("an empty system: nothing done, profile is next, and it needs a deployment first", () => {
     expect(servingLoop(none)).toEqual({
-      steps: [{ key: "profile", done: false }, { key: "optimize", done: false }, { key: "propose", done: false }, { key: "approve", done: false }],
-      next: "profile", needsDeployment: true,
+      steps: [
+        { key: "profile", done: false },
+        { key: "optimize", done: false },
+        { key: "propose", done: false },
+        { key: "approve", done: false },
+      ],
+      next: "profile",
+      needsDeployment: true,
     });
   });
 
@@ -28,11 +37,18 @@ describe("servingLoop", () => {
   });
 
   it("an applied proposal closes the loop: no next step", () => {
-    expect(servingLoop({ deployments: 1, completeProfiles: 1, proposals: 3, appliedProposals: 1 })).toMatchObject({ next: null });
+    expect(servingLoop({ deployments: 1, completeProfiles: 1, proposals: 3, appliedProposals: 1 })).toMatchObject({
+      next: null,
+    });
   });
 
   it("a later step done implies the earlier ones, even after the profiles were deleted", () => {
-    expect(doneKeys({ ...none, deployments: 1, proposals: 1, appliedProposals: 1 })).toEqual(["profile", "optimize", "propose", "approve"]);
+    expect(doneKeys({ ...none, deployments: 1, proposals: 1, appliedProposals: 1 })).toEqual([
+      "profile",
+      "optimize",
+      "propose",
+      "approve",
+    ]);
     // An estimator proposal without any profile of ours still means a proposal was made and optimized.
     expect(doneKeys({ ...none, deployments: 1, proposals: 1 })).toEqual(["profile", "optimize", "propose"]);
     expect(servingLoop({ ...none, proposals: 1 }).needsDeployment).toBe(false);

@@ -15,8 +15,15 @@ export interface LoopFacts {
   appliedProposals: number;
 }
 
-export interface LoopStep { key: LoopStepKey; done: boolean }
-export interface LoopChecklist { steps: LoopStep[]; next: LoopStepKey | null; needsDeployment: boolean }
+export interface LoopStep {
+  key: LoopStepKey;
+  done: boolean;
+}
+export interface LoopChecklist {
+  steps: LoopStep[];
+  next: LoopStepKey | null;
+  needsDeployment: boolean;
+}
 
 export const LOOP_ORDER: readonly LoopStepKey[] = ["profile", "optimize", "propose", "approve"];
 
@@ -31,5 +38,9 @@ export function servingLoop(facts: LoopFacts): LoopChecklist {
   // a system whose profiles were since deleted still shows its loop closed.
   for (let i = LOOP_ORDER.length - 1; i > 0; i--) if (done[LOOP_ORDER[i]!]) done[LOOP_ORDER[i - 1]!] = true;
   const steps = LOOP_ORDER.map((key) => ({ key, done: done[key] }));
-  return { steps, next: steps.find((s) => !s.done)?.key ?? null, needsDeployment: facts.deployments === 0 && !done.profile };
+  return {
+    steps,
+    next: steps.find((s) => !s.done)?.key ?? null,
+    needsDeployment: facts.deployments === 0 && !done.profile,
+  };
 }

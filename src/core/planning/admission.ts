@@ -13,7 +13,14 @@
  * arriving one is next once the work ahead is gone), so its start is at most outstanding_work / c. With c = 1 that
  * is the chapter's rule exactly. If fewer requests are present than instances, it starts at once.
  */
-import { PlanningInputError, requireNonNegative, requireNonNegativeInteger, requireNonNegativeList, requirePositive, requirePositiveInteger } from "./errors";
+import {
+  PlanningInputError,
+  requireNonNegative,
+  requireNonNegativeInteger,
+  requireNonNegativeList,
+  requirePositive,
+  requirePositiveInteger,
+} from "./errors";
 
 /** A smaller model the request may be served by instead (graceful degradation, F-20/F-21). */
 export interface FallbackModel {
@@ -59,7 +66,11 @@ export interface DeadlineScreenResult {
   fallbackWaitingAllowanceMs?: number;
 }
 
-function waitBound(inService: readonly number[], queued: readonly number[], instances: number): { outstanding: number; bound: number } {
+function waitBound(
+  inService: readonly number[],
+  queued: readonly number[],
+  instances: number,
+): { outstanding: number; bound: number } {
   const outstanding = [...inService, ...queued].reduce((sum, x) => sum + x, 0);
   // Fewer requests present than instances: one is free (or frees as the queue drains instantly) — start now.
   const bound = inService.length + queued.length < instances ? 0 : outstanding / instances;
@@ -75,7 +86,11 @@ export function screenDeadline(input: DeadlineScreenInput): DeadlineScreenResult
   const queued = requireNonNegativeList("queuedServiceBoundsMs", input.queuedServiceBoundsMs);
   const instances = requirePositiveInteger("instances", input.instances ?? 1);
   if (inService.length > instances) {
-    throw new PlanningInputError("inconsistent", "inServiceResidualBoundsMs", `${inService.length} requests in service on ${instances} instance(s)`);
+    throw new PlanningInputError(
+      "inconsistent",
+      "inServiceResidualBoundsMs",
+      `${inService.length} requests in service on ${instances} instance(s)`,
+    );
   }
   if (input.fallback) requirePositive("fallback.serviceBoundMs", input.fallback.serviceBoundMs);
 
@@ -92,9 +107,21 @@ export function screenDeadline(input: DeadlineScreenInput): DeadlineScreenResult
   if (fb && fb.residentAndWarm && fb.meetsQualityFloor) {
     const fallbackWaitingAllowanceMs = base - fb.serviceBoundMs;
     if (fallbackWaitingAllowanceMs >= 0 && bound <= fallbackWaitingAllowanceMs) {
-      return { decision: "admit-fallback", httpStatus: 200, reason: "fits-with-fallback", ...common, fallbackWaitingAllowanceMs };
+      return {
+        decision: "admit-fallback",
+        httpStatus: 200,
+        reason: "fits-with-fallback",
+        ...common,
+        fallbackWaitingAllowanceMs,
+      };
     }
-    return { decision: "reject", httpStatus: 503, reason: rejectReason(waitingAllowanceMs), ...common, fallbackWaitingAllowanceMs };
+    return {
+      decision: "reject",
+      httpStatus: 503,
+      reason: rejectReason(waitingAllowanceMs),
+      ...common,
+      fallbackWaitingAllowanceMs,
+    };
   }
   return { decision: "reject", httpStatus: 503, reason: rejectReason(waitingAllowanceMs), ...common };
 }
@@ -138,7 +165,9 @@ export function screenByQueueDepth(input: QueueDepthScreenInput): DeadlineScreen
  * The largest number of requests that may be ahead (in service + queued, each charged serviceBoundMs) for a new
  * request to still be admitted: the queue-count proxy's cap. −1 when even an empty system misses the deadline.
  */
-export function maxAdmissibleBacklog(input: Omit<QueueDepthScreenInput, "queueDepth" | "inService" | "fallback">): number {
+export function maxAdmissibleBacklog(
+  input: Omit<QueueDepthScreenInput, "queueDepth" | "inService" | "fallback">,
+): number {
   const allowance = requireNonNegative("endToEndAllowanceMs", input.endToEndAllowanceMs);
   const elapsed = requireNonNegative("elapsedMs", input.elapsedMs);
   const outside = requireNonNegative("outsideWorkerBoundRemainingMs", input.outsideWorkerBoundRemainingMs);

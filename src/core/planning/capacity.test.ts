@@ -1,10 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { BATCHED_PLAN_CAVEAT, PLANNING_ESTIMATE_CAVEAT, capacityPlan, fleetLoad, replicasAtRatedCapacity } from "./capacity";
+import {
+  BATCHED_PLAN_CAVEAT,
+  PLANNING_ESTIMATE_CAVEAT,
+  capacityPlan,
+  fleetLoad,
+  replicasAtRatedCapacity,
+} from "./capacity";
 import { PlanningInputError } from "./errors";
 import { roundLikeDisplay } from "./significant-figures";
 
 // Napkin Math 13.3's inputs with fixture R's service time (digest TV-024): S = 3.52819 ms, so 1/S = 283.43 req/s.
-const napkin = { peakArrivalRatePerS: 5000, serviceTimeMs: 3.52819, p99BudgetMs: 50, p99Multiplier: 4.6, headroomFraction: 0.3 };
+const napkin = {
+  peakArrivalRatePerS: 5000,
+  serviceTimeMs: 3.52819,
+  p99BudgetMs: 50,
+  p99Multiplier: 4.6,
+  headroomFraction: 0.3,
+};
 
 describe("capacity plan (Napkin Math 13.3, §13.10.2)", () => {
   it("Napkin Math 13.3 end to end: ρ_max 0.675, 7,402.9 req/s, 27 GPUs, 36 with 30% headroom, N+1 at 50.40%: 36 H100s", () => {
@@ -44,9 +56,17 @@ describe("capacity plan (Napkin Math 13.3, §13.10.2)", () => {
     expect(plan.feasible).toBe(false);
   });
   it("Self-check 13.10 Q2 (TV-079): 1,000 QPS at 100 QPS per replica → 10 base; 1.6–2.0× headroom → 16–20", () => {
-    expect(replicasAtRatedCapacity({ peakArrivalRatePerS: 1000, ratedPerReplicaPerS: 100, headroomMultiplier: 1 })).toEqual({ baseReplicas: 10, provisionedReplicas: 10 });
-    expect(replicasAtRatedCapacity({ peakArrivalRatePerS: 1000, ratedPerReplicaPerS: 100, headroomMultiplier: 1.6 }).provisionedReplicas).toBe(16);
-    expect(replicasAtRatedCapacity({ peakArrivalRatePerS: 1000, ratedPerReplicaPerS: 100, headroomMultiplier: 2 }).provisionedReplicas).toBe(20);
+    expect(
+      replicasAtRatedCapacity({ peakArrivalRatePerS: 1000, ratedPerReplicaPerS: 100, headroomMultiplier: 1 }),
+    ).toEqual({ baseReplicas: 10, provisionedReplicas: 10 });
+    expect(
+      replicasAtRatedCapacity({ peakArrivalRatePerS: 1000, ratedPerReplicaPerS: 100, headroomMultiplier: 1.6 })
+        .provisionedReplicas,
+    ).toBe(16);
+    expect(
+      replicasAtRatedCapacity({ peakArrivalRatePerS: 1000, ratedPerReplicaPerS: 100, headroomMultiplier: 2 })
+        .provisionedReplicas,
+    ).toBe(20);
   });
 });
 
@@ -83,6 +103,9 @@ describe("bad input", () => {
     check(() => capacityPlan({ ...napkin, perReplicaRatePerS: 0 }), "perReplicaRatePerS");
     check(() => capacityPlan({ ...napkin, serviceTimeMs: Number.NaN }), "serviceTimeMs");
     check(() => fleetLoad({ arrivalRatePerS: 1, perReplicaRatePerS: 1, replicas: 0 }), "replicas");
-    check(() => replicasAtRatedCapacity({ peakArrivalRatePerS: 1, ratedPerReplicaPerS: 1, headroomMultiplier: 0.5 }), "headroomMultiplier");
+    check(
+      () => replicasAtRatedCapacity({ peakArrivalRatePerS: 1, ratedPerReplicaPerS: 1, headroomMultiplier: 0.5 }),
+      "headroomMultiplier",
+    );
   });
 });

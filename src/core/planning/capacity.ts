@@ -46,13 +46,17 @@ export function capacityPlan(input: CapacityPlanInput): CapacityPlan {
   const safe = safeUtilization({
     serviceTimeMs: input.serviceTimeMs,
     p99BudgetMs: input.p99BudgetMs,
-    ...(input.outsideWorkerUpperBoundMs !== undefined ? { outsideWorkerUpperBoundMs: input.outsideWorkerUpperBoundMs } : {}),
+    ...(input.outsideWorkerUpperBoundMs !== undefined
+      ? { outsideWorkerUpperBoundMs: input.outsideWorkerUpperBoundMs }
+      : {}),
     ...(input.p99Multiplier !== undefined ? { p99Multiplier: input.p99Multiplier } : {}),
   });
   if (!safe.feasible) return { feasible: false, safeUtilization: safe, caveats: [PLANNING_ESTIMATE_CAVEAT] };
   const batchedRate = input.perReplicaRatePerS;
   const batched = batchedRate !== undefined;
-  const perReplicaRatePerS = batched ? requirePositive("perReplicaRatePerS", batchedRate) : MS_PER_S / input.serviceTimeMs;
+  const perReplicaRatePerS = batched
+    ? requirePositive("perReplicaRatePerS", batchedRate)
+    : MS_PER_S / input.serviceTimeMs;
   const replicas = replicasForPeak({
     peakArrivalRatePerS: input.peakArrivalRatePerS,
     perReplicaRatePerS,
@@ -73,11 +77,16 @@ export interface RatedReplicas {
  * Replicas when each replica's rate is already its SLO-qualified capacity (self-check 13.10 Q2): base = ⌈λ/R⌉,
  * provisioned = ⌈base × multiplier⌉ for failures, bursts, uneven load and slow scale-out (1.6–2.0× illustrated).
  */
-export function replicasAtRatedCapacity(input: { peakArrivalRatePerS: number; ratedPerReplicaPerS: number; headroomMultiplier: number }): RatedReplicas {
+export function replicasAtRatedCapacity(input: {
+  peakArrivalRatePerS: number;
+  ratedPerReplicaPerS: number;
+  headroomMultiplier: number;
+}): RatedReplicas {
   const lambda = requirePositive("peakArrivalRatePerS", input.peakArrivalRatePerS);
   const rated = requirePositive("ratedPerReplicaPerS", input.ratedPerReplicaPerS);
   const multiplier = requirePositive("headroomMultiplier", input.headroomMultiplier);
-  if (multiplier < 1) throw new PlanningInputError("out_of_range", "headroomMultiplier", `must be ≥ 1, got ${multiplier}`);
+  if (multiplier < 1)
+    throw new PlanningInputError("out_of_range", "headroomMultiplier", `must be ≥ 1, got ${multiplier}`);
   const baseReplicas = ceilTolerant(lambda / rated);
   return { baseReplicas, provisionedReplicas: ceilTolerant(baseReplicas * multiplier) };
 }
@@ -103,5 +112,11 @@ export function fleetLoad(input: { arrivalRatePerS: number; perReplicaRatePerS: 
   const utilization = lambda / capacityPerS;
   if (utilization < 1) return { stable: true, utilization, capacityPerS, spareRatePerS: capacityPerS - lambda };
   const backlogGrowthPerS = lambda - capacityPerS;
-  return { stable: false, utilization, capacityPerS, backlogGrowthPerS, waitGrowthMsPerS: (MS_PER_S * backlogGrowthPerS) / capacityPerS };
+  return {
+    stable: false,
+    utilization,
+    capacityPerS,
+    backlogGrowthPerS,
+    waitGrowthMsPerS: (MS_PER_S * backlogGrowthPerS) / capacityPerS,
+  };
 }

@@ -2,7 +2,13 @@
  * Serving economics (§1I: F-66…F-71; Table 18, Example 13.1, Napkin Math 13.5, §13.10.3). Money in US dollars
  * (…Usd), energy in joules (…J), power in watts (…W).
  */
-import { PlanningInputError, requireNonNegative, requireNonNegativeInteger, requirePositive, requirePositiveInteger } from "./errors";
+import {
+  PlanningInputError,
+  requireNonNegative,
+  requireNonNegativeInteger,
+  requirePositive,
+  requirePositiveInteger,
+} from "./errors";
 import { capacityPlan, type CapacityPlan, type CapacityPlanInput } from "./capacity";
 import { ceilTolerant } from "./queueing";
 
@@ -64,7 +70,11 @@ export function costReport(input: { hourlyCostUsd: number; windowS: number; coun
   const rejected = requireNonNegativeInteger("counts.rejected", input.counts.rejected);
   const fallback = requireNonNegativeInteger("counts.fallback", input.counts.fallback);
   if (fallback > withinSlo) {
-    throw new PlanningInputError("inconsistent", "counts.fallback", `fallback-served ${fallback} exceeds the ${withinSlo} completed within the SLO`);
+    throw new PlanningInputError(
+      "inconsistent",
+      "counts.fallback",
+      `fallback-served ${fallback} exceeds the ${withinSlo} completed within the SLO`,
+    );
   }
   const windowCostUsd = (hourly * windowS) / S_PER_HOUR;
   const offered = withinSlo + late + rejected;
@@ -101,7 +111,10 @@ function requireOption(parameter: string, option: HardwareOption): HardwareOptio
 }
 
 /** Whole instances of one option for a load, and what they cost per hour. */
-export function rightSizedHourlyCost(input: { loadPerS: number; option: HardwareOption }): { instances: number; hourlyCostUsd: number } {
+export function rightSizedHourlyCost(input: { loadPerS: number; option: HardwareOption }): {
+  instances: number;
+  hourlyCostUsd: number;
+} {
   const load = requireNonNegative("loadPerS", input.loadPerS);
   const option = requireOption("option", input.option);
   const instances = ceilTolerant(load / option.capacityPerS);
@@ -146,11 +159,20 @@ export function monthlyCostUsd(input: { replicas: number; hourlyCostUsd: number;
 }
 
 export type PlanCost =
-  | { feasible: true; plan: Extract<CapacityPlan, { feasible: true }>; replicas: number; hourlyCostUsd: number; monthlyCostUsd: number; baseMonthlyCostUsd: number }
+  | {
+      feasible: true;
+      plan: Extract<CapacityPlan, { feasible: true }>;
+      replicas: number;
+      hourlyCostUsd: number;
+      monthlyCostUsd: number;
+      baseMonthlyCostUsd: number;
+    }
   | { feasible: false; plan: Extract<CapacityPlan, { feasible: false }> };
 
 /** Replicas (with headroom) and their monthly bill for a peak rate under a p99 SLO. */
-export function planMonthlyCost(input: CapacityPlanInput & { hourlyCostUsdPerReplica: number; hoursPerMonth?: number }): PlanCost {
+export function planMonthlyCost(
+  input: CapacityPlanInput & { hourlyCostUsdPerReplica: number; hoursPerMonth?: number },
+): PlanCost {
   const hourly = requireNonNegative("hourlyCostUsdPerReplica", input.hourlyCostUsdPerReplica);
   const plan = capacityPlan(input);
   if (!plan.feasible) return { feasible: false, plan };
@@ -162,7 +184,11 @@ export function planMonthlyCost(input: CapacityPlanInput & { hourlyCostUsdPerRep
     replicas,
     hourlyCostUsd: replicas * hourly,
     monthlyCostUsd: monthlyCostUsd({ replicas, hourlyCostUsd: hourly, hoursPerMonth: hours }),
-    baseMonthlyCostUsd: monthlyCostUsd({ replicas: plan.replicas.baseReplicas, hourlyCostUsd: hourly, hoursPerMonth: hours }),
+    baseMonthlyCostUsd: monthlyCostUsd({
+      replicas: plan.replicas.baseReplicas,
+      hourlyCostUsd: hourly,
+      hoursPerMonth: hours,
+    }),
   };
 }
 
@@ -216,7 +242,8 @@ export function llmCostPerMillionTokens(input: LlmCostInput): LlmCost {
   }
   const kvBinds = kvResidencyRequestsPerS !== null && kvResidencyRequestsPerS < prefillLimitedRequestsPerS;
   const limitedBy = kvBinds ? "kv-residency" : "prefill";
-  const limitingRequestsPerS = kvBinds && kvResidencyRequestsPerS !== null ? kvResidencyRequestsPerS : prefillLimitedRequestsPerS;
+  const limitingRequestsPerS =
+    kvBinds && kvResidencyRequestsPerS !== null ? kvResidencyRequestsPerS : prefillLimitedRequestsPerS;
   const tokensPerRequest = prompt + output;
   const tokensPerHour = limitingRequestsPerS * tokensPerRequest * S_PER_HOUR;
   return {

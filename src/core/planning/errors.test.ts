@@ -30,7 +30,13 @@ describe("PlanningInputError and its guards", () => {
     expect(e.message).toMatch(/^arrivalRatePerS: must be > 0, got -3$/);
   });
   it("rejects NaN, ±Infinity and non-numbers as not_finite", () => {
-    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "3" as unknown as number, undefined as unknown as number]) {
+    for (const bad of [
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      "3" as unknown as number,
+      undefined as unknown as number,
+    ]) {
       expect(caught(() => requireFinite("x", bad)).code).toBe("not_finite");
       expect(caught(() => requireNonNegative("x", bad)).code).toBe("not_finite");
     }

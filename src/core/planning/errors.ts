@@ -49,20 +49,23 @@ export function requireNonNegative(parameter: string, value: number): number {
 
 export function requireNonNegativeInteger(parameter: string, value: number): number {
   requireNonNegative(parameter, value);
-  if (!Number.isInteger(value)) throw new PlanningInputError("not_integer", parameter, `must be a whole number, got ${value}`);
+  if (!Number.isInteger(value))
+    throw new PlanningInputError("not_integer", parameter, `must be a whole number, got ${value}`);
   return value;
 }
 
 export function requirePositiveInteger(parameter: string, value: number): number {
   requirePositive(parameter, value);
-  if (!Number.isInteger(value)) throw new PlanningInputError("not_integer", parameter, `must be a whole number, got ${value}`);
+  if (!Number.isInteger(value))
+    throw new PlanningInputError("not_integer", parameter, `must be a whole number, got ${value}`);
   return value;
 }
 
 /** A quantile or probability strictly inside (0, 1): q = 0 or 1 has no finite percentile. */
 export function requireOpenUnit(parameter: string, value: number): number {
   requireFinite(parameter, value);
-  if (!(value > 0 && value < 1)) throw new PlanningInputError("out_of_range", parameter, `must be in (0, 1), got ${value}`);
+  if (!(value > 0 && value < 1))
+    throw new PlanningInputError("out_of_range", parameter, `must be in (0, 1), got ${value}`);
   return value;
 }
 

@@ -71,12 +71,17 @@ export function latencyBudget(input: { slo: LatencySlo; stages: readonly Latency
   }
   input.stages.forEach((stage, i) => {
     requireNonNegative(`stages[${i}].durationMs`, stage.durationMs);
-    if (!STAGE_KINDS.includes(stage.kind)) throw new PlanningInputError("out_of_range", `stages[${i}].kind`, `unknown stage kind ${String(stage.kind)}`);
+    if (!STAGE_KINDS.includes(stage.kind))
+      throw new PlanningInputError("out_of_range", `stages[${i}].kind`, `unknown stage kind ${String(stage.kind)}`);
   });
   const totalMs = input.stages.reduce((sum, stage) => sum + stage.durationMs, 0);
   if (totalMs <= 0) throw new PlanningInputError("not_positive", "stages", "the stages' durations sum to zero");
   const share = (ms: number) => (100 * ms) / totalMs;
-  const stages = input.stages.map((stage) => ({ ...stage, sharePercent: share(stage.durationMs), roundedSharePercent: Math.round(share(stage.durationMs)) }));
+  const stages = input.stages.map((stage) => ({
+    ...stage,
+    sharePercent: share(stage.durationMs),
+    roundedSharePercent: Math.round(share(stage.durationMs)),
+  }));
   const byKind = STAGE_KINDS.flatMap((kind) => {
     const of = input.stages.filter((stage) => stage.kind === kind);
     if (of.length === 0) return [];
@@ -123,7 +128,8 @@ export function amdahlWhatIf(input: { totalMs: number; stageMs: number; speedupF
   const total = requirePositive("totalMs", input.totalMs);
   const stage = requireNonNegative("stageMs", input.stageMs);
   const k = requirePositive("speedupFactor", input.speedupFactor);
-  if (stage > total) throw new PlanningInputError("inconsistent", "stageMs", `stage ${stage} ms exceeds the total ${total} ms`);
+  if (stage > total)
+    throw new PlanningInputError("inconsistent", "stageMs", `stage ${stage} ms exceeds the total ${total} ms`);
   const afterMs = total - stage + stage / k;
   const rest = total - stage;
   return {
@@ -156,11 +162,19 @@ export interface QueueingDividend {
  * Fallacy 1 / F-12: at a fixed arrival rate, a faster model lowers ρ as well as S, so the mean time in system
  * falls by more than the model speedup. M/M/1 on both sides.
  */
-export function queueingDividend(input: { arrivalRatePerS: number; serviceTimeMs: number; newServiceTimeMs: number }): QueueingDividend {
+export function queueingDividend(input: {
+  arrivalRatePerS: number;
+  serviceTimeMs: number;
+  newServiceTimeMs: number;
+}): QueueingDividend {
   const before = mm1({ arrivalRatePerS: input.arrivalRatePerS, serviceTimeMs: input.serviceTimeMs });
   const newService = requirePositive("newServiceTimeMs", input.newServiceTimeMs);
   if (queueingUtilization({ arrivalRatePerS: input.arrivalRatePerS, serviceTimeMs: newService }) >= 1) {
-    throw new PlanningInputError("unstable", "newServiceTimeMs", "the new service time puts ρ ≥ 1 at this arrival rate");
+    throw new PlanningInputError(
+      "unstable",
+      "newServiceTimeMs",
+      "the new service time puts ρ ≥ 1 at this arrival rate",
+    );
   }
   const after = mm1({ arrivalRatePerS: input.arrivalRatePerS, serviceTimeMs: newService });
   return {

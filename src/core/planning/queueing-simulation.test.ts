@@ -54,7 +54,11 @@ function simulateMmc(servers: number, utilization: number, seed: number): Trajec
  * number in system is ∫N(t)dt / (T1 − T0), with ∫N = Σ_i |[arrival_i, departure_i] ∩ [T0, T1]|; the arrival rate
  * and mean sojourn are counted separately from the customers who arrive inside the window.
  */
-function littleOnWindow(t: Trajectory): { timeAverageInSystem: number; arrivalRatePerS: number; meanSojournMs: number } {
+function littleOnWindow(t: Trajectory): {
+  timeAverageInSystem: number;
+  arrivalRatePerS: number;
+  meanSojournMs: number;
+} {
   const first = Math.floor(ARRIVALS * 0.1);
   const last = Math.floor(ARRIVALS * 0.9);
   const t0 = t.arrivalMs[first]!;
@@ -73,7 +77,11 @@ function littleOnWindow(t: Trajectory): { timeAverageInSystem: number; arrivalRa
     }
   }
   const spanMs = t1 - t0;
-  return { timeAverageInSystem: area / spanMs, arrivalRatePerS: (count / spanMs) * 1000, meanSojournMs: sojourn / count };
+  return {
+    timeAverageInSystem: area / spanMs,
+    arrivalRatePerS: (count / spanMs) * 1000,
+    meanSojournMs: sojourn / count,
+  };
 }
 
 function percentile(sorted: Float64Array, q: number): number {
@@ -94,7 +102,11 @@ const cases: Array<[servers: number, utilization: number]> = [
 describe("M/M/c closed forms against a seeded simulation (2,000,000 arrivals each)", () => {
   cases.forEach(([servers, utilization], index) => {
     it(`c = ${servers}, ρ = ${utilization}: mean wait and sojourn within 3%, Little's law holds, percentiles agree`, () => {
-      const input = { arrivalRatePerS: (utilization * servers * 1000) / SERVICE_MS, serviceTimeMs: SERVICE_MS, servers };
+      const input = {
+        arrivalRatePerS: (utilization * servers * 1000) / SERVICE_MS,
+        serviceTimeMs: SERVICE_MS,
+        servers,
+      };
       const model = mmc(input);
       const sim = simulateMmc(servers, utilization, 0x5eed + index);
 
@@ -103,7 +115,10 @@ describe("M/M/c closed forms against a seeded simulation (2,000,000 arrivals eac
 
       // Little: the measured time-average N equals measured λ × measured W (to 1%), and the model's λW (to 3%).
       const little = littleOnWindow(sim);
-      const lambdaW = littleConcurrency({ arrivalRatePerS: little.arrivalRatePerS, meanTimeInSystemMs: little.meanSojournMs });
+      const lambdaW = littleConcurrency({
+        arrivalRatePerS: little.arrivalRatePerS,
+        meanTimeInSystemMs: little.meanSojournMs,
+      });
       expect(relativeError(little.timeAverageInSystem, lambdaW)).toBeLessThan(0.01);
       expect(relativeError(little.timeAverageInSystem, model.meanInSystem)).toBeLessThan(0.03);
 
@@ -122,7 +137,8 @@ describe("M/M/c closed forms against a seeded simulation (2,000,000 arrivals eac
         const modelWait = mmcWaitPercentileMs(input, q);
         // At 1 − q ≈ C the percentile sits on the edge of the atom at zero, where sampling noise decides; skip it.
         if (Math.abs(1 - q - model.probabilityOfWaiting) < 0.1 * model.probabilityOfWaiting) continue;
-        if (modelWait === 0) expect(percentile(waits, q)).toBe(0); // most arrivals find a free server
+        if (modelWait === 0)
+          expect(percentile(waits, q)).toBe(0); // most arrivals find a free server
         else expect(relativeError(percentile(waits, q), modelWait)).toBeLessThan(0.03);
       }
     });

@@ -67,22 +67,26 @@ describe("Little's law (F-11, TV-020)", () => {
   });
   it("round-trips: N(λ, W) then W(N, λ) and λ(N, W) give the inputs back", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.01, max: 1e5, noNaN: true }), fc.double({ min: 0.01, max: 1e4, noNaN: true }), (lambda, w) => {
-        const n = littleConcurrency({ arrivalRatePerS: lambda, meanTimeInSystemMs: w });
-        expect(littleTimeInSystemMs({ concurrency: n, arrivalRatePerS: lambda })).toBeCloseTo(w, 6);
-        expect(littleArrivalRatePerS({ concurrency: n, meanTimeInSystemMs: w }) / lambda).toBeCloseTo(1, 10);
-      }),
+      fc.property(
+        fc.double({ min: 0.01, max: 1e5, noNaN: true }),
+        fc.double({ min: 0.01, max: 1e4, noNaN: true }),
+        (lambda, w) => {
+          const n = littleConcurrency({ arrivalRatePerS: lambda, meanTimeInSystemMs: w });
+          expect(littleTimeInSystemMs({ concurrency: n, arrivalRatePerS: lambda })).toBeCloseTo(w, 6);
+          expect(littleArrivalRatePerS({ concurrency: n, meanTimeInSystemMs: w }) / lambda).toBeCloseTo(1, 10);
+        },
+      ),
       { numRuns: 100 },
     );
   });
 });
 
 describe("three distinct utilizations (Appendix D.11)", () => {
-  it("TV-018: serial path, accelerator busy 3.5 of 8.6 ms → duty cycle 40.7% (\"41 percent\")", () => {
+  it('TV-018: serial path, accelerator busy 3.5 of 8.6 ms → duty cycle 40.7% ("41 percent")', () => {
     expect(roundLikeDisplay(100 * dutyCycle({ busyMs: 3.5, wallClockMs: 8.6 }), "41")).toBe(41);
     expect(dutyCycle({ busyMs: 3.5, wallClockMs: 8.6 })).toBeCloseTo(0.40698, 5);
   });
-  it("TV-018: pipelined with one preprocessing worker → 3.5 / max(4.5, 3.5) = 77.8% (\"78 percent\")", () => {
+  it('TV-018: pipelined with one preprocessing worker → 3.5 / max(4.5, 3.5) = 77.8% ("78 percent")', () => {
     expect(roundLikeDisplay(100 * pipelinedDutyCycle({ modelStageMs: 3.5, hostStageMs: 4.5 }), "78")).toBe(78);
   });
   it("TV-018: two preprocessing workers → host stage 2.25 ms < 3.5 ms, the cap is gone: duty cycle 100%", () => {
@@ -164,7 +168,9 @@ describe("M/M/1 (F-12, F-13)", () => {
   for (const [q, display] of multipliers) {
     it(`TV-S03: the p${q * 100} sojourn is ${display} × the mean`, () => {
       const input = { arrivalRatePerS: 200, serviceTimeMs: S_R };
-      expect(roundLikeDisplay(mm1SojournPercentileMs(input, q) / mm1(input).meanSojournMs, display)).toBe(Number(display));
+      expect(roundLikeDisplay(mm1SojournPercentileMs(input, q) / mm1(input).meanSojournMs, display)).toBe(
+        Number(display),
+      );
     });
   }
   it("Pitfall 2 (TV-082): ρ = 0.70, S = 3.5282 ms → mean 11.8 ms, p99 54.1 ms: a 4.6× gap", () => {
@@ -176,10 +182,17 @@ describe("M/M/1 (F-12, F-13)", () => {
   });
   it("Pitfall 1 (TV-081): ρ 0.70 → 0.90 cuts cost 22.2% but triples the mean; p99 54.1 ms → 162 ms", () => {
     // Fleet size for a fixed load is ∝ 1/ρ: replicas(0.9)/replicas(0.7) = 0.7/0.9, so cost falls by 1 − 0.7/0.9.
-    const plan = (rho: number) => replicasForPeak({ peakArrivalRatePerS: 5000, perReplicaRatePerS: 283.43, maxUtilization: rho, headroomFraction: 0 });
+    const plan = (rho: number) =>
+      replicasForPeak({
+        peakArrivalRatePerS: 5000,
+        perReplicaRatePerS: 283.43,
+        maxUtilization: rho,
+        headroomFraction: 0,
+      });
     expect(roundLikeDisplay(100 * (1 - plan(0.9).exactReplicas / plan(0.7).exactReplicas), "22.2")).toBe(22.2);
     expect(mm1LatencyMultiple(0.9) / mm1LatencyMultiple(0.7)).toBeCloseTo(3, 12);
-    const p99 = (rho: number) => mm1TailLatencyMs({ arrivalRatePerS: rateFor(rho, S_R), serviceTimeMs: S_R }, CHAPTER_P99_MULTIPLIER);
+    const p99 = (rho: number) =>
+      mm1TailLatencyMs({ arrivalRatePerS: rateFor(rho, S_R), serviceTimeMs: S_R }, CHAPTER_P99_MULTIPLIER);
     expect(roundLikeDisplay(p99(0.7), "54.1")).toBe(54.1);
     expect(roundLikeDisplay(p99(0.9), "162")).toBe(162);
   });
@@ -205,13 +218,17 @@ describe("M/D/1 (F-16, TV-S01)", () => {
   }
   it("TV-S01 / cross-check: M/D/1's mean wait is exactly half of M/M/1's at the same λ and S, so it is smaller", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.001, max: 0.999, noNaN: true }), fc.double({ min: 0.01, max: 1000, noNaN: true }), (rho, s) => {
-        const input = { arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s };
-        const d = md1(input).meanWaitMs;
-        const m = mm1(input).meanWaitMs;
-        expect(d / m).toBeCloseTo(0.5, 10);
-        expect(d).toBeLessThan(m);
-      }),
+      fc.property(
+        fc.double({ min: 0.001, max: 0.999, noNaN: true }),
+        fc.double({ min: 0.01, max: 1000, noNaN: true }),
+        (rho, s) => {
+          const input = { arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s };
+          const d = md1(input).meanWaitMs;
+          const m = mm1(input).meanWaitMs;
+          expect(d / m).toBeCloseTo(0.5, 10);
+          expect(d).toBeLessThan(m);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -242,16 +259,24 @@ describe("M/M/c with Erlang C (F-17, TV-S02)", () => {
   });
   it("cross-check: with c = 1 Erlang C equals M/M/1 (C = ρ, same wait, same sojourn percentiles)", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.001, max: 0.99, noNaN: true }), fc.double({ min: 0.01, max: 100, noNaN: true }), fc.double({ min: 0.01, max: 0.999, noNaN: true }), (rho, s, q) => {
-        const input = { arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s };
-        const c1 = mmc({ ...input, servers: 1 });
-        const single = mm1(input);
-        expect(c1.probabilityOfWaiting).toBeCloseTo(rho, 10);
-        expect(c1.meanWaitMs / single.meanWaitMs).toBeCloseTo(1, 9);
-        expect(c1.meanSojournMs / single.meanSojournMs).toBeCloseTo(1, 12);
-        // Bisection on the closed-form sojourn tail against M/M/1's closed-form inverse.
-        expect(mmcSojournPercentileMs({ ...input, servers: 1 }, q) / mm1SojournPercentileMs(input, q)).toBeCloseTo(1, 9);
-      }),
+      fc.property(
+        fc.double({ min: 0.001, max: 0.99, noNaN: true }),
+        fc.double({ min: 0.01, max: 100, noNaN: true }),
+        fc.double({ min: 0.01, max: 0.999, noNaN: true }),
+        (rho, s, q) => {
+          const input = { arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s };
+          const c1 = mmc({ ...input, servers: 1 });
+          const single = mm1(input);
+          expect(c1.probabilityOfWaiting).toBeCloseTo(rho, 10);
+          expect(c1.meanWaitMs / single.meanWaitMs).toBeCloseTo(1, 9);
+          expect(c1.meanSojournMs / single.meanSojournMs).toBeCloseTo(1, 12);
+          // Bisection on the closed-form sojourn tail against M/M/1's closed-form inverse.
+          expect(mmcSojournPercentileMs({ ...input, servers: 1 }, q) / mm1SojournPercentileMs(input, q)).toBeCloseTo(
+            1,
+            9,
+          );
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -294,16 +319,23 @@ describe("M/M/c with Erlang C (F-17, TV-S02)", () => {
     expect(mmcSojournPercentileMs(degenerate, 0.5) / 1000).toBeCloseTo(0.9744116051899, 9);
     expect(mmcSojournPercentileMs(degenerate, 0.99) / 1000).toBeCloseTo(5.665960683793, 9);
     // M/M/27 p99 sojourn 16.2589927 ms (mpmath bisection on the same closed form, 30 digits).
-    expect(mmcSojournPercentileMs({ arrivalRatePerS: 5000, serviceTimeMs: 1000 / 283.43, servers: 27 }, 0.99)).toBeCloseTo(16.25899265644, 7);
+    expect(
+      mmcSojournPercentileMs({ arrivalRatePerS: 5000, serviceTimeMs: 1000 / 283.43, servers: 27 }, 0.99),
+    ).toBeCloseTo(16.25899265644, 7);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 64 }), fc.double({ min: 0.01, max: 0.98, noNaN: true }), fc.double({ min: 0.01, max: 0.9999, noNaN: true }), (c, rho, q) => {
-        const input = { arrivalRatePerS: rateFor(rho * c, 2), serviceTimeMs: 2, servers: c };
-        const t = mmcSojournPercentileMs(input, q);
-        expect(Number.isFinite(t) && t > 0).toBe(true);
-        expect(mmcSojournSurvival(input, t)).toBeCloseTo(1 - q, 10);
-        // The sojourn is never below the service time's own percentile: −S·ln(1 − q).
-        expect(t).toBeGreaterThanOrEqual(-2 * Math.log1p(-q) * (1 - 1e-9));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 64 }),
+        fc.double({ min: 0.01, max: 0.98, noNaN: true }),
+        fc.double({ min: 0.01, max: 0.9999, noNaN: true }),
+        (c, rho, q) => {
+          const input = { arrivalRatePerS: rateFor(rho * c, 2), serviceTimeMs: 2, servers: c };
+          const t = mmcSojournPercentileMs(input, q);
+          expect(Number.isFinite(t) && t > 0).toBe(true);
+          expect(mmcSojournSurvival(input, t)).toBeCloseTo(1 - q, 10);
+          // The sojourn is never below the service time's own percentile: −S·ln(1 − q).
+          expect(t).toBeGreaterThanOrEqual(-2 * Math.log1p(-q) * (1 - 1e-9));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -324,7 +356,7 @@ describe("utilization–latency curve (Figure 5)", () => {
 });
 
 describe("safe utilization and replicas (F-14, F-15; Napkin Math 13.3, TV-024)", () => {
-  it("Step 1: ρ_max = 1 − 4.6 × 3.5 / 50 = 0.678 (display \"0.68\"); fixture R (3.52819 ms) gives 0.675407", () => {
+  it('Step 1: ρ_max = 1 − 4.6 × 3.5 / 50 = 0.678 (display "0.68"); fixture R (3.52819 ms) gives 0.675407', () => {
     const chapter = safeUtilization({ serviceTimeMs: 3.5, p99BudgetMs: 50, p99Multiplier: 4.6 });
     expect(chapter.feasible && roundLikeDisplay(chapter.maxUtilization, "0.678")).toBe(0.678);
     expect(chapter.feasible && roundLikeDisplay(chapter.maxUtilization, "0.68")).toBe(0.68);
@@ -332,7 +364,12 @@ describe("safe utilization and replicas (F-14, F-15; Napkin Math 13.3, TV-024)",
     expect(r.feasible && roundLikeDisplay(r.maxUtilization, "0.675407")).toBe(0.675407);
   });
   it("Step 0: an end-to-end budget first loses the outside-worker upper bound: 68 − 18 = 50 ms → the same ρ_max", () => {
-    const a = safeUtilization({ serviceTimeMs: 3.5, p99BudgetMs: 68, outsideWorkerUpperBoundMs: 18, p99Multiplier: 4.6 });
+    const a = safeUtilization({
+      serviceTimeMs: 3.5,
+      p99BudgetMs: 68,
+      outsideWorkerUpperBoundMs: 18,
+      p99Multiplier: 4.6,
+    });
     expect(a.feasible && a.maxUtilization).toBeCloseTo(1 - (4.6 * 3.5) / 50, 12);
     expect(a.modelBudgetMs).toBe(50);
   });
@@ -348,7 +385,13 @@ describe("safe utilization and replicas (F-14, F-15; Napkin Math 13.3, TV-024)",
   it("Steps 2–5 and N+2, fixture R: 7,402.9 req/s; 26.1 → 27 GPUs; × 1.3 = 35.1 → 36; N+1 leaves 50.40%; N+2 is 29 or 38", () => {
     const safe = safeUtilization({ serviceTimeMs: 3.52819, p99BudgetMs: 50, p99Multiplier: 4.6 });
     if (!safe.feasible) throw new Error("expected feasible");
-    const plan = replicasForPeak({ peakArrivalRatePerS: 5000, perReplicaRatePerS: 283.43, maxUtilization: safe.maxUtilization, headroomFraction: 0.3, redundancyK: 1 });
+    const plan = replicasForPeak({
+      peakArrivalRatePerS: 5000,
+      perReplicaRatePerS: 283.43,
+      maxUtilization: safe.maxUtilization,
+      headroomFraction: 0.3,
+      redundancyK: 1,
+    });
     expect(roundLikeDisplay(plan.requiredServiceRatePerS, "7402.9")).toBe(7402.9);
     expect(roundLikeDisplay(plan.exactReplicas, "26.1")).toBe(26.1);
     expect(plan.baseReplicas).toBe(27);
@@ -356,7 +399,13 @@ describe("safe utilization and replicas (F-14, F-15; Napkin Math 13.3, TV-024)",
     expect(plan.postFailure.replicasLeft).toBe(35);
     expect(roundLikeDisplay(100 * (plan.postFailure.utilizationAfterFailures ?? 0), "50.40")).toBe(50.4);
     expect(plan.postFailure.withinMaxUtilization).toBe(true);
-    const two = replicasForPeak({ peakArrivalRatePerS: 5000, perReplicaRatePerS: 283.43, maxUtilization: safe.maxUtilization, headroomFraction: 0.3, redundancyK: 2 });
+    const two = replicasForPeak({
+      peakArrivalRatePerS: 5000,
+      perReplicaRatePerS: 283.43,
+      maxUtilization: safe.maxUtilization,
+      headroomFraction: 0.3,
+      redundancyK: 2,
+    });
     expect(two.nPlusKOnBase.replicas).toBe(29);
     expect(two.nPlusKOnFinal.replicas).toBe(38);
     // Base + 2 losing 2 is the base fleet again: ρ = 5,000 / (283.43 × 27) = 0.6534 ≤ ρ_max "under the same threshold".
@@ -364,8 +413,23 @@ describe("safe utilization and replicas (F-14, F-15; Napkin Math 13.3, TV-024)",
     expect(two.nPlusKOnBase.withinMaxUtilization).toBe(true);
   });
   it("Napkin Math 13.3 with the chapter's rounded inputs: ρ = 0.68 → 7,352.9; ρ = 0.678 and μ = 283 → 26.06 → 27 → 36, N+1 at 50.48%", () => {
-    expect(roundLikeDisplay(replicasForPeak({ peakArrivalRatePerS: 5000, perReplicaRatePerS: 283, maxUtilization: 0.68, headroomFraction: 0.3 }).requiredServiceRatePerS, "7352.9")).toBe(7352.9);
-    const plan = replicasForPeak({ peakArrivalRatePerS: 5000, perReplicaRatePerS: 283, maxUtilization: 1 - (4.6 * 3.5) / 50, headroomFraction: 0.3 });
+    expect(
+      roundLikeDisplay(
+        replicasForPeak({
+          peakArrivalRatePerS: 5000,
+          perReplicaRatePerS: 283,
+          maxUtilization: 0.68,
+          headroomFraction: 0.3,
+        }).requiredServiceRatePerS,
+        "7352.9",
+      ),
+    ).toBe(7352.9);
+    const plan = replicasForPeak({
+      peakArrivalRatePerS: 5000,
+      perReplicaRatePerS: 283,
+      maxUtilization: 1 - (4.6 * 3.5) / 50,
+      headroomFraction: 0.3,
+    });
     expect(roundLikeDisplay(plan.requiredServiceRatePerS, "7374.6")).toBe(7374.6);
     expect(plan.baseReplicas).toBe(27);
     expect(plan.finalReplicas).toBe(36);
@@ -375,12 +439,29 @@ describe("safe utilization and replicas (F-14, F-15; Napkin Math 13.3, TV-024)",
     expect(100 * 1.1).toBeGreaterThan(110);
     expect(ceilTolerant(100 * 1.1)).toBe(110);
     expect(ceilTolerant(110.001)).toBe(111);
-    expect(replicasForPeak({ peakArrivalRatePerS: 1000, perReplicaRatePerS: 100, maxUtilization: 0.5, headroomFraction: 0.3 }).finalReplicas).toBe(26);
+    expect(
+      replicasForPeak({
+        peakArrivalRatePerS: 1000,
+        perReplicaRatePerS: 100,
+        maxUtilization: 0.5,
+        headroomFraction: 0.3,
+      }).finalReplicas,
+    ).toBe(26);
   });
   it("a fleet of k replicas or fewer has nobody left after k failures: no utilization, not within ρ_max", () => {
-    const plan = replicasForPeak({ peakArrivalRatePerS: 1, perReplicaRatePerS: 1000, maxUtilization: 0.5, headroomFraction: 0 });
+    const plan = replicasForPeak({
+      peakArrivalRatePerS: 1,
+      perReplicaRatePerS: 1000,
+      maxUtilization: 0.5,
+      headroomFraction: 0,
+    });
     expect(plan.finalReplicas).toBe(1);
-    expect(plan.postFailure).toEqual({ replicas: 1, replicasLeft: 0, utilizationAfterFailures: null, withinMaxUtilization: false });
+    expect(plan.postFailure).toEqual({
+      replicas: 1,
+      replicasLeft: 0,
+      utilizationAfterFailures: null,
+      withinMaxUtilization: false,
+    });
   });
 });
 
@@ -389,13 +470,25 @@ describe("bad input: typed errors naming the parameter, never NaN", () => {
     expectPlanningError(() => mm1({ arrivalRatePerS: -1, serviceTimeMs: 1 }), "arrivalRatePerS", "negative");
     expectPlanningError(() => mm1({ arrivalRatePerS: 1, serviceTimeMs: 0 }), "serviceTimeMs", "not_positive");
     expectPlanningError(() => md1({ arrivalRatePerS: Number.NaN, serviceTimeMs: 1 }), "arrivalRatePerS", "not_finite");
-    expectPlanningError(() => mmc({ arrivalRatePerS: 1, serviceTimeMs: Number.POSITIVE_INFINITY, servers: 2 }), "serviceTimeMs", "not_finite");
-    expectPlanningError(() => littleConcurrency({ arrivalRatePerS: 1, meanTimeInSystemMs: -3 }), "meanTimeInSystemMs", "negative");
+    expectPlanningError(
+      () => mmc({ arrivalRatePerS: 1, serviceTimeMs: Number.POSITIVE_INFINITY, servers: 2 }),
+      "serviceTimeMs",
+      "not_finite",
+    );
+    expectPlanningError(
+      () => littleConcurrency({ arrivalRatePerS: 1, meanTimeInSystemMs: -3 }),
+      "meanTimeInSystemMs",
+      "negative",
+    );
   });
   it("ρ ≥ 1 is unstable: no finite latency", () => {
     expectPlanningError(() => mm1({ arrivalRatePerS: 1000, serviceTimeMs: 1 }), "arrivalRatePerS", "unstable");
     expectPlanningError(() => md1({ arrivalRatePerS: 2000, serviceTimeMs: 1 }), "arrivalRatePerS", "unstable");
-    expectPlanningError(() => mmc({ arrivalRatePerS: 4000, serviceTimeMs: 1, servers: 4 }), "arrivalRatePerS", "unstable");
+    expectPlanningError(
+      () => mmc({ arrivalRatePerS: 4000, serviceTimeMs: 1, servers: 4 }),
+      "arrivalRatePerS",
+      "unstable",
+    );
     expectPlanningError(() => erlangC(3, 3), "offeredLoadErlangs", "unstable");
     expectPlanningError(() => mm1LatencyMultiple(1), "utilization", "unstable");
   });
@@ -421,17 +514,22 @@ describe("bad input: typed errors naming the parameter, never NaN", () => {
   });
   it("no model returns NaN or ±Infinity for any valid input", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 0.999, noNaN: true }), fc.double({ min: 1e-3, max: 1e4, noNaN: true }), fc.integer({ min: 1, max: 200 }), (rho, s, c) => {
-        const input = { arrivalRatePerS: rateFor(rho * c, s), serviceTimeMs: s, servers: c };
-        const values = [
-          ...Object.values(mmc(input)),
-          ...Object.values(mm1({ arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s })),
-          ...Object.values(md1({ arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s })),
-          mmcWaitPercentileMs(input, 0.99),
-          mmcSojournPercentileMs(input, 0.99),
-        ];
-        for (const v of values) expect(Number.isFinite(v)).toBe(true);
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        fc.double({ min: 1e-3, max: 1e4, noNaN: true }),
+        fc.integer({ min: 1, max: 200 }),
+        (rho, s, c) => {
+          const input = { arrivalRatePerS: rateFor(rho * c, s), serviceTimeMs: s, servers: c };
+          const values = [
+            ...Object.values(mmc(input)),
+            ...Object.values(mm1({ arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s })),
+            ...Object.values(md1({ arrivalRatePerS: rateFor(rho, s), serviceTimeMs: s })),
+            mmcWaitPercentileMs(input, 0.99),
+            mmcSojournPercentileMs(input, 0.99),
+          ];
+          for (const v of values) expect(Number.isFinite(v)).toBe(true);
+        },
+      ),
       { numRuns: 200 },
     );
   });

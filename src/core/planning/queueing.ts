@@ -87,7 +87,11 @@ export function dutyCycle(input: { busyMs: number; wallClockMs: number; resource
   const wall = requirePositive("wallClockMs", input.wallClockMs);
   const resources = requirePositiveInteger("resourceCount", input.resourceCount ?? 1);
   if (busy > wall * resources * (1 + 1e-12)) {
-    throw new PlanningInputError("inconsistent", "busyMs", `busy time ${busy} ms exceeds wall clock × resources (${wall * resources} ms)`);
+    throw new PlanningInputError(
+      "inconsistent",
+      "busyMs",
+      `busy time ${busy} ms exceeds wall clock × resources (${wall * resources} ms)`,
+    );
   }
   return Math.min(1, busy / (wall * resources));
 }
@@ -107,7 +111,12 @@ export function pipelinedDutyCycle(input: { modelStageMs: number; hostStageMs: n
 export function fixedCostShare(input: { fixedMs: number; batchServiceTimeMs: number }): number {
   const fixed = requireNonNegative("fixedMs", input.fixedMs);
   const total = requirePositive("batchServiceTimeMs", input.batchServiceTimeMs);
-  if (fixed > total) throw new PlanningInputError("inconsistent", "fixedMs", `fixed part ${fixed} ms exceeds the batch service time ${total} ms`);
+  if (fixed > total)
+    throw new PlanningInputError(
+      "inconsistent",
+      "fixedMs",
+      `fixed part ${fixed} ms exceeds the batch service time ${total} ms`,
+    );
   return fixed / total;
 }
 
@@ -117,7 +126,11 @@ export function fixedCostShare(input: { fixedMs: number; batchServiceTimeMs: num
 function stableUtilization(input: QueueInput, servers: number): number {
   const rho = queueingUtilization({ ...input, servers });
   if (rho >= 1) {
-    throw new PlanningInputError("unstable", "arrivalRatePerS", `utilization ρ = ${rho} ≥ 1: the queue grows without bound, no finite latency exists`);
+    throw new PlanningInputError(
+      "unstable",
+      "arrivalRatePerS",
+      `utilization ρ = ${rho} ≥ 1: the queue grows without bound, no finite latency exists`,
+    );
   }
   return rho;
 }
@@ -178,7 +191,8 @@ export function md1(input: QueueInput): QueueMetrics {
 
 function requireServers(servers: number): number {
   requirePositiveInteger("servers", servers);
-  if (servers > MAX_SERVERS) throw new PlanningInputError("out_of_range", "servers", `must be ≤ ${MAX_SERVERS}, got ${servers}`);
+  if (servers > MAX_SERVERS)
+    throw new PlanningInputError("out_of_range", "servers", `must be ≤ ${MAX_SERVERS}, got ${servers}`);
   return servers;
 }
 
@@ -198,7 +212,12 @@ export function erlangB(servers: number, offeredLoadErlangs: number): number {
 export function erlangC(servers: number, offeredLoadErlangs: number): number {
   const c = requireServers(servers);
   const a = requireNonNegative("offeredLoadErlangs", offeredLoadErlangs);
-  if (a >= c) throw new PlanningInputError("unstable", "offeredLoadErlangs", `offered load ${a} erlangs ≥ ${c} servers: no steady state`);
+  if (a >= c)
+    throw new PlanningInputError(
+      "unstable",
+      "offeredLoadErlangs",
+      `offered load ${a} erlangs ≥ ${c} servers: no steady state`,
+    );
   const b = erlangB(c, a);
   return (c * b) / (c - a * (1 - b));
 }
@@ -418,7 +437,8 @@ export interface ReplicaPlan {
 
 function afterFailures(replicas: number, k: number, lambda: number, mu: number, maxRho: number): AfterFailures {
   const left = replicas - k;
-  if (left <= 0) return { replicas, replicasLeft: Math.max(0, left), utilizationAfterFailures: null, withinMaxUtilization: false };
+  if (left <= 0)
+    return { replicas, replicasLeft: Math.max(0, left), utilizationAfterFailures: null, withinMaxUtilization: false };
   const rho = lambda / (mu * left);
   return { replicas, replicasLeft: left, utilizationAfterFailures: rho, withinMaxUtilization: rho <= maxRho };
 }

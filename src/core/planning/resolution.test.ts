@@ -5,7 +5,7 @@ import { arithmeticIntensityAtResolution, resolutionThroughputRatio } from "./re
 import { roundLikeDisplay } from "./significant-figures";
 
 describe("resolution scaling (F-06, Eq. 1, TV-014)", () => {
-  it("Eq. 1: 224 → 448 px → (224/448)² = 0.25, a 4× compute-scaling estimate (the chapter's \"3.6×\" includes fixed overhead)", () => {
+  it('Eq. 1: 224 → 448 px → (224/448)² = 0.25, a 4× compute-scaling estimate (the chapter\'s "3.6×" includes fixed overhead)', () => {
     expect(resolutionThroughputRatio({ fromResolutionPx: 224, toResolutionPx: 448 })).toBe(0.25);
   });
   it("Eq. 1: 224 → 384 px → 0.3403 (a 2.94× slowdown)", () => {
@@ -34,18 +34,27 @@ describe("arithmetic intensity vs resolution (F-07, Table 6, TV-015)", () => {
   }
   it("intensity rises with resolution and stays below the activation-only limit O / 2A = 8.2e9 / 25e6 = 328 FLOP/B", () => {
     fc.assert(
-      fc.property(fc.double({ min: 16, max: 4096, noNaN: true }), fc.double({ min: 1.01, max: 4, noNaN: true }), (r, k) => {
-        const lo = arithmeticIntensityAtResolution({ resolutionPx: r }).intensityFlopPerByte;
-        const hi = arithmeticIntensityAtResolution({ resolutionPx: r * k }).intensityFlopPerByte;
-        expect(hi).toBeGreaterThan(lo);
-        expect(hi).toBeLessThan(328);
-      }),
+      fc.property(
+        fc.double({ min: 16, max: 4096, noNaN: true }),
+        fc.double({ min: 1.01, max: 4, noNaN: true }),
+        (r, k) => {
+          const lo = arithmeticIntensityAtResolution({ resolutionPx: r }).intensityFlopPerByte;
+          const hi = arithmeticIntensityAtResolution({ resolutionPx: r * k }).intensityFlopPerByte;
+          expect(hi).toBeGreaterThan(lo);
+          expect(hi).toBeLessThan(328);
+        },
+      ),
       { numRuns: 100 },
     );
   });
   it("bad input names the parameter", () => {
     expect(() => resolutionThroughputRatio({ fromResolutionPx: 0, toResolutionPx: 224 })).toThrow(PlanningInputError);
     expect(() => arithmeticIntensityAtResolution({ resolutionPx: Number.NaN })).toThrow(/^resolutionPx:/);
-    expect(() => arithmeticIntensityAtResolution({ resolutionPx: 224, model: { baseResolutionPx: 224, flopsAtBase: 1, weightBytes: -1, activationBytesAtBase: 1 } })).toThrow(/^model\.weightBytes:/);
+    expect(() =>
+      arithmeticIntensityAtResolution({
+        resolutionPx: 224,
+        model: { baseResolutionPx: 224, flopsAtBase: 1, weightBytes: -1, activationBytesAtBase: 1 },
+      }),
+    ).toThrow(/^model\.weightBytes:/);
   });
 });

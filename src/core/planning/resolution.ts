@@ -42,7 +42,10 @@ export interface ResolutionIntensity {
  * F-07: I(r) = O·s / (W + 2·A·s) with s = (r / r₀)². It omits intermediate-tensor, cache and workspace traffic,
  * as the chapter says, so it is an upper bound on the intensity a profile will show.
  */
-export function arithmeticIntensityAtResolution(input: { resolutionPx: number; model?: ResolutionModel }): ResolutionIntensity {
+export function arithmeticIntensityAtResolution(input: {
+  resolutionPx: number;
+  model?: ResolutionModel;
+}): ResolutionIntensity {
   const r = requirePositive("resolutionPx", input.resolutionPx);
   const m = input.model ?? RESNET50_FP32_AT_224;
   requirePositive("model.baseResolutionPx", m.baseResolutionPx);

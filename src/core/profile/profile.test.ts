@@ -8,7 +8,11 @@ describe("validateProfile", () => {
       { threads: 1, batch: 4, latencyMs: 37 },
       { threads: 1, batch: 1, latencyMs: 10 },
     ]);
-    expect(profile.map((cell) => [cell.threads, cell.batch])).toEqual([[1, 1], [1, 4], [2, 1]]);
+    expect(profile.map((cell) => [cell.threads, cell.batch])).toEqual([
+      [1, 1],
+      [1, 4],
+      [2, 1],
+    ]);
     expect(Object.isFrozen(profile)).toBe(true);
     expect(Object.isFrozen(profile[0])).toBe(true);
   });

@@ -30,7 +30,11 @@ export class ProfileError extends CoreInputError<ProfileErrorCode> {
  * Why one cell is unusable, or undefined when it is fine. Shared with the CSV reader so that both say the same thing.
  * Latency must be > 0: a zero latency would make throughput infinite.
  */
-export function describeCellProblem(cell: { threads: unknown; batch: unknown; latencyMs: unknown }): string | undefined {
+export function describeCellProblem(cell: {
+  threads: unknown;
+  batch: unknown;
+  latencyMs: unknown;
+}): string | undefined {
   if (!isPositiveInteger(cell.threads)) return `threads must be a positive integer, got ${String(cell.threads)}`;
   if (!isPositiveInteger(cell.batch)) return `batch must be a positive integer, got ${String(cell.batch)}`;
   const latency = cell.latencyMs;

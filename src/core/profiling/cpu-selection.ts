@@ -31,16 +31,37 @@ export function selectProfilingCpus(input: CpuSelectionInput): CpuSelection {
   // The budget's socket: the one holding most of its cores.
   const budget = new Set(input.budgetCpus);
   const perSocket = new Map<number, number>();
-  for (const core of cores) if (core.cpus.some((c) => budget.has(c))) perSocket.set(core.socket, (perSocket.get(core.socket) ?? 0) + 1);
+  for (const core of cores)
+    if (core.cpus.some((c) => budget.has(c))) perSocket.set(core.socket, (perSocket.get(core.socket) ?? 0) + 1);
   const socket = [...perSocket.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? null;
-  const free = cores.filter((core) => core.socket === socket && core.cpus.every((c) => allowed.has(c) && !taken.has(c)));
+  const free = cores.filter(
+    (core) => core.socket === socket && core.cpus.every((c) => allowed.has(c) && !taken.has(c)),
+  );
   const serving = [...input.budgetCpus].sort((a, b) => a - b);
-  if (socket === null) return { kind: "serving", cpus: serving, socket, freeCores: 0, reason: "the budget's CPUs are not in the agent's topology" };
+  if (socket === null)
+    return {
+      kind: "serving",
+      cpus: serving,
+      socket,
+      freeCores: 0,
+      reason: "the budget's CPUs are not in the agent's topology",
+    };
   if (free.length >= input.coresNeeded) {
-    return { kind: "free", cpus: free.slice(0, input.coresNeeded).flatMap((c) => c.cpus).sort((a, b) => a - b), socket, freeCores: free.length };
+    return {
+      kind: "free",
+      cpus: free
+        .slice(0, input.coresNeeded)
+        .flatMap((c) => c.cpus)
+        .sort((a, b) => a - b),
+      socket,
+      freeCores: free.length,
+    };
   }
   return {
-    kind: "serving", cpus: serving, socket, freeCores: free.length,
+    kind: "serving",
+    cpus: serving,
+    socket,
+    freeCores: free.length,
     reason: `${free.length} physical core${free.length === 1 ? "" : "s"} outside every deployment's budget on socket ${socket}, ${input.coresNeeded} needed: it measures on the serving cores`,
   };
 }

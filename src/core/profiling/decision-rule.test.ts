@@ -4,7 +4,13 @@ import { validateProfile } from "../profile/profile";
 import { Prng } from "../stats/prng";
 import { plansByBatch, planLatencyUnder, settledCells, worstRegrets, type CellInterval } from "./decision-rule";
 
-const cell = (threads: number, batch: number, estimateMs: number, lowerMs: number, upperMs: number): CellInterval => ({ threads, batch, estimateMs, lowerMs, upperMs });
+const cell = (threads: number, batch: number, estimateMs: number, lowerMs: number, upperMs: number): CellInterval => ({
+  threads,
+  batch,
+  estimateMs,
+  lowerMs,
+  upperMs,
+});
 
 describe("decision-aware stopping test", () => {
   // T = 2, B ≤ 2. L[1][1] = 10, L[1][2] = 18, L[2][1] = 6, L[2][2] = 11.

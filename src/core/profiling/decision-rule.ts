@@ -28,12 +28,19 @@ export interface DecisionContext {
 }
 
 /** One plan per B on `profile` (undefined where no combination fills B): its cells, one per instance, and latency. */
-export function plansByBatch(profile: readonly ProfileCell[], cores: number, maxBatch: number): Array<{ cells: Array<[number, number]>; latencyMs: number } | undefined> {
+export function plansByBatch(
+  profile: readonly ProfileCell[],
+  cores: number,
+  maxBatch: number,
+): Array<{ cells: Array<[number, number]>; latencyMs: number } | undefined> {
   const prepared = prepareProfile(validateProfile(profile), cores, maxBatch);
   const plans: Array<{ cells: Array<[number, number]>; latencyMs: number } | undefined> = [undefined];
   for (let B = 1; B <= maxBatch; B++) {
     const r = optimizePrepared(prepared, { cores, batch: B, exactCores: false, tieTolerance: 0 });
-    if (r.kind !== "plan") { plans.push(undefined); continue; }
+    if (r.kind !== "plan") {
+      plans.push(undefined);
+      continue;
+    }
     const cells: Array<[number, number]> = [];
     for (const g of r.instances) for (let i = 0; i < g.count; i++) cells.push([g.threads, g.batch]);
     plans.push({ cells, latencyMs: r.latencyMs });
@@ -42,7 +49,10 @@ export function plansByBatch(profile: readonly ProfileCell[], cores: number, max
 }
 
 /** The makespan of a plan (its cells) under a profile. */
-export function planLatencyUnder(cells: ReadonlyArray<readonly [number, number]>, latencyOf: (t: number, b: number) => number): number {
+export function planLatencyUnder(
+  cells: ReadonlyArray<readonly [number, number]>,
+  latencyOf: (t: number, b: number) => number,
+): number {
   let worst = 0;
   for (const [t, b] of cells) worst = Math.max(worst, latencyOf(t, b));
   return worst;
@@ -68,7 +78,8 @@ export function worstRegrets(cells: readonly CellInterval[], context: DecisionCo
       if (v === cell.estimateMs) continue;
       const moved = base.map((c, i) => (i === index ? { ...c, latencyMs: v } : c));
       const best = plansByBatch(moved, cores, maxBatch);
-      const latencyOf = (t: number, b: number) => (t === cell.threads && b === cell.batch ? v : estimate.get(key(t, b))!);
+      const latencyOf = (t: number, b: number) =>
+        t === cell.threads && b === cell.batch ? v : estimate.get(key(t, b))!;
       for (let B = 1; B <= maxBatch; B++) {
         const plan = chosen[B];
         const alternative = best[B];

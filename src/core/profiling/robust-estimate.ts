@@ -28,14 +28,21 @@ export function robustEstimate(roundMeansMs: readonly number[], confidence = 0.9
   const kept = sorted.slice(g, k - g);
   const h = kept.length;
   const estimate = kept.reduce((s, x) => s + x, 0) / h;
-  if (k < 2 || h < 2) return { rounds: k, estimateMs: estimate, halfWidthMs: Infinity, lowerMs: -Infinity, upperMs: Infinity };
+  if (k < 2 || h < 2)
+    return { rounds: k, estimateMs: estimate, halfWidthMs: Infinity, lowerMs: -Infinity, upperMs: Infinity };
   // Winsorized: the g smallest become the (g+1)-th smallest, the g largest the (g+1)-th largest.
   const winsorized = sorted.map((x) => Math.min(Math.max(x, sorted[g]!), sorted[k - 1 - g]!));
   const wMean = winsorized.reduce((s, x) => s + x, 0) / k;
   const wVar = winsorized.reduce((s, x) => s + (x - wMean) ** 2, 0) / (k - 1);
   const standardError = Math.sqrt(wVar) / ((1 - (2 * g) / k) * Math.sqrt(k));
   const halfWidth = studentTQuantile((1 + confidence) / 2, h - 1) * standardError;
-  return { rounds: k, estimateMs: estimate, halfWidthMs: halfWidth, lowerMs: estimate - halfWidth, upperMs: estimate + halfWidth };
+  return {
+    rounds: k,
+    estimateMs: estimate,
+    halfWidthMs: halfWidth,
+    lowerMs: estimate - halfWidth,
+    upperMs: estimate + halfWidth,
+  };
 }
 
 /** Consecutive samples of one cell measured in one go, cut into `blocks` equal blocks: their means, for the same estimator. */

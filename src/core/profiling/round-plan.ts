@@ -75,23 +75,33 @@ function iterationsFor(rule: StoppingRule, cell: CellProgress): number {
 }
 
 /** The next round for `cells` (every cell of the grid, measured or not) under `rule`. */
-export function planRound(rule: StoppingRule, cells: readonly CellProgress[], seed: number, context: RoundContext = {}): RoundDecision {
+export function planRound(
+  rule: StoppingRule,
+  cells: readonly CellProgress[],
+  seed: number,
+  context: RoundContext = {},
+): RoundDecision {
   const stopped = new Map<string, StopReason>();
   const own = cells.map((c) => ownStop(rule, c));
   if (rule.kind === "decision" && own.some((s) => s === "needs-decision")) {
     // The grid-wide test needs an interval for every cell: unmeasured or single-round cells have none (unbounded).
     const intervals: CellInterval[] = cells.map((c) => {
-      if (c.roundMeansMs.length === 0) return { threads: c.threads, batch: c.batch, estimateMs: 1, lowerMs: -Infinity, upperMs: Infinity };
+      if (c.roundMeansMs.length === 0)
+        return { threads: c.threads, batch: c.batch, estimateMs: 1, lowerMs: -Infinity, upperMs: Infinity };
       const e = estimateOf(c, rule);
       return { threads: c.threads, batch: c.batch, estimateMs: e.estimateMs, lowerMs: e.lowerMs, upperMs: e.upperMs };
     });
     const allBounded = intervals.every((c) => Number.isFinite(c.upperMs));
-    const settled = allBounded ? settledCells(intervals, {
-      cores: context.cores ?? Math.max(...cells.map((c) => c.threads)),
-      maxBatch: context.maxBatch ?? Math.max(...cells.map((c) => c.batch)),
-      tolerance: rule.tolerance,
-    }) : cells.map(() => false);
-    own.forEach((s, i) => { if (s === "needs-decision" && settled[i]) own[i] = "settled"; });
+    const settled = allBounded
+      ? settledCells(intervals, {
+          cores: context.cores ?? Math.max(...cells.map((c) => c.threads)),
+          maxBatch: context.maxBatch ?? Math.max(...cells.map((c) => c.batch)),
+          tolerance: rule.tolerance,
+        })
+      : cells.map(() => false);
+    own.forEach((s, i) => {
+      if (s === "needs-decision" && settled[i]) own[i] = "settled";
+    });
   }
   const todo: CellProgress[] = [];
   cells.forEach((c, i) => {
@@ -104,10 +114,18 @@ export function planRound(rule: StoppingRule, cells: readonly CellProgress[], se
   const byThreads = new Map<number, RoundTask[]>();
   for (const c of chosen) {
     const list = byThreads.get(c.threads) ?? [];
-    list.push({ threads: c.threads, batch: c.batch, warmup: c.iterations === 0 ? rule.warmup : 0, iterations: iterationsFor(rule, c) });
+    list.push({
+      threads: c.threads,
+      batch: c.batch,
+      warmup: c.iterations === 0 ? rule.warmup : 0,
+      iterations: iterationsFor(rule, c),
+    });
     byThreads.set(c.threads, list);
   }
-  const groups = shuffle([...byThreads.entries()].map(([threads, tasks]) => ({ threads, tasks: shuffle(tasks, random) })), random);
+  const groups = shuffle(
+    [...byThreads.entries()].map(([threads, tasks]) => ({ threads, tasks: shuffle(tasks, random) })),
+    random,
+  );
   return { groups, stopped };
 }
 

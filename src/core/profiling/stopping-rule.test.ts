@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { Prng } from "../stats/prng";
-import { cellStatistics, PRECISION_STOPPING_RULE, estimateGridDurationMs, PAPER_STOPPING_RULE, shouldStop } from "./stopping-rule";
+import {
+  cellStatistics,
+  PRECISION_STOPPING_RULE,
+  estimateGridDurationMs,
+  PAPER_STOPPING_RULE,
+  shouldStop,
+} from "./stopping-rule";
 
 describe("profiling stopping rule", () => {
   it("the fixed (paper) rule stops at exactly 100 measured iterations", () => {

@@ -9,16 +9,47 @@ import { meanConfidenceInterval } from "../stats/confidence";
 
 /** `roundIterations`: iterations of one cell per round (absent: 10). */
 export type StoppingRule =
-  | { kind: "adaptive"; warmup: number; minIterations: number; maxIterations: number; relativeHalfWidth: number; confidence: number; maxCellMs: number; roundIterations?: number }
+  | {
+      kind: "adaptive";
+      warmup: number;
+      minIterations: number;
+      maxIterations: number;
+      relativeHalfWidth: number;
+      confidence: number;
+      maxCellMs: number;
+      roundIterations?: number;
+    }
   | { kind: "fixed"; warmup: number; iterations: number; roundIterations?: number }
-  | { kind: "decision"; warmup: number; roundIterations: number; minRounds: number; maxIterations: number; tolerance: number; confidence: number; maxCellMs: number };
+  | {
+      kind: "decision";
+      warmup: number;
+      roundIterations: number;
+      minRounds: number;
+      maxIterations: number;
+      tolerance: number;
+      confidence: number;
+      maxCellMs: number;
+    };
 
 export const DECISION_STOPPING_RULE: StoppingRule = {
-  kind: "decision", warmup: 3, roundIterations: 3, minRounds: 4, maxIterations: 30, tolerance: 0.02, confidence: 0.95, maxCellMs: 60_000,
+  kind: "decision",
+  warmup: 3,
+  roundIterations: 3,
+  minRounds: 4,
+  maxIterations: 30,
+  tolerance: 0.02,
+  confidence: 0.95,
+  maxCellMs: 60_000,
 };
 
 export const PRECISION_STOPPING_RULE: StoppingRule = {
-  kind: "adaptive", warmup: 5, minIterations: 10, maxIterations: 200, relativeHalfWidth: 0.02, confidence: 0.95, maxCellMs: 30_000,
+  kind: "adaptive",
+  warmup: 5,
+  minIterations: 10,
+  maxIterations: 200,
+  relativeHalfWidth: 0.02,
+  confidence: 0.95,
+  maxCellMs: 30_000,
 };
 
 export const DEFAULT_STOPPING_RULE: StoppingRule = DECISION_STOPPING_RULE;
@@ -32,7 +63,11 @@ export const RULE_PRESET_NAMES = ["decision", "adaptive", "paper"] as const;
 export type RulePresetName = (typeof RULE_PRESET_NAMES)[number];
 
 export function ruleForPreset(preset: RulePresetName | undefined): StoppingRule {
-  return preset === "paper" ? PAPER_STOPPING_RULE : preset === "adaptive" ? PRECISION_STOPPING_RULE : DECISION_STOPPING_RULE;
+  return preset === "paper"
+    ? PAPER_STOPPING_RULE
+    : preset === "adaptive"
+      ? PRECISION_STOPPING_RULE
+      : DECISION_STOPPING_RULE;
 }
 
 export function roundIterationsOf(rule: StoppingRule): number {
@@ -79,8 +114,13 @@ export function cellStatistics(samplesMs: readonly number[], confidence = 0.95):
   const ci = sorted.length >= 2 ? meanConfidenceInterval(samplesMs, confidence) : undefined;
   const mean = sorted.reduce((s, x) => s + x, 0) / sorted.length;
   return {
-    iterations: sorted.length, meanMs: mean, p50Ms: rank(0.5), p90Ms: rank(0.9), p99Ms: rank(0.99),
-    stddevMs: ci?.standardDeviation ?? 0, ciHalfWidthMs: ci?.halfWidth ?? 0,
+    iterations: sorted.length,
+    meanMs: mean,
+    p50Ms: rank(0.5),
+    p90Ms: rank(0.9),
+    p99Ms: rank(0.99),
+    stddevMs: ci?.standardDeviation ?? 0,
+    ciHalfWidthMs: ci?.halfWidth ?? 0,
   };
 }
 
@@ -88,16 +128,28 @@ export function cellStatistics(samplesMs: readonly number[], confidence = 0.95):
  * A duration estimate for a grid from a short probe at (t = 1, b = 1): each cell scales by b / t (work per
  * iteration) × the iterations the rule needs, as a range between the fewest and the most iterations it allows.
  */
-export function estimateGridDurationMs(probeMsAtT1B1: number, threads: readonly number[], batches: readonly number[], rule: StoppingRule): { lowMs: number; highMs: number } {
-  const [minIt, maxIt] = rule.kind === "fixed" ? [rule.iterations, rule.iterations]
-    : rule.kind === "decision" ? [rule.minRounds * rule.roundIterations, rule.maxIterations] : [rule.minIterations, rule.maxIterations];
+export function estimateGridDurationMs(
+  probeMsAtT1B1: number,
+  threads: readonly number[],
+  batches: readonly number[],
+  rule: StoppingRule,
+): { lowMs: number; highMs: number } {
+  const [minIt, maxIt] =
+    rule.kind === "fixed"
+      ? [rule.iterations, rule.iterations]
+      : rule.kind === "decision"
+        ? [rule.minRounds * rule.roundIterations, rule.maxIterations]
+        : [rule.minIterations, rule.maxIterations];
   let low = 0;
   let high = 0;
   for (const t of threads) {
     for (const b of batches) {
       const perIteration = (probeMsAtT1B1 * b) / t;
       low += perIteration * (rule.warmup + minIt);
-      high += Math.min(perIteration * (rule.warmup + maxIt), rule.kind !== "fixed" ? rule.maxCellMs + perIteration * rule.warmup : Infinity);
+      high += Math.min(
+        perIteration * (rule.warmup + maxIt),
+        rule.kind !== "fixed" ? rule.maxCellMs + perIteration * rule.warmup : Infinity,
+      );
     }
   }
   return { lowMs: low, highMs: high };

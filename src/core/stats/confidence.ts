@@ -13,7 +13,8 @@ const LANCZOS = [
 
 /** ln Γ(x) for x > 0. */
 export function logGamma(x: number): number {
-  if (!(x > 0) || !Number.isFinite(x)) throw new StatsInputError("out_of_range", "x", `logGamma needs a finite x > 0, got ${x}`);
+  if (!(x > 0) || !Number.isFinite(x))
+    throw new StatsInputError("out_of_range", "x", `logGamma needs a finite x > 0, got ${x}`);
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x); // reflection
   const z = x - 1;
   let sum = LANCZOS[0] as number;
@@ -61,7 +62,8 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
  */
 export function regularizedIncompleteBeta(x: number, a: number, b: number, y: number = 1 - x): number {
   if (!(x >= 0 && x <= 1)) throw new StatsInputError("out_of_range", "x", `must be in [0, 1], got ${x}`);
-  if (!(a > 0) || !(b > 0)) throw new StatsInputError("out_of_range", a > 0 ? "b" : "a", "shape parameters must be > 0");
+  if (!(a > 0) || !(b > 0))
+    throw new StatsInputError("out_of_range", a > 0 ? "b" : "a", "shape parameters must be > 0");
   if (x === 0) return 0;
   if (y === 0) return 1;
   const logFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(y);
@@ -93,7 +95,9 @@ export function studentTCdf(t: number, degreesOfFreedom: number): number {
 }
 
 function studentTLogDensity(t: number, df: number): number {
-  return logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI) - ((df + 1) / 2) * Math.log1p((t * t) / df);
+  return (
+    logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI) - ((df + 1) / 2) * Math.log1p((t * t) / df)
+  );
 }
 
 /**
@@ -154,12 +158,14 @@ export function meanConfidenceIntervalFromMoments(input: {
 }): MeanConfidenceInterval {
   const n = input.count;
   if (!Number.isSafeInteger(n)) throw new StatsInputError("not_integer", "count", `must be a whole number, got ${n}`);
-  if (n < 2) throw new StatsInputError("too_few_samples", "count", `a confidence interval needs at least 2 samples, got ${n}`);
+  if (n < 2)
+    throw new StatsInputError("too_few_samples", "count", `a confidence interval needs at least 2 samples, got ${n}`);
   const mean = requireFiniteNumber("mean", input.mean);
   const sd = requireFiniteNumber("standardDeviation", input.standardDeviation);
   if (sd < 0) throw new StatsInputError("out_of_range", "standardDeviation", `must be ≥ 0, got ${sd}`);
   const confidence = requireFiniteNumber("confidence", input.confidence ?? 0.95);
-  if (!(confidence > 0 && confidence < 1)) throw new StatsInputError("out_of_range", "confidence", `must be in (0, 1), got ${confidence}`);
+  if (!(confidence > 0 && confidence < 1))
+    throw new StatsInputError("out_of_range", "confidence", `must be in (0, 1), got ${confidence}`);
   const df = n - 1;
   const tCritical = studentTQuantile((1 + confidence) / 2, df);
   const standardError = sd / Math.sqrt(n);
@@ -184,7 +190,8 @@ export function meanConfidenceInterval(samples: readonly number[], confidence = 
   if (!Array.isArray(samples)) throw new StatsInputError("not_finite", "samples", "must be an array of numbers");
   samples.forEach((x, i) => requireFiniteNumber(`samples[${i}]`, x));
   const n = samples.length;
-  if (n < 2) throw new StatsInputError("too_few_samples", "samples", `a confidence interval needs at least 2 samples, got ${n}`);
+  if (n < 2)
+    throw new StatsInputError("too_few_samples", "samples", `a confidence interval needs at least 2 samples, got ${n}`);
   const mean = samples.reduce((sum, x) => sum + x, 0) / n;
   const ss = samples.reduce((sum, x) => sum + (x - mean) * (x - mean), 0);
   return meanConfidenceIntervalFromMoments({ count: n, mean, standardDeviation: Math.sqrt(ss / (n - 1)), confidence });

@@ -86,7 +86,10 @@ describe("LatencyHistogram (hdr-histogram-js, µs, 3 significant digits)", () =>
     const agentB = LatencyHistogram.create();
     for (let i = 0; i < 5000; i++) agentA.recordMs(rng.exponential(1 / 3)); // mean 3 ms
     for (let i = 0; i < 5000; i++) agentB.recordMs(20 + rng.exponential(1 / 5)); // a slower host
-    const fleet = LatencyHistogram.merge([LatencyHistogram.decode(agentA.encode()), LatencyHistogram.decode(agentB.encode())]);
+    const fleet = LatencyHistogram.merge([
+      LatencyHistogram.decode(agentA.encode()),
+      LatencyHistogram.decode(agentB.encode()),
+    ]);
     expect(fleet.count).toBe(10_000);
     expect(fleet.percentileMs(25)).toBeLessThan(10);
     expect(fleet.percentileMs(75)).toBeGreaterThan(20);

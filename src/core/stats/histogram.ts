@@ -45,7 +45,8 @@ export class LatencyHistogram {
 
   /** Reads the wire form written by encode(). */
   static decode(encoded: string): LatencyHistogram {
-    if (typeof encoded !== "string" || encoded.length === 0) throw new StatsInputError("bad_encoding", "encoded", "must be a non-empty string");
+    if (typeof encoded !== "string" || encoded.length === 0)
+      throw new StatsInputError("bad_encoding", "encoded", "must be a non-empty string");
     if (encoded.length > MAX_ENCODED_HISTOGRAM_LENGTH) {
       throw new StatsInputError("bad_encoding", "encoded", `longer than ${MAX_ENCODED_HISTOGRAM_LENGTH} characters`);
     }
@@ -53,9 +54,14 @@ export class LatencyHistogram {
     try {
       hdr = decodeFromCompressedBase64(encoded, BUCKET_SIZE, false);
     } catch (error) {
-      throw new StatsInputError("bad_encoding", "encoded", `not a compressed HdrHistogram: ${error instanceof Error ? error.message : String(error)}`);
+      throw new StatsInputError(
+        "bad_encoding",
+        "encoded",
+        `not a compressed HdrHistogram: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    if (!Number.isFinite(hdr.totalCount) || hdr.totalCount < 0) throw new StatsInputError("bad_encoding", "encoded", "decoded a corrupt count");
+    if (!Number.isFinite(hdr.totalCount) || hdr.totalCount < 0)
+      throw new StatsInputError("bad_encoding", "encoded", "decoded a corrupt count");
     // Decoded histograms start fixed-size; later records and merges must still fit.
     hdr.autoResize = true;
     return new LatencyHistogram(hdr);
@@ -76,7 +82,8 @@ export class LatencyHistogram {
   recordUs(latencyUs: number, count = 1): void {
     requireFiniteNumber("latencyUs", latencyUs);
     if (latencyUs < 0) throw new StatsInputError("out_of_range", "latencyUs", `must be ≥ 0, got ${latencyUs}`);
-    if (!Number.isSafeInteger(count) || count < 1) throw new StatsInputError("not_integer", "count", `must be a positive integer, got ${count}`);
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw new StatsInputError("not_integer", "count", `must be a positive integer, got ${count}`);
     this.hdr.recordValueWithCount(Math.round(latencyUs), count);
   }
 
@@ -99,7 +106,8 @@ export class LatencyHistogram {
    */
   percentileMs(percentile: number): number {
     requireFiniteNumber("percentile", percentile);
-    if (percentile < 0 || percentile > 100) throw new StatsInputError("out_of_range", "percentile", `must be in [0, 100], got ${percentile}`);
+    if (percentile < 0 || percentile > 100)
+      throw new StatsInputError("out_of_range", "percentile", `must be in [0, 100], got ${percentile}`);
     if (this.hdr.totalCount === 0) return 0;
     return this.hdr.getValueAtPercentile(percentile) / US_PER_MS;
   }

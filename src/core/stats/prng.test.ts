@@ -26,7 +26,11 @@ describe("Prng (xoshiro128**)", () => {
     expect(Prng.fromState([1, 2, 3, 4]).nextUint32()).toBe(11520);
   });
   it("matches a BigInt transcription of the reference C for 1,000 outputs from several states", () => {
-    for (const state of [[1, 2, 3, 4], [0xdeadbeef, 0x12345678, 0xffffffff, 7], [0, 0, 0, 1]] as Array<[number, number, number, number]>) {
+    for (const state of [
+      [1, 2, 3, 4],
+      [0xdeadbeef, 0x12345678, 0xffffffff, 7],
+      [0, 0, 0, 1],
+    ] as Array<[number, number, number, number]>) {
       const g = Prng.fromState(state);
       expect(Array.from({ length: 1000 }, () => g.nextUint32())).toEqual(referenceXoshiro(state, 1000));
     }

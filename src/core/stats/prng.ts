@@ -43,7 +43,8 @@ export class Prng {
 
   /** A generator with an explicit xoshiro state (for known-answer tests). */
   static fromState(state: readonly [number, number, number, number]): Prng {
-    if ((state[0] | state[1] | state[2] | state[3]) === 0) throw new StatsInputError("out_of_range", "state", "must not be all zero");
+    if ((state[0] | state[1] | state[2] | state[3]) === 0)
+      throw new StatsInputError("out_of_range", "state", "must not be all zero");
     const g = new Prng(0);
     [g.s0, g.s1, g.s2, g.s3] = state.map((x) => x >>> 0) as [number, number, number, number];
     return g;
@@ -71,7 +72,8 @@ export class Prng {
 
   /** An integer uniform in [0, n) for n ≤ 2^32 (multiply-shift; bias ≤ n / 2^32). */
   int(n: number): number {
-    if (!Number.isInteger(n) || n < 1 || n > 4294967296) throw new StatsInputError("out_of_range", "n", `must be an integer in [1, 2^32], got ${n}`);
+    if (!Number.isInteger(n) || n < 1 || n > 4294967296)
+      throw new StatsInputError("out_of_range", "n", `must be an integer in [1, 2^32], got ${n}`);
     return Math.floor(this.nextUint32() * INV_2_32 * n);
   }
 
@@ -90,7 +92,8 @@ export class Prng {
 
   /** Exponential with the given rate (mean 1/rate) by inversion. */
   exponential(rate: number): number {
-    if (!(rate > 0) || !Number.isFinite(rate)) throw new StatsInputError("out_of_range", "rate", `must be a finite number > 0, got ${rate}`);
+    if (!(rate > 0) || !Number.isFinite(rate))
+      throw new StatsInputError("out_of_range", "rate", `must be a finite number > 0, got ${rate}`);
     return -Math.log(this.uniform()) / rate;
   }
 }

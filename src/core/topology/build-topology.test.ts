@@ -73,8 +73,28 @@ describe("buildTopology", () => {
       [{ cpus: [{ cpu: 0, physicalPackageId: 0.5, coreId: 0 }] }, "invalid-cpu-id", "cpus[0].physicalPackageId"],
       [{ cpus: [laptop.cpus[0]!, laptop.cpus[0]!] }, "duplicate-cpu", "cpus[1].cpu"],
       [{ cpus: laptop.cpus, nodes: [{ node: 0, cpulist: "0-2" }] }, "cpu-without-node", "cpus[3].cpu"],
-      [{ cpus: laptop.cpus, nodes: [{ node: 0, cpulist: "0-1" }, { node: 1, cpulist: "1-3" }] }, "duplicate-cpu", "nodes[1].cpulist"],
-      [{ cpus: laptop.cpus, nodes: [{ node: 0, cpulist: "0,2" }, { node: 1, cpulist: "1,3" }] }, "core-spans-nodes", "cpus[1].cpu"],
+      [
+        {
+          cpus: laptop.cpus,
+          nodes: [
+            { node: 0, cpulist: "0-1" },
+            { node: 1, cpulist: "1-3" },
+          ],
+        },
+        "duplicate-cpu",
+        "nodes[1].cpulist",
+      ],
+      [
+        {
+          cpus: laptop.cpus,
+          nodes: [
+            { node: 0, cpulist: "0,2" },
+            { node: 1, cpulist: "1,3" },
+          ],
+        },
+        "core-spans-nodes",
+        "cpus[1].cpu",
+      ],
       [{ cpus: laptop.cpus, nodes: [{ node: 0, cpulist: "0-x" }] }, "invalid-cpulist", "nodes[0].cpulist"],
     ];
     for (const [input, code, param] of cases) {

@@ -35,7 +35,11 @@ export function buildTopology(input: TopologyInput): HostTopology {
     for (const cpu of parseCpuList(entry.cpulist, `nodes[${i}].cpulist`)) {
       const seen = nodeOfCpu.get(cpu);
       if (seen !== undefined && seen !== entry.node) {
-        throw new TopologyError("duplicate-cpu", `nodes[${i}].cpulist`, `CPU ${cpu} is in node ${seen} and node ${entry.node}`);
+        throw new TopologyError(
+          "duplicate-cpu",
+          `nodes[${i}].cpulist`,
+          `CPU ${cpu} is in node ${seen} and node ${entry.node}`,
+        );
       }
       nodeOfCpu.set(cpu, entry.node);
     }
@@ -50,14 +54,16 @@ export function buildTopology(input: TopologyInput): HostTopology {
     }
     checkId(entry.physicalPackageId, `cpus[${i}].physicalPackageId`);
     checkId(entry.coreId, `cpus[${i}].coreId`);
-    if (seenCpus.has(entry.cpu)) throw new TopologyError("duplicate-cpu", `cpus[${i}].cpu`, `CPU ${entry.cpu} listed twice`);
+    if (seenCpus.has(entry.cpu))
+      throw new TopologyError("duplicate-cpu", `cpus[${i}].cpu`, `CPU ${entry.cpu} listed twice`);
     seenCpus.add(entry.cpu);
     if (allowed && !allowed.has(entry.cpu)) continue;
 
     let node = entry.physicalPackageId;
     if (hasNodes) {
       const n = nodeOfCpu.get(entry.cpu);
-      if (n === undefined) throw new TopologyError("cpu-without-node", `cpus[${i}].cpu`, `CPU ${entry.cpu} is in no node cpulist`);
+      if (n === undefined)
+        throw new TopologyError("cpu-without-node", `cpus[${i}].cpu`, `CPU ${entry.cpu} is in no node cpulist`);
       node = n;
     }
     const key = `${entry.physicalPackageId}:${entry.coreId}`;
@@ -68,7 +74,11 @@ export function buildTopology(input: TopologyInput): HostTopology {
       // SMT siblings share caches and FMA units; they cannot sit in different NUMA nodes on real hardware.
       if (core.node !== node) {
         const sibling = `CPU ${core.cpus[0]} (node ${core.node})`;
-        throw new TopologyError("core-spans-nodes", `cpus[${i}].cpu`, `CPU ${entry.cpu} (node ${node}) is a sibling of ${sibling}`);
+        throw new TopologyError(
+          "core-spans-nodes",
+          `cpus[${i}].cpu`,
+          `CPU ${entry.cpu} (node ${node}) is a sibling of ${sibling}`,
+        );
       }
       core.cpus.push(entry.cpu);
     }

@@ -5,7 +5,13 @@ import { summarizeTopology } from "./topology-queries";
 describe("syntheticTopology", () => {
   it("2 sockets × 8 cores × SMT-2: 16 physical cores, 32 CPUs, CPU 16 is CPU 0's sibling, socket 1 starts at CPU 8", () => {
     const topo = syntheticTopology({ sockets: 2, coresPerNode: 8, threadsPerCore: 2 });
-    expect(summarizeTopology(topo)).toEqual({ sockets: 2, numaNodes: 2, physicalCores: 16, logicalCpus: 32, maxThreadsPerCore: 2 });
+    expect(summarizeTopology(topo)).toEqual({
+      sockets: 2,
+      numaNodes: 2,
+      physicalCores: 16,
+      logicalCpus: 32,
+      maxThreadsPerCore: 2,
+    });
     expect(topo.sockets[0]!.nodes[0]!.cores[0]!.cpus).toEqual([0, 16]);
     expect(topo.sockets[1]!.nodes[0]!.cores[0]!.cpus).toEqual([8, 24]);
   });

@@ -7,9 +7,20 @@ describe("listCores and summarizeTopology", () => {
     const topo = syntheticTopology({ sockets: 1, nodesPerSocket: 2, coresPerNode: 3, threadsPerCore: 2 });
     // Primary CPUs are 0..5, siblings 6..11: core k holds [k, k + 6].
     expect(listCores(topo).map((c) => [c.node, ...c.cpus])).toEqual([
-      [0, 0, 6], [0, 1, 7], [0, 2, 8], [1, 3, 9], [1, 4, 10], [1, 5, 11],
+      [0, 0, 6],
+      [0, 1, 7],
+      [0, 2, 8],
+      [1, 3, 9],
+      [1, 4, 10],
+      [1, 5, 11],
     ]);
-    expect(summarizeTopology(topo)).toEqual({ sockets: 1, numaNodes: 2, physicalCores: 6, logicalCpus: 12, maxThreadsPerCore: 2 });
+    expect(summarizeTopology(topo)).toEqual({
+      sockets: 1,
+      numaNodes: 2,
+      physicalCores: 6,
+      logicalCpus: 12,
+      maxThreadsPerCore: 2,
+    });
   });
 });
 

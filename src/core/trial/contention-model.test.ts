@@ -18,11 +18,13 @@ describe("fitLine", () => {
     expect(() => fitLine([Number.NaN], [1], 0)).toThrow(/finite/);
   });
   it("matches brute force: the least-squares line minimizes the squared residuals over a grid", () => {
-    const xs = [0, 0.25, 0.5, 0.75, 0.5], ys = [1.02, 1.1, 1.31, 1.38, 1.2];
+    const xs = [0, 0.25, 0.5, 0.75, 0.5],
+      ys = [1.02, 1.1, 1.31, 1.38, 1.2];
     const line = fitLine(xs, ys, 1);
     const sse = (a: number, g: number) => xs.reduce((s, x, i) => s + (ys[i]! - a - g * x) ** 2, 0);
     const best = sse(line.intercept, line.slope);
-    for (let a = 0.8; a <= 1.3; a += 0.01) for (let g = -0.2; g <= 1; g += 0.01) expect(sse(a, g)).toBeGreaterThanOrEqual(best - 1e-12);
+    for (let a = 0.8; a <= 1.3; a += 0.01)
+      for (let g = -0.2; g <= 1; g += 0.01) expect(sse(a, g)).toBeGreaterThanOrEqual(best - 1e-12);
   });
 });
 
@@ -31,7 +33,15 @@ describe("planFeatures", () => {
     // ⟨2,1,2⟩ on T = 2: Σt = 2, slowest t = 1 → x = 1/2. ⟨1,2,4⟩: x = 0. ⟨1,1,2⟩(3 ms)+⟨1,3,6⟩(5 ms) on T = 4: (4 − 3)/4.
     expect(planFeatures([{ count: 2, threads: 1, batch: 2 }], 2)).toEqual({ x: 0.5, instances: 2 });
     expect(planFeatures([{ count: 1, threads: 2, batch: 4 }], 2)).toEqual({ x: 0, instances: 1 });
-    expect(planFeatures([{ count: 1, threads: 1, batch: 2, latencyMs: 3 }, { count: 1, threads: 3, batch: 6, latencyMs: 5 }], 4)).toEqual({ x: 0.25, instances: 2 });
+    expect(
+      planFeatures(
+        [
+          { count: 1, threads: 1, batch: 2, latencyMs: 3 },
+          { count: 1, threads: 3, batch: 6, latencyMs: 5 },
+        ],
+        4,
+      ),
+    ).toEqual({ x: 0.25, instances: 2 });
     expect(() => planFeatures([], 2)).toThrow(/at least one/);
   });
 });

@@ -26,11 +26,24 @@ describe("trialVerdict", () => {
     expect(v.why).toMatch(/^within noise/);
   });
   it("confirmed when the choice is the fastest; one round cannot contradict; an unmeasured choice yields the best", () => {
-    expect(trialVerdict([{ key: "A", rank: 1, predictedMs: 1, roundMeansMs: [5, 5] }, { key: "B", rank: null, predictedMs: 2, roundMeansMs: [6, 6] }]))
-      .toMatchObject({ proposedKey: "A", contradicted: false, differenceMs: null });
-    expect(trialVerdict([{ key: "A", rank: 1, predictedMs: 1, roundMeansMs: [9] }, { key: "B", rank: 2, predictedMs: 2, roundMeansMs: [5] }]))
-      .toMatchObject({ proposedKey: "A", contradicted: false });
-    expect(trialVerdict([{ key: "A", rank: 1, predictedMs: 1, roundMeansMs: [] }, { key: "B", rank: 2, predictedMs: 2, roundMeansMs: [5, 6] }]).proposedKey).toBe("B");
+    expect(
+      trialVerdict([
+        { key: "A", rank: 1, predictedMs: 1, roundMeansMs: [5, 5] },
+        { key: "B", rank: null, predictedMs: 2, roundMeansMs: [6, 6] },
+      ]),
+    ).toMatchObject({ proposedKey: "A", contradicted: false, differenceMs: null });
+    expect(
+      trialVerdict([
+        { key: "A", rank: 1, predictedMs: 1, roundMeansMs: [9] },
+        { key: "B", rank: 2, predictedMs: 2, roundMeansMs: [5] },
+      ]),
+    ).toMatchObject({ proposedKey: "A", contradicted: false });
+    expect(
+      trialVerdict([
+        { key: "A", rank: 1, predictedMs: 1, roundMeansMs: [] },
+        { key: "B", rank: 2, predictedMs: 2, roundMeansMs: [5, 6] },
+      ]).proposedKey,
+    ).toBe("B");
     expect(() => trialVerdict([{ key: "A", rank: 1, predictedMs: 1, roundMeansMs: [] }])).toThrow(/no plan/);
   });
 });

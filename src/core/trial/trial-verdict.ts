@@ -32,34 +32,62 @@ export function trialVerdict(candidates: readonly MeasuredCandidate[], confidenc
   const choice = measured.find((c) => c.rank === 1);
   const best = [...measured].sort((a, b) => mean(a.roundMeansMs) - mean(b.roundMeansMs))[0]!;
   if (!choice) {
-    return { proposedKey: best.key, predictedKey: best.key, measuredBestKey: best.key, contradicted: false, differenceMs: null,
-      why: `the optimizer's choice could not be measured; ${best.key} was the fastest plan measured (${mean(best.roundMeansMs).toFixed(2)} ms)` };
+    return {
+      proposedKey: best.key,
+      predictedKey: best.key,
+      measuredBestKey: best.key,
+      contradicted: false,
+      differenceMs: null,
+      why: `the optimizer's choice could not be measured; ${best.key} was the fastest plan measured (${mean(best.roundMeansMs).toFixed(2)} ms)`,
+    };
   }
   const base = { predictedKey: choice.key, measuredBestKey: best.key };
   const choiceMs = mean(choice.roundMeansMs);
   if (best.key === choice.key) {
-    return { ...base, proposedKey: choice.key, contradicted: false, differenceMs: null,
-      why: `the trial confirms the optimizer's choice: ${choice.key} measured ${choiceMs.toFixed(2)} ms, the fastest of ${measured.length} plans` };
+    return {
+      ...base,
+      proposedKey: choice.key,
+      contradicted: false,
+      differenceMs: null,
+      why: `the trial confirms the optimizer's choice: ${choice.key} measured ${choiceMs.toFixed(2)} ms, the fastest of ${measured.length} plans`,
+    };
   }
   const rounds = Math.min(choice.roundMeansMs.length, best.roundMeansMs.length);
   const bestMs = mean(best.roundMeansMs);
   if (rounds < 2) {
-    return { ...base, proposedKey: choice.key, contradicted: false, differenceMs: null,
-      why: `one round only: ${best.key} measured ${bestMs.toFixed(2)} ms against ${choiceMs.toFixed(2)} ms, too few rounds to tell from noise; the optimizer's choice stands` };
+    return {
+      ...base,
+      proposedKey: choice.key,
+      contradicted: false,
+      differenceMs: null,
+      why: `one round only: ${best.key} measured ${bestMs.toFixed(2)} ms against ${choiceMs.toFixed(2)} ms, too few rounds to tell from noise; the optimizer's choice stands`,
+    };
   }
   const diffs = Array.from({ length: rounds }, (_, r) => choice.roundMeansMs[r]! - best.roundMeansMs[r]!);
   const ci = meanConfidenceInterval(diffs, confidence);
   const differenceMs = { mean: ci.mean, lower: ci.lower, upper: ci.upper };
   const pct = (100 * (choiceMs - bestMs)) / bestMs;
   if (ci.lower > 0) {
-    return { ...base, proposedKey: best.key, contradicted: true, differenceMs,
-      why: `the trial contradicts the prediction: ${best.key} measured ${bestMs.toFixed(2)} ms, the optimizer's choice ${choice.key} ${choiceMs.toFixed(2)} ms ` +
+    return {
+      ...base,
+      proposedKey: best.key,
+      contradicted: true,
+      differenceMs,
+      why:
+        `the trial contradicts the prediction: ${best.key} measured ${bestMs.toFixed(2)} ms, the optimizer's choice ${choice.key} ${choiceMs.toFixed(2)} ms ` +
         `(${pct.toFixed(1)}% slower; per-round difference ${ci.lower.toFixed(2)}–${ci.upper.toFixed(2)} ms, ${Math.round(confidence * 100)}% interval, ${rounds} rounds), ` +
-        `although the profile predicted ${fmt(choice.predictedMs)} vs ${fmt(best.predictedMs)} ms: ${best.key} is proposed instead` };
+        `although the profile predicted ${fmt(choice.predictedMs)} vs ${fmt(best.predictedMs)} ms: ${best.key} is proposed instead`,
+    };
   }
-  return { ...base, proposedKey: choice.key, contradicted: false, differenceMs,
-    why: `within noise: ${best.key} measured ${bestMs.toFixed(2)} ms and the optimizer's choice ${choice.key} ${choiceMs.toFixed(2)} ms; ` +
-      `the per-round difference ${ci.lower.toFixed(2)}–${ci.upper.toFixed(2)} ms (${Math.round(confidence * 100)}% interval, ${rounds} rounds) includes 0, so the choice stands` };
+  return {
+    ...base,
+    proposedKey: choice.key,
+    contradicted: false,
+    differenceMs,
+    why:
+      `within noise: ${best.key} measured ${bestMs.toFixed(2)} ms and the optimizer's choice ${choice.key} ${choiceMs.toFixed(2)} ms; ` +
+      `the per-round difference ${ci.lower.toFixed(2)}–${ci.upper.toFixed(2)} ms (${Math.round(confidence * 100)}% interval, ${rounds} rounds) includes 0, so the choice stands`,
+  };
 }
 
 const fmt = (x: number | null) => (x === null ? "—" : x.toFixed(2));

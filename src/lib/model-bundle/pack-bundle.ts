@@ -5,8 +5,15 @@ import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { BUNDLE_MODEL_FILE, TAR_END, tarFileHeader, tarPadding } from "@/core/model-bundle/bundle";
 
-export async function* bundleBytes(dir: string, files: ReadonlyMap<string, number>, modelBytes: number): AsyncGenerator<Uint8Array> {
-  const order: Array<[string, number]> = [[BUNDLE_MODEL_FILE, modelBytes], ...[...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))];
+export async function* bundleBytes(
+  dir: string,
+  files: ReadonlyMap<string, number>,
+  modelBytes: number,
+): AsyncGenerator<Uint8Array> {
+  const order: Array<[string, number]> = [
+    [BUNDLE_MODEL_FILE, modelBytes],
+    ...[...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  ];
   for (const [path, bytes] of order) {
     yield tarFileHeader(path, bytes);
     let seen = 0;

@@ -6,7 +6,14 @@ import { createReadStream } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { Readable, Transform } from "node:stream";
 import { createInflateRaw, crc32 } from "node:zlib";
-import { isZeroBlock, looksLikeTar, looksLikeZip, parsePaxRecords, parseTarHeader, TAR_BLOCK } from "@/core/model-bundle/bundle";
+import {
+  isZeroBlock,
+  looksLikeTar,
+  looksLikeZip,
+  parsePaxRecords,
+  parseTarHeader,
+  TAR_BLOCK,
+} from "@/core/model-bundle/bundle";
 import { ModelRejectedError } from "@/lib/onnx/validate-model";
 
 export type ArchiveFormat = "tar" | "zip";
@@ -37,8 +44,17 @@ async function readAt(file: FileHandle, position: number, length: number): Promi
 }
 
 /** A stream of `size` bytes from `path` at `start`, passed through `decode`, failing on any other count or CRC. */
-function checkedStream(path: string, start: number, storedBytes: number, size: number, name: string, inflate: boolean, crc?: number): Readable {
-  const source = storedBytes === 0 ? Readable.from([]) : createReadStream(path, { start, end: start + storedBytes - 1 });
+function checkedStream(
+  path: string,
+  start: number,
+  storedBytes: number,
+  size: number,
+  name: string,
+  inflate: boolean,
+  crc?: number,
+): Readable {
+  const source =
+    storedBytes === 0 ? Readable.from([]) : createReadStream(path, { start, end: start + storedBytes - 1 });
   let seen = 0;
   let sum = 0;
   const check = new Transform({
@@ -49,13 +65,19 @@ function checkedStream(path: string, start: number, storedBytes: number, size: n
       done(null, chunk);
     },
     flush(done) {
-      if (seen !== size) return done(bad(`entry ${name} holds ${seen} bytes, not the ${size} its header declares (a damaged archive)`));
-      if (crc !== undefined && sum >>> 0 !== crc >>> 0) return done(bad(`entry ${name} fails its CRC-32 check (a damaged archive)`));
+      if (seen !== size)
+        return done(bad(`entry ${name} holds ${seen} bytes, not the ${size} its header declares (a damaged archive)`));
+      if (crc !== undefined && sum >>> 0 !== crc >>> 0)
+        return done(bad(`entry ${name} fails its CRC-32 check (a damaged archive)`));
       done();
     },
   });
   const forward = <S extends NodeJS.ReadableStream>(stream: S): S => {
-    stream.on("error", (error: Error) => check.destroy(error instanceof ModelRejectedError ? error : bad(`entry ${name} cannot be read: ${error.message}`)));
+    stream.on("error", (error: Error) =>
+      check.destroy(
+        error instanceof ModelRejectedError ? error : bad(`entry ${name} cannot be read: ${error.message}`),
+      ),
+    );
     return stream;
   };
   if (inflate) forward(source).pipe(forward(createInflateRaw())).pipe(check);
@@ -74,9 +96,15 @@ async function tarIndex(path: string, file: FileHandle, fileBytes: number): Prom
     const header = parseTarHeader(block);
     if (typeof header === "string") throw bad(`the .tar is damaged at byte ${position}: ${header}`);
     const dataStart = position + TAR_BLOCK;
-    if (dataStart + header.size > fileBytes) throw bad(`the .tar ends in the middle of entry ${header.name} (it was cut short)`);
+    if (dataStart + header.size > fileBytes)
+      throw bad(`the .tar ends in the middle of entry ${header.name} (it was cut short)`);
     position = dataStart + Math.ceil(header.size / TAR_BLOCK) * TAR_BLOCK;
-    if (header.type === "pax" || header.type === "gnu-longname" || header.type === "pax-global" || header.type === "gnu-longlink") {
+    if (
+      header.type === "pax" ||
+      header.type === "gnu-longname" ||
+      header.type === "pax-global" ||
+      header.type === "gnu-longlink"
+    ) {
       if (header.size > 1024 ** 2) throw bad(`the .tar has an extended header of ${header.size} bytes`);
       const body = await readAt(file, dataStart, header.size);
       if (header.type === "pax") pax = parsePaxRecords(body);
@@ -92,10 +120,25 @@ async function tarIndex(path: string, file: FileHandle, fileBytes: number): Prom
     }
     longName = undefined;
     pax = {};
-    const kind = header.type === "file" || header.type === "directory" || header.type === "symlink" || header.type === "hardlink" ? header.type : "other";
-    const description = kind === "symlink" ? `a symbolic link to ${header.linkName}` : kind === "hardlink" ? `a hard link to ${header.linkName}`
-      : kind === "other" ? `an entry of type '${header.typeFlag}' (a device, FIFO or other special file)` : kind;
-    entries.push({ name, kind, description, size: kind === "file" ? size : 0, open: () => checkedStream(path, dataStart, size, size, name, false) });
+    const kind =
+      header.type === "file" || header.type === "directory" || header.type === "symlink" || header.type === "hardlink"
+        ? header.type
+        : "other";
+    const description =
+      kind === "symlink"
+        ? `a symbolic link to ${header.linkName}`
+        : kind === "hardlink"
+          ? `a hard link to ${header.linkName}`
+          : kind === "other"
+            ? `an entry of type '${header.typeFlag}' (a device, FIFO or other special file)`
+            : kind;
+    entries.push({
+      name,
+      kind,
+      description,
+      size: kind === "file" ? size : 0,
+      open: () => checkedStream(path, dataStart, size, size, name, false),
+    });
   }
   throw bad("the .tar ends without its end-of-archive blocks (it was cut short)");
 }
@@ -108,12 +151,17 @@ async function zipIndex(path: string, file: FileHandle, fileBytes: number): Prom
   const tailBytes = Math.min(fileBytes, 22 + 65_535);
   const tail = await readAt(file, fileBytes - tailBytes, tailBytes);
   let eocd = -1;
-  for (let i = tail.length - 22; i >= 0; i--) if (u32(tail, i) === 0x06054b50) { eocd = i; break; }
+  for (let i = tail.length - 22; i >= 0; i--)
+    if (u32(tail, i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
   if (eocd < 0) throw bad("the .zip has no central directory (it was cut short, or is not a zip)");
   let count = u16(tail, eocd + 10);
   let cdBytes = u32(tail, eocd + 12);
   let cdOffset = u32(tail, eocd + 16);
-  if (u16(tail, eocd + 4) !== 0 || u16(tail, eocd + 6) !== 0) throw bad("the .zip spans several disks, which is not supported");
+  if (u16(tail, eocd + 4) !== 0 || u16(tail, eocd + 6) !== 0)
+    throw bad("the .zip spans several disks, which is not supported");
   if (count === 0xffff || cdBytes === 0xffffffff || cdOffset === 0xffffffff) {
     const locatorAt = fileBytes - tailBytes + eocd - 20;
     const locator = locatorAt >= 0 ? await readAt(file, locatorAt, 20) : new Uint8Array();
@@ -124,7 +172,8 @@ async function zipIndex(path: string, file: FileHandle, fileBytes: number): Prom
     cdBytes = u64(record, 40);
     cdOffset = u64(record, 48);
   }
-  if (cdOffset + cdBytes > fileBytes || cdBytes > 256 * 1024 ** 2) throw bad("the .zip's central directory lies outside the file (a damaged archive)");
+  if (cdOffset + cdBytes > fileBytes || cdBytes > 256 * 1024 ** 2)
+    throw bad("the .zip's central directory lies outside the file (a damaged archive)");
   const cd = await readAt(file, cdOffset, cdBytes);
   const entries: ArchiveEntry[] = [];
   let pos = 0;
@@ -148,30 +197,58 @@ async function zipIndex(path: string, file: FileHandle, fileBytes: number): Prom
       const length = u16(extra, e + 2);
       if (id === 0x0001) {
         let at = e + 4;
-        if (size === 0xffffffff) { size = u64(extra, at); at += 8; }
-        if (stored === 0xffffffff) { stored = u64(extra, at); at += 8; }
-        if (localOffset === 0xffffffff) { localOffset = u64(extra, at); }
+        if (size === 0xffffffff) {
+          size = u64(extra, at);
+          at += 8;
+        }
+        if (stored === 0xffffffff) {
+          stored = u64(extra, at);
+          at += 8;
+        }
+        if (localOffset === 0xffffffff) {
+          localOffset = u64(extra, at);
+        }
       }
       e += 4 + length;
     }
     pos += 46 + nameLength + extraLength + commentLength;
     if ((flags & 1) !== 0) throw bad(`entry ${name} is encrypted; upload an archive without a password`);
     const type = madeBy === 3 ? mode & 0o170000 : 0;
-    const kind: ArchiveEntry["kind"] = name.endsWith("/") || type === 0o040000 ? "directory" : type === 0o120000 ? "symlink"
-      : type === 0 || type === 0o100000 ? "file" : "other";
-    if (kind === "file" && method !== 0 && method !== 8) throw bad(`entry ${name} is compressed with zip method ${method}; use stored or deflate`);
-    const description = kind === "symlink" ? "a symbolic link" : kind === "other" ? "a special file (a device, FIFO or socket)" : kind;
+    const kind: ArchiveEntry["kind"] =
+      name.endsWith("/") || type === 0o040000
+        ? "directory"
+        : type === 0o120000
+          ? "symlink"
+          : type === 0 || type === 0o100000
+            ? "file"
+            : "other";
+    if (kind === "file" && method !== 0 && method !== 8)
+      throw bad(`entry ${name} is compressed with zip method ${method}; use stored or deflate`);
+    const description =
+      kind === "symlink" ? "a symbolic link" : kind === "other" ? "a special file (a device, FIFO or socket)" : kind;
     entries.push({
-      name, kind, description, size: kind === "file" ? size : 0,
+      name,
+      kind,
+      description,
+      size: kind === "file" ? size : 0,
       open: () => {
-        const local = new Transform({ transform(chunk, _e, done) { done(null, chunk); } });
+        const local = new Transform({
+          transform(chunk, _e, done) {
+            done(null, chunk);
+          },
+        });
         // The data starts after the local header, whose name and extra field may differ in length from the index's.
-        readAt(file, localOffset, 30).then((head) => {
-          if (head.length < 30 || u32(head, 0) !== 0x04034b50) throw bad(`entry ${name}'s local header is damaged`);
-          const start = localOffset + 30 + u16(head, 26) + u16(head, 28);
-          if (start + stored > fileBytes) throw bad(`the .zip ends in the middle of entry ${name} (it was cut short)`);
-          checkedStream(path, start, stored, size, name, method === 8, crc).on("error", (error) => local.destroy(error)).pipe(local);
-        }).catch((error: Error) => local.destroy(error));
+        readAt(file, localOffset, 30)
+          .then((head) => {
+            if (head.length < 30 || u32(head, 0) !== 0x04034b50) throw bad(`entry ${name}'s local header is damaged`);
+            const start = localOffset + 30 + u16(head, 26) + u16(head, 28);
+            if (start + stored > fileBytes)
+              throw bad(`the .zip ends in the middle of entry ${name} (it was cut short)`);
+            checkedStream(path, start, stored, size, name, method === 8, crc)
+              .on("error", (error) => local.destroy(error))
+              .pipe(local);
+          })
+          .catch((error: Error) => local.destroy(error));
         return local;
       },
     });
@@ -183,7 +260,10 @@ async function zipIndex(path: string, file: FileHandle, fileBytes: number): Prom
  * The entries of the archive at `path`, and a function to release it (the zip reader keeps the file open). Throws
  * ModelRejectedError("BAD_ARCHIVE") for a damaged or unsupported archive, saying what is wrong.
  */
-export async function readArchive(path: string, format: ArchiveFormat): Promise<{ entries: ArchiveEntry[]; close(): Promise<void> }> {
+export async function readArchive(
+  path: string,
+  format: ArchiveFormat,
+): Promise<{ entries: ArchiveEntry[]; close(): Promise<void> }> {
   const file = await open(path, "r");
   try {
     const { size } = await file.stat();

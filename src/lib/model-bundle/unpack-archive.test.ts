@@ -31,24 +31,42 @@ const good: TestEntry[] = [
 ];
 
 describe("unpacking a model archive", () => {
-  for (const [label, build] of [["tar", tarArchive], ["zip", zipArchive]] as const) {
+  for (const [label, build] of [
+    ["tar", tarArchive],
+    ["zip", zipArchive],
+  ] as const) {
     it(`${label}: the .onnx as model.onnx, the files of its directory at their paths relative to it, nothing else`, async () => {
       const out = await unpack(build(good.filter((e) => !e.name.endsWith("/") || label === "zip")));
       expect(out.modelEntry).toBe("resnet/net.onnx");
       expect(readFileSync(out.modelPath).equals(Buffer.from(model.onnx))).toBe(true);
-      expect([...out.files.entries()].sort()).toEqual([["data/weights.bin", 576], ["v.bin", 256]]);
+      expect([...out.files.entries()].sort()).toEqual([
+        ["data/weights.bin", 576],
+        ["v.bin", 256],
+      ]);
       expect(readFileSync(join(out.dir, "v.bin")).equals(Buffer.from(model.files["v.bin"]!))).toBe(true);
       expect(readdirSync(out.dir).sort()).toEqual(["data", "model.onnx", "v.bin"]);
     });
 
     it(`${label}: refuses, naming the entry, a path that climbs out, an absolute path, a link, two models, none`, async () => {
       const onnx = { name: "m.onnx", data: model.onnx };
-      await expect(unpack(build([onnx, { name: "../evil.bin", data: Buffer.from("x") }]))).rejects.toThrow('entry "../evil.bin" climbs out of the model\'s directory (..)');
-      await expect(unpack(build([onnx, { name: "a/../../evil.bin", data: Buffer.from("x") }]))).rejects.toThrow(/entry "a\/\.\.\/\.\.\/evil\.bin" climbs out/);
-      await expect(unpack(build([onnx, { name: "/etc/passwd", data: Buffer.from("x") }]))).rejects.toThrow('entry "/etc/passwd" is an absolute path');
-      await expect(unpack(build([onnx, { name: "v.bin", symlinkTo: "/etc/passwd" }]))).rejects.toThrow(/entry "v.bin" is a symbolic link.*holds only regular files/);
-      await expect(unpack(build([onnx, { name: "b/second.onnx", data: model.onnx }]))).rejects.toThrow("the archive holds 2 .onnx files (m.onnx, b/second.onnx); a model archive holds one model and its data files");
-      await expect(unpack(build([{ name: "v.bin", data: Buffer.from("x") }]))).rejects.toThrow("the archive holds no .onnx file (it has 1 file(s): v.bin)");
+      await expect(unpack(build([onnx, { name: "../evil.bin", data: Buffer.from("x") }]))).rejects.toThrow(
+        'entry "../evil.bin" climbs out of the model\'s directory (..)',
+      );
+      await expect(unpack(build([onnx, { name: "a/../../evil.bin", data: Buffer.from("x") }]))).rejects.toThrow(
+        /entry "a\/\.\.\/\.\.\/evil\.bin" climbs out/,
+      );
+      await expect(unpack(build([onnx, { name: "/etc/passwd", data: Buffer.from("x") }]))).rejects.toThrow(
+        'entry "/etc/passwd" is an absolute path',
+      );
+      await expect(unpack(build([onnx, { name: "v.bin", symlinkTo: "/etc/passwd" }]))).rejects.toThrow(
+        /entry "v.bin" is a symbolic link.*holds only regular files/,
+      );
+      await expect(unpack(build([onnx, { name: "b/second.onnx", data: model.onnx }]))).rejects.toThrow(
+        "the archive holds 2 .onnx files (m.onnx, b/second.onnx); a model archive holds one model and its data files",
+      );
+      await expect(unpack(build([{ name: "v.bin", data: Buffer.from("x") }]))).rejects.toThrow(
+        "the archive holds no .onnx file (it has 1 file(s): v.bin)",
+      );
       await expect(unpack(build([onnx, onnx]))).rejects.toThrow('entry "m.onnx" appears twice');
     });
 
@@ -61,17 +79,33 @@ describe("unpacking a model archive", () => {
   }
 
   it("zip64 records and a pax long name (a data file path past 100 bytes) are read like any other", async () => {
-    const zip64 = await unpack(zipArchive(good.filter((e) => !e.name.endsWith("/")), { zip64: true }));
-    expect([...zip64.files.entries()].sort()).toEqual([["data/weights.bin", 576], ["v.bin", 256]]);
+    const zip64 = await unpack(
+      zipArchive(
+        good.filter((e) => !e.name.endsWith("/")),
+        { zip64: true },
+      ),
+    );
+    expect([...zip64.files.entries()].sort()).toEqual([
+      ["data/weights.bin", 576],
+      ["v.bin", 256],
+    ]);
     expect(readFileSync(join(zip64.dir, "v.bin")).equals(Buffer.from(model.files["v.bin"]!))).toBe(true);
     const deep = `${"deep/".repeat(25)}v.bin`;
-    const tar = await unpack(tarArchive([{ name: "m.onnx", data: model.onnx }, { name: deep, data: model.files["v.bin"] }]));
+    const tar = await unpack(
+      tarArchive([
+        { name: "m.onnx", data: model.onnx },
+        { name: deep, data: model.files["v.bin"] },
+      ]),
+    );
     expect([...tar.files.keys()]).toEqual([deep]);
     expect(readFileSync(join(tar.dir, deep)).equals(Buffer.from(model.files["v.bin"]!))).toBe(true);
   });
 
   it("zip: an entry that inflates to more than it declares (a zip bomb) fails at the first byte past it", async () => {
-    const bomb = zipArchive([{ name: "m.onnx", data: model.onnx }, { name: "v.bin", data: new Uint8Array(1024 ** 2), deflate: true, declaredSize: 100 }]);
+    const bomb = zipArchive([
+      { name: "m.onnx", data: model.onnx },
+      { name: "v.bin", data: new Uint8Array(1024 ** 2), deflate: true, declaredSize: 100 },
+    ]);
     await expect(unpack(bomb)).rejects.toThrow("entry v.bin unpacks to more than the 100 bytes its header declares");
   });
 

@@ -22,14 +22,20 @@ export interface UnpackedModel {
 }
 
 const bad = (message: string) => new ModelRejectedError("BAD_ARCHIVE", message);
-const size = (bytes: number) => (bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`);
+const size = (bytes: number) =>
+  bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 
 function platformMetadata(name: string): boolean {
   const base = name.split("/").pop() ?? "";
   return name.startsWith("__MACOSX/") || base.startsWith("._") || base === ".DS_Store";
 }
 
-export async function unpackModelArchive(archivePath: string, format: ArchiveFormat, dir: string, limits: { maxBytes: number; limitName: string }): Promise<UnpackedModel> {
+export async function unpackModelArchive(
+  archivePath: string,
+  format: ArchiveFormat,
+  dir: string,
+  limits: { maxBytes: number; limitName: string },
+): Promise<UnpackedModel> {
   const archive = await readArchive(archivePath, format);
   try {
     const seen = new Set<string>();
@@ -40,20 +46,40 @@ export async function unpackModelArchive(archivePath: string, format: ArchiveFor
       const path = normalizeRelativePath(entry.name);
       if (path === "" || platformMetadata(path)) continue;
       if (entry.kind === "directory") continue;
-      if (entry.kind !== "file") throw bad(`entry "${entry.name}" is ${entry.description}; a model archive holds only regular files and directories`);
+      if (entry.kind !== "file")
+        throw bad(
+          `entry "${entry.name}" is ${entry.description}; a model archive holds only regular files and directories`,
+        );
       if (seen.has(path)) throw bad(`entry "${path}" appears twice in the archive`);
       seen.add(path);
       files.push({ path, entry });
     }
     const models = files.filter((f) => /\.onnx$/i.test(f.path));
-    if (models.length === 0) throw bad(`the archive holds no .onnx file (it has ${files.length} file(s)${files.length ? `: ${files.slice(0, 3).map((f) => f.path).join(", ")}` : ""})`);
+    if (models.length === 0)
+      throw bad(
+        `the archive holds no .onnx file (it has ${files.length} file(s)${
+          files.length
+            ? `: ${files
+                .slice(0, 3)
+                .map((f) => f.path)
+                .join(", ")}`
+            : ""
+        })`,
+      );
     if (models.length > 1) {
-      throw bad(`the archive holds ${models.length} .onnx files (${models.slice(0, 4).map((f) => f.path).join(", ")}${models.length > 4 ? ", …" : ""}); `
-        + "a model archive holds one model and its data files");
+      throw bad(
+        `the archive holds ${models.length} .onnx files (${models
+          .slice(0, 4)
+          .map((f) => f.path)
+          .join(", ")}${models.length > 4 ? ", …" : ""}); ` + "a model archive holds one model and its data files",
+      );
     }
     const total = files.reduce((sum, f) => sum + f.entry.size, 0);
     if (total > limits.maxBytes) {
-      throw new ModelRejectedError("TOO_LARGE", `the archive unpacks to ${size(total)}, more than the limit of ${size(limits.maxBytes)} (${limits.limitName})`);
+      throw new ModelRejectedError(
+        "TOO_LARGE",
+        `the archive unpacks to ${size(total)}, more than the limit of ${size(limits.maxBytes)} (${limits.limitName})`,
+      );
     }
 
     const model = models[0]!;
@@ -71,7 +97,8 @@ export async function unpackModelArchive(archivePath: string, format: ArchiveFor
       } catch (error) {
         if (error instanceof ModelRejectedError) throw error;
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOTDIR" || code === "EEXIST" || code === "EISDIR") throw bad(`entry "${file.path}" collides with another entry's path`);
+        if (code === "ENOTDIR" || code === "EEXIST" || code === "EISDIR")
+          throw bad(`entry "${file.path}" collides with another entry's path`);
         throw error;
       }
       if (file !== model) unpacked.set(relative, file.entry.size);

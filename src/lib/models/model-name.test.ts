@@ -4,11 +4,24 @@ import { MODEL_NAME_MAX, modelNameProblem, suggestModelName } from "./model-name
 
 describe("modelNameProblem", () => {
   it("accepts the zoo's names and ordinary ones", () => {
-    for (const name of ["tiny-cnn", "mobilenet-v2", "resnet50", "bert-base", "gpt2-small", "My_Model.v2", "a"]) expect(modelNameProblem(name)).toBeNull();
+    for (const name of ["tiny-cnn", "mobilenet-v2", "resnet50", "bert-base", "gpt2-small", "My_Model.v2", "a"])
+      expect(modelNameProblem(name)).toBeNull();
   });
 
   it("refuses what would break a URL path segment or a log line, naming the rule", () => {
-    for (const name of ["../etc/passwd", "a/b", "name with spaces", "résumé", "emoji😀", "quote\"d", "-leading", ".hidden", "tab\tname", "new\nline", "100%"]) {
+    for (const name of [
+      "../etc/passwd",
+      "a/b",
+      "name with spaces",
+      "résumé",
+      "emoji😀",
+      'quote"d',
+      "-leading",
+      ".hidden",
+      "tab\tname",
+      "new\nline",
+      "100%",
+    ]) {
       expect(modelNameProblem(name)).toMatch(/only letters, digits/);
     }
     expect(modelNameProblem("")).toMatch(/empty/);
@@ -28,9 +41,12 @@ describe("suggestModelName", () => {
   });
 
   it("property: whatever the file name, the suggestion is empty or a valid model name (200 runs)", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200, unit: "grapheme" }), (fileName) => {
-      const suggestion = suggestModelName(fileName);
-      expect(suggestion === "" || modelNameProblem(suggestion) === null).toBe(true);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200, unit: "grapheme" }), (fileName) => {
+        const suggestion = suggestModelName(fileName);
+        expect(suggestion === "" || modelNameProblem(suggestion) === null).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -7,10 +7,13 @@ const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Why `name` cannot be a model name, or null when it can. */
 export function modelNameProblem(name: string): string | null {
   if (name.length === 0) return "the model name is empty";
-  if (name.length > MODEL_NAME_MAX) return `the model name is ${name.length} characters long; at most ${MODEL_NAME_MAX}`;
+  if (name.length > MODEL_NAME_MAX)
+    return `the model name is ${name.length} characters long; at most ${MODEL_NAME_MAX}`;
   if (!MODEL_NAME.test(name)) {
-    return "the model name may contain only letters, digits, '.', '_' and '-', and must start with a letter or digit "
-      + "(clients address it in URLs: /v2/models/{name}/infer)";
+    return (
+      "the model name may contain only letters, digits, '.', '_' and '-', and must start with a letter or digit " +
+      "(clients address it in URLs: /v2/models/{name}/infer)"
+    );
   }
   return null;
 }
@@ -19,7 +22,8 @@ export function modelNameProblem(name: string): string | null {
 export function suggestModelName(fileName: string): string {
   const base = fileName.replace(/^.*[\\/]/, "").replace(/\.(onnx|tar|zip)$/i, "");
   const slug = base
-    .normalize("NFKD").replace(/[\u0300-\u036f]/g, "") // é → e
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "") // é → e
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, "-")
     .replace(/^[^a-z0-9]+/, "")

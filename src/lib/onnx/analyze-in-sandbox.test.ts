@@ -14,7 +14,11 @@ import { ModelRejectedError } from "./validate-model";
 
 const dir = mkdtempSync(join(tmpdir(), "analyze-sandbox-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, bytes: Uint8Array) => { const path = join(dir, name); writeFileSync(path, bytes); return path; };
+const file = (name: string, bytes: Uint8Array) => {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  return path;
+};
 const limits = { timeoutMs: 60_000, memoryLimitBytes: 2 * 1024 ** 3 };
 
 describe("analyzeOnnxFileInSandbox", () => {
@@ -32,9 +36,13 @@ describe("analyzeOnnxFileInSandbox", () => {
   }, 120_000);
 
   it("brings the analysis's typed refusals back typed: not ONNX, a bad batch axis", async () => {
-    await expect(analyzeOnnxFileInSandbox(file("junk.onnx", randomBytes(4096)), {}, limits)).rejects.toBeInstanceOf(OnnxFileError);
+    await expect(analyzeOnnxFileInSandbox(file("junk.onnx", randomBytes(4096)), {}, limits)).rejects.toBeInstanceOf(
+      OnnxFileError,
+    );
     const cnn = file("cnn.onnx", zooEntry("tiny-cnn").build());
-    const refused = await analyzeOnnxFileInSandbox(cnn, { batchAxes: { "no-such-tensor": 0 } }, limits).catch((e: unknown) => e);
+    const refused = await analyzeOnnxFileInSandbox(cnn, { batchAxes: { "no-such-tensor": 0 } }, limits).catch(
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(ModelAnalysisInputError);
     expect((refused as Error).message).toMatch(/no-such-tensor/);
   }, 120_000);
@@ -42,7 +50,11 @@ describe("analyzeOnnxFileInSandbox", () => {
   it("a decode past the memory limit kills the child and is refused as MEMORY_LIMIT; this process carries on", async () => {
     const path = file("cnn-small-limit.onnx", zooEntry("tiny-cnn").build());
     // Node alone is resident above 16 MiB: the child cannot stay under it.
-    const refused = await analyzeOnnxFileInSandbox(path, {}, { timeoutMs: 60_000, memoryLimitBytes: 16 * 1024 ** 2 }).catch((e: unknown) => e);
+    const refused = await analyzeOnnxFileInSandbox(
+      path,
+      {},
+      { timeoutMs: 60_000, memoryLimitBytes: 16 * 1024 ** 2 },
+    ).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ModelRejectedError);
     expect((refused as ModelRejectedError).code).toBe("MEMORY_LIMIT");
   }, 120_000);

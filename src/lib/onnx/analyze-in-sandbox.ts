@@ -34,28 +34,55 @@ export function analysisChildLimits(limits: WatchedChildLimits): WatchedChildLim
  * as analyzeOnnxFile would, ModelRejectedError when the child ran out of time or memory or crashed, and
  * AnalysisSandboxError for a fault of the server's.
  */
-export async function analyzeOnnxFileInSandbox(path: string, options: AnalyzeOptions, limits: WatchedChildLimits): Promise<ModelAnalysis> {
+export async function analyzeOnnxFileInSandbox(
+  path: string,
+  options: AnalyzeOptions,
+  limits: WatchedChildLimits,
+): Promise<ModelAnalysis> {
   const childLimits = analysisChildLimits(limits);
-  const outcome = await runWatchedChild<AnalyzeChildReply>(analyzeChildScript(), { path, options: { ...options, probe: options.probe ?? limits } }, childLimits, {
-    execArgv: ["--import", "tsx"], serialization: "advanced",
-  });
+  const outcome = await runWatchedChild<AnalyzeChildReply>(
+    analyzeChildScript(),
+    { path, options: { ...options, probe: options.probe ?? limits } },
+    childLimits,
+    {
+      execArgv: ["--import", "tsx"],
+      serialization: "advanced",
+    },
+  );
   switch (outcome.kind) {
     case "answered": {
       const reply = outcome.reply;
       if (reply.ok) return reply.analysis;
-      if (reply.kind === "onnx-file") return Promise.reject(Object.assign(new OnnxFileError(reply.parameter, ""), { message: reply.message }));
+      if (reply.kind === "onnx-file")
+        return Promise.reject(Object.assign(new OnnxFileError(reply.parameter, ""), { message: reply.message }));
       if (reply.kind === "analysis-input") {
-        return Promise.reject(Object.assign(new ModelAnalysisInputError(reply.code, reply.parameter, ""), { message: reply.message }));
+        return Promise.reject(
+          Object.assign(new ModelAnalysisInputError(reply.code, reply.parameter, ""), { message: reply.message }),
+        );
       }
       throw new AnalysisSandboxError(reply.diagnostics);
     }
     case "killed":
       throw outcome.reason === "TIMEOUT"
-        ? new ModelRejectedError("TIMEOUT", `analysing the model took longer than ${childLimits.timeoutMs} ms; it was stopped`)
-        : new ModelRejectedError("MEMORY_LIMIT", `analysing the model needed more than ${mib(childLimits.memoryLimitBytes)} of memory; it was stopped`);
+        ? new ModelRejectedError(
+            "TIMEOUT",
+            `analysing the model took longer than ${childLimits.timeoutMs} ms; it was stopped`,
+          )
+        : new ModelRejectedError(
+            "MEMORY_LIMIT",
+            `analysing the model needed more than ${mib(childLimits.memoryLimitBytes)} of memory; it was stopped`,
+          );
     case "crashed":
       throw outcome.outOfMemory
-        ? new ModelRejectedError("MEMORY_LIMIT", `analysing the model needed more than ${mib(childLimits.memoryLimitBytes)} of memory`)
-        : new ModelRejectedError("VALIDATION_FAILED", `analysing the model failed: ${outcome.message}`, undefined, outcome.diagnostics);
+        ? new ModelRejectedError(
+            "MEMORY_LIMIT",
+            `analysing the model needed more than ${mib(childLimits.memoryLimitBytes)} of memory`,
+          )
+        : new ModelRejectedError(
+            "VALIDATION_FAILED",
+            `analysing the model failed: ${outcome.message}`,
+            undefined,
+            outcome.diagnostics,
+          );
   }
 }

@@ -17,8 +17,16 @@ process.once("message", async (request: { path: string; options: AnalyzeOptions 
   try {
     answer = { ok: true, analysis: await analyzeOnnxFile(request.path, request.options) };
   } catch (error) {
-    if (error instanceof OnnxFileError) answer = { ok: false, kind: "onnx-file", parameter: error.parameter, message: error.message };
-    else if (error instanceof ModelAnalysisInputError) answer = { ok: false, kind: "analysis-input", code: error.code, parameter: error.parameter, message: error.message };
+    if (error instanceof OnnxFileError)
+      answer = { ok: false, kind: "onnx-file", parameter: error.parameter, message: error.message };
+    else if (error instanceof ModelAnalysisInputError)
+      answer = {
+        ok: false,
+        kind: "analysis-input",
+        code: error.code,
+        parameter: error.parameter,
+        message: error.message,
+      };
     else answer = { ok: false, kind: "internal", diagnostics: String((error as Error)?.stack ?? error).slice(0, 4000) };
   }
   // With the answer, this process's peak resident memory: the parent's /proc sampling can miss a quick child.

@@ -15,10 +15,12 @@ function counted(a: Awaited<ReturnType<typeof analyzeOnnxBytes>>) {
 /** y = op(x) with x [batch, 4] float32, one node: enough to check how an unrunnable model is reported. */
 function oneNodeModel(opType: string, domain = "", opsets = [{ domain: "", version: 17 }]): Uint8Array {
   const info = (name: string) => ({
-    name, type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimValue: 4 }] } } },
+    name,
+    type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimValue: 4 }] } } },
   });
   return onnx.ModelProto.encode({
-    irVersion: 8, opsetImport: opsets,
+    irVersion: 8,
+    opsetImport: opsets,
     graph: { input: [info("x")], output: [info("y")], node: [{ opType, domain, input: ["x"], output: ["y"] }] },
   }).finish();
 }
@@ -37,7 +39,12 @@ describe("analyzeOnnxBytes (decode, run once at batch 1 in a child, count)", () 
     const a = await analyzeOnnxBytes(zooEntry("tiny-cnn").build());
     const f = counted(a);
     expect(f.perSample.total).toBe(1_044_800);
-    expect(f.perSample.notCounted.map((o) => o.opType).sort()).toEqual(["BatchNormalization", "Flatten", "Identity", "Relu"]);
+    expect(f.perSample.notCounted.map((o) => o.opType).sort()).toEqual([
+      "BatchNormalization",
+      "Flatten",
+      "Identity",
+      "Relu",
+    ]);
     expect(f.perSample.unresolved).toEqual([]);
   }, 30_000);
 
@@ -61,9 +68,17 @@ describe("analyzeOnnxBytes (decode, run once at batch 1 in a child, count)", () 
 
   it("a model with a dynamic dimension and no value for it: FLOPs unavailable, the dimension named", async () => {
     const bytes = onnx.ModelProto.encode({
-      irVersion: 8, opsetImport: [{ domain: "", version: 17 }],
+      irVersion: 8,
+      opsetImport: [{ domain: "", version: 17 }],
       graph: {
-        input: [{ name: "x", type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimParam: "width" }] } } } }],
+        input: [
+          {
+            name: "x",
+            type: {
+              tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimParam: "width" }] } },
+            },
+          },
+        ],
         output: [{ name: "y" }],
         node: [{ opType: "Relu", input: ["x"], output: ["y"] }],
       },
@@ -75,8 +90,17 @@ describe("analyzeOnnxBytes (decode, run once at batch 1 in a child, count)", () 
   }, 30_000);
 
   it("an operator ONNX Runtime does not have: a clear message naming it, no crash", async () => {
-    const custom = await analyzeOnnxBytes(oneNodeModel("Frobnicate", "com.example", [{ domain: "", version: 17 }, { domain: "com.example", version: 1 }]));
-    expect(custom.flops).toMatchObject({ status: "unavailable", code: "UNSUPPORTED_OPERATOR", operator: "com.example:Frobnicate" });
+    const custom = await analyzeOnnxBytes(
+      oneNodeModel("Frobnicate", "com.example", [
+        { domain: "", version: 17 },
+        { domain: "com.example", version: 1 },
+      ]),
+    );
+    expect(custom.flops).toMatchObject({
+      status: "unavailable",
+      code: "UNSUPPORTED_OPERATOR",
+      operator: "com.example:Frobnicate",
+    });
     // Gelu joined ONNX at opset 20: at opset 17 ONNX Runtime has no such operator.
     const early = await analyzeOnnxBytes(oneNodeModel("Gelu"));
     expect(early.flops).toMatchObject({ status: "unavailable", code: "UNSUPPORTED_OPERATOR", operator: "Gelu" });
@@ -85,14 +109,27 @@ describe("analyzeOnnxBytes (decode, run once at batch 1 in a child, count)", () 
 
   it("a model with external data: parameters still counted, FLOPs refused with a message", async () => {
     const bytes = onnx.ModelProto.encode({
-      irVersion: 8, opsetImport: [{ domain: "", version: 17 }],
+      irVersion: 8,
+      opsetImport: [{ domain: "", version: 17 }],
       graph: {
-        input: [{ name: "x", type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimValue: 1000 }] } } } }],
+        input: [
+          {
+            name: "x",
+            type: {
+              tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimValue: 1000 }] } },
+            },
+          },
+        ],
         output: [{ name: "y" }],
-        initializer: [{
-          name: "w", dims: [1000], dataType: DataType.FLOAT, dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
-          externalData: [{ key: "location", value: "w.bin" }],
-        }],
+        initializer: [
+          {
+            name: "w",
+            dims: [1000],
+            dataType: DataType.FLOAT,
+            dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+            externalData: [{ key: "location", value: "w.bin" }],
+          },
+        ],
         node: [{ opType: "Mul", input: ["x", "w"], output: ["y"] }],
       },
     }).finish();

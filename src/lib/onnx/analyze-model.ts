@@ -15,12 +15,12 @@ import { probeShapes, ShapeProbeError, type ProbeOptions } from "./probe-shapes"
  */
 export type FlopsOutcome =
   | {
-    status: "counted";
-    /** FLOPs of one sample (a batch-1 forward pass) at `inputs`' shapes. */
-    perSample: FlopCount;
-    inputs: ConcreteInput[];
-    peakRssBytes: number | null;
-  }
+      status: "counted";
+      /** FLOPs of one sample (a batch-1 forward pass) at `inputs`' shapes. */
+      perSample: FlopCount;
+      inputs: ConcreteInput[];
+      peakRssBytes: number | null;
+    }
   | { status: "unavailable"; code: string; message: string; operator?: string };
 
 export interface ModelAnalysis {
@@ -49,10 +49,14 @@ export async function analyzeOnnxFile(path: string, options: AnalyzeOptions = {}
   if (summary.externalData && !options.withDataFiles) {
     const names = summary.parameters.externalInitializers;
     return {
-      summary, dimValues, flops: {
-        status: "unavailable", code: "EXTERNAL_DATA",
-        message: `the model keeps ${names.length} tensor(s) in external data files (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}); `
-          + "upload the .onnx with its data files as one .tar or .zip",
+      summary,
+      dimValues,
+      flops: {
+        status: "unavailable",
+        code: "EXTERNAL_DATA",
+        message:
+          `the model keeps ${names.length} tensor(s) in external data files (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}); ` +
+          "upload the .onnx with its data files as one .tar or .zip",
       },
     };
   }
@@ -68,14 +72,26 @@ export async function analyzeOnnxFile(path: string, options: AnalyzeOptions = {}
   try {
     const probe = await probeShapes(path, inputs, { ...options.probe, besideModel: summary.externalData });
     return {
-      summary, dimValues,
-      flops: { status: "counted", perSample: countFlops(summaryGraph, probe.shapes), inputs, peakRssBytes: probe.peakRssBytes },
+      summary,
+      dimValues,
+      flops: {
+        status: "counted",
+        perSample: countFlops(summaryGraph, probe.shapes),
+        inputs,
+        peakRssBytes: probe.peakRssBytes,
+      },
     };
   } catch (error) {
     if (!(error instanceof ShapeProbeError)) throw error;
     return {
-      summary, dimValues,
-      flops: { status: "unavailable", code: error.code, message: error.message, ...(error.operator ? { operator: error.operator } : {}) },
+      summary,
+      dimValues,
+      flops: {
+        status: "unavailable",
+        code: error.code,
+        message: error.message,
+        ...(error.operator ? { operator: error.operator } : {}),
+      },
     };
   }
 }

@@ -23,7 +23,8 @@ describe("decodeOnnxModel", () => {
 
   it("leaves initializers listed as graph inputs (IR < 4 style) out of the inputs; reads unnamed dims as null", () => {
     const bytes = onnx.ModelProto.encode({
-      irVersion: 3, opsetImport: [{ domain: "", version: 9 }],
+      irVersion: 3,
+      opsetImport: [{ domain: "", version: 9 }],
       graph: {
         input: [
           { name: "x", type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{}, { dimValue: 4 }] } } } },
@@ -42,12 +43,21 @@ describe("decodeOnnxModel", () => {
 
   it("marks external initializers and takes their stored size from external_data's length", () => {
     const bytes = onnx.ModelProto.encode({
-      irVersion: 8, opsetImport: [{ domain: "", version: 17 }],
+      irVersion: 8,
+      opsetImport: [{ domain: "", version: 17 }],
       graph: {
-        initializer: [{
-          name: "big", dims: [1000], dataType: DataType.FLOAT, dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
-          externalData: [{ key: "location", value: "weights.bin" }, { key: "length", value: "4000" }],
-        }],
+        initializer: [
+          {
+            name: "big",
+            dims: [1000],
+            dataType: DataType.FLOAT,
+            dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+            externalData: [
+              { key: "location", value: "weights.bin" },
+              { key: "length", value: "4000" },
+            ],
+          },
+        ],
       },
     }).finish();
     expect(decodeOnnxModel(bytes).initializers[0]).toMatchObject({ external: true, storedBytes: 4000 });

@@ -1,6 +1,12 @@
 import { elementTypeName, packedBytes } from "@/core/model-analysis/dtypes";
 import type {
-  AttributeValue, Dim, GraphNode, InitializerInfo, OnnxModelGraph, SubGraph, TensorInfo,
+  AttributeValue,
+  Dim,
+  GraphNode,
+  InitializerInfo,
+  OnnxModelGraph,
+  SubGraph,
+  TensorInfo,
 } from "@/core/model-analysis/graph";
 import { AttributeType, onnx, type OnnxTypes } from "./proto";
 
@@ -37,7 +43,15 @@ function decodeValueInfo(info: OnnxTypes.IValueInfoProto): TensorInfo {
   const type = info.type;
   const tensor = type?.tensorType;
   if (!tensor) {
-    const kind = type?.sequenceType ? "sequence" : type?.mapType ? "map" : type?.optionalType ? "optional" : type?.sparseTensorType ? "sparse_tensor" : "undefined";
+    const kind = type?.sequenceType
+      ? "sequence"
+      : type?.mapType
+        ? "map"
+        : type?.optionalType
+          ? "optional"
+          : type?.sparseTensorType
+            ? "sparse_tensor"
+            : "undefined";
     return { name: info.name ?? "", dataType: kind, shape: null };
   }
   return {
@@ -54,7 +68,9 @@ function tensorElements(dims: readonly number[]): number {
 function storedBytes(t: OnnxTypes.ITensorProto, dataType: string, dims: number[]): number {
   if (t.dataLocation === onnx.TensorProto.DataLocation.EXTERNAL) {
     const length = t.externalData?.find((e) => e.key === "length")?.value;
-    return length !== undefined && length !== null ? Number(length) : (packedBytes(dataType, tensorElements(dims)) ?? 0);
+    return length !== undefined && length !== null
+      ? Number(length)
+      : (packedBytes(dataType, tensorElements(dims)) ?? 0);
   }
   if (t.rawData && t.rawData.length > 0) return t.rawData.length;
   if (t.stringData && t.stringData.length > 0) return t.stringData.reduce((sum, s) => sum + s.length, 0);
@@ -162,7 +178,10 @@ export function decodeOnnxModel(bytes: Uint8Array): OnnxModelGraph {
     irVersion,
     producerName: model.producerName ?? "",
     producerVersion: model.producerVersion ?? "",
-    opsets: (model.opsetImport ?? []).map((o) => ({ domain: o.domain === "ai.onnx" ? "" : (o.domain ?? ""), version: num(o.version) })),
+    opsets: (model.opsetImport ?? []).map((o) => ({
+      domain: o.domain === "ai.onnx" ? "" : (o.domain ?? ""),
+      version: num(o.version),
+    })),
     metadata,
     inputs: (graph.input ?? []).filter((i) => !initializerNames.has(i.name ?? "")).map(decodeValueInfo),
     outputs: (graph.output ?? []).map(decodeValueInfo),

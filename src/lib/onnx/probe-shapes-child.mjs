@@ -22,9 +22,18 @@ process.on("exit", () => {
 });
 
 const ARRAYS = {
-  float32: Float32Array, float64: Float64Array, float16: Uint16Array, int8: Int8Array, uint8: Uint8Array,
-  int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,
-  uint64: BigUint64Array, bool: Uint8Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  float16: Uint16Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  bool: Uint8Array,
 };
 
 function zeros(ort, input) {

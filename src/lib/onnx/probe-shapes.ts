@@ -7,7 +7,13 @@ import { runWatchedChild } from "./run-watched-child";
  * past a time limit or its resident memory passes a limit.
  */
 export type ShapeProbeErrorCode =
-  | "UNSUPPORTED_OPERATOR" | "LOAD_FAILED" | "UNSUPPORTED_INPUT_TYPE" | "RUN_FAILED" | "TIMEOUT" | "MEMORY_LIMIT" | "CRASHED";
+  | "UNSUPPORTED_OPERATOR"
+  | "LOAD_FAILED"
+  | "UNSUPPORTED_INPUT_TYPE"
+  | "RUN_FAILED"
+  | "TIMEOUT"
+  | "MEMORY_LIMIT"
+  | "CRASHED";
 
 export class ShapeProbeError extends Error {
   readonly code: ShapeProbeErrorCode;
@@ -49,7 +55,11 @@ export const DEFAULT_PROBE_MEMORY_BYTES = 8 * 1024 ** 3;
 
 // Looked up at the first probe, not at import: inside Next's bundle import.meta.url is a chunk's (project-file.ts).
 let childScript: string | undefined;
-const probeChildScript = () => (childScript ??= projectFile("src/lib/onnx/probe-shapes-child.mjs", () => new URL("./probe-shapes-child.mjs", import.meta.url)));
+const probeChildScript = () =>
+  (childScript ??= projectFile(
+    "src/lib/onnx/probe-shapes-child.mjs",
+    () => new URL("./probe-shapes-child.mjs", import.meta.url),
+  ));
 
 const UNSUPPORTED_PATTERNS: ReadonlyArray<RegExp> = [
   /(\S+?)\(-?\d+\) is not a registered function\/op/,
@@ -70,7 +80,12 @@ function classifyFailure(stage: string, message: string): ShapeProbeError {
   if (stage === "input") return new ShapeProbeError("UNSUPPORTED_INPUT_TYPE", message);
   if (stage === "load") {
     const operator = unsupportedOperatorIn(message);
-    if (operator) return new ShapeProbeError("UNSUPPORTED_OPERATOR", `ONNX Runtime cannot run operator ${operator}: ${message}`, operator);
+    if (operator)
+      return new ShapeProbeError(
+        "UNSUPPORTED_OPERATOR",
+        `ONNX Runtime cannot run operator ${operator}: ${message}`,
+        operator,
+      );
     return new ShapeProbeError("LOAD_FAILED", `ONNX Runtime could not load the model: ${message}`);
   }
   return new ShapeProbeError("RUN_FAILED", `ONNX Runtime failed running the model on zero inputs: ${message}`);
@@ -78,22 +93,41 @@ function classifyFailure(stage: string, message: string): ShapeProbeError {
 
 type ChildReply = { ok: true; shapes: Record<string, number[]> } | { ok: false; stage: string; message: string };
 
-export async function probeShapes(modelPath: string, inputs: readonly ConcreteInput[], options: ProbeOptions = {}): Promise<ProbeResult> {
+export async function probeShapes(
+  modelPath: string,
+  inputs: readonly ConcreteInput[],
+  options: ProbeOptions = {},
+): Promise<ProbeResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   const memoryLimit = options.memoryLimitBytes ?? DEFAULT_PROBE_MEMORY_BYTES;
   const limitText = `${(memoryLimit / 1024 ** 2).toFixed(0)} MiB`;
-  const outcome = await runWatchedChild<ChildReply>(probeChildScript(), { modelPath, inputs, threads: options.threads ?? 1, besideModel: options.besideModel === true }, { timeoutMs, memoryLimitBytes: memoryLimit });
+  const outcome = await runWatchedChild<ChildReply>(
+    probeChildScript(),
+    { modelPath, inputs, threads: options.threads ?? 1, besideModel: options.besideModel === true },
+    { timeoutMs, memoryLimitBytes: memoryLimit },
+  );
   switch (outcome.kind) {
     case "answered":
       if (!outcome.reply.ok) throw classifyFailure(outcome.reply.stage, outcome.reply.message);
       return { shapes: new Map(Object.entries(outcome.reply.shapes)), peakRssBytes: outcome.peakRssBytes };
     case "killed":
       throw outcome.reason === "TIMEOUT"
-        ? new ShapeProbeError("TIMEOUT", `running the model once took longer than ${timeoutMs} ms; the probe was stopped`)
-        : new ShapeProbeError("MEMORY_LIMIT", `running the model once needed more than ${limitText} of memory; the probe was stopped`);
+        ? new ShapeProbeError(
+            "TIMEOUT",
+            `running the model once took longer than ${timeoutMs} ms; the probe was stopped`,
+          )
+        : new ShapeProbeError(
+            "MEMORY_LIMIT",
+            `running the model once needed more than ${limitText} of memory; the probe was stopped`,
+          );
     case "crashed":
       throw outcome.outOfMemory
         ? new ShapeProbeError("MEMORY_LIMIT", `running the model once needed more than ${limitText} of memory`)
-        : new ShapeProbeError("CRASHED", outcome.message.replace("the child process", "the probe process"), undefined, outcome.diagnostics);
+        : new ShapeProbeError(
+            "CRASHED",
+            outcome.message.replace("the child process", "the probe process"),
+            undefined,
+            outcome.diagnostics,
+          );
   }
 }

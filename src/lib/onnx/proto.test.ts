@@ -9,7 +9,11 @@ describe("onnx-proto loading", () => {
     expect(AttributeType.TENSOR).toBe(4);
   });
   it("round-trips a model through encode and decode", () => {
-    const bytes = onnx.ModelProto.encode({ irVersion: 8, producerName: "t", opsetImport: [{ domain: "", version: 17 }] }).finish();
+    const bytes = onnx.ModelProto.encode({
+      irVersion: 8,
+      producerName: "t",
+      opsetImport: [{ domain: "", version: 17 }],
+    }).finish();
     const back = onnx.ModelProto.decode(bytes);
     expect(back.producerName).toBe("t");
     expect(Number(back.irVersion)).toBe(8);

@@ -7,7 +7,9 @@ describe("readFloatInitializers", () => {
     // A 1-byte doc string before the graph puts raw_data at an offset that is not a multiple of 4.
     const raw = new Float32Array([1.5, -2, 3.25]);
     const bytes = onnx.ModelProto.encode({
-      irVersion: 8, docString: "x", opsetImport: [{ domain: "", version: 17 }],
+      irVersion: 8,
+      docString: "x",
+      opsetImport: [{ domain: "", version: 17 }],
       graph: {
         initializer: [
           { name: "raw", dims: [3], dataType: DataType.FLOAT, rawData: new Uint8Array(raw.buffer) },

@@ -22,14 +22,14 @@ export type WatchedChildOutcome<T> =
   | { kind: "answered"; reply: T; peakRssBytes: number | null; elapsedMs: number }
   | { kind: "killed"; reason: "TIMEOUT" | "MEMORY_LIMIT"; peakRssBytes: number | null; elapsedMs: number }
   | {
-    kind: "crashed";
-    /** How the child ended, in words fit for the caller (exit code or signal, nothing it printed). */
-    message: string;
-    /** The last 4,000 characters of the child's stderr: for the server's log, never for the caller. */
-    diagnostics: string;
-    outOfMemory: boolean;
-    elapsedMs: number;
-  };
+      kind: "crashed";
+      /** How the child ended, in words fit for the caller (exit code or signal, nothing it printed). */
+      message: string;
+      /** The last 4,000 characters of the child's stderr: for the server's log, never for the caller. */
+      diagnostics: string;
+      outOfMemory: boolean;
+      elapsedMs: number;
+    };
 
 /** The child process could not be started (no memory, no process slots): a fault of the server, not of the request. */
 /**
@@ -37,7 +37,19 @@ export type WatchedChildOutcome<T> =
  * ml_engineer role can send, so it must hold nothing worth stealing: no DATABASE_URL, no BETTER_AUTH_SECRET, no
  * PACKRAT_ADMIN_PASSWORD, no token. A name or prefix is added here only when the child cannot work without it.
  */
-export const SANDBOX_ENV_NAMES: readonly string[] = ["PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_ENV", "TSX_TSCONFIG_PATH"];
+export const SANDBOX_ENV_NAMES: readonly string[] = [
+  "PATH",
+  "HOME",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "NODE_ENV",
+  "TSX_TSCONFIG_PATH",
+];
 /** ONNX Runtime's and OpenMP's own knobs (threading, logging): nothing secret is named so. */
 export const SANDBOX_ENV_PREFIXES: readonly string[] = ["ORT_", "OMP_"];
 
@@ -46,7 +58,11 @@ export const SANDBOX_ENV_PREFIXES: readonly string[] = ["ORT_", "OMP_"];
 export function sandboxEnv(source: Record<string, string | undefined> = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (value !== undefined && (SANDBOX_ENV_NAMES.includes(name) || SANDBOX_ENV_PREFIXES.some((p) => name.startsWith(p)))) out[name] = value;
+    if (
+      value !== undefined &&
+      (SANDBOX_ENV_NAMES.includes(name) || SANDBOX_ENV_PREFIXES.some((p) => name.startsWith(p)))
+    )
+      out[name] = value;
   }
   return out;
 }
@@ -68,7 +84,10 @@ export class WatchedChildStartError extends Error {
 
 export class WatchedChildLimitError extends Error {
   readonly code = "BAD_LIMIT";
-  constructor(readonly parameter: string, message: string) {
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
     super(`${parameter}: ${message}`);
     this.name = "WatchedChildLimitError";
   }
@@ -84,16 +103,33 @@ function statusBytes(pid: number, field: "VmRSS" | "VmHWM"): number | null {
   }
 }
 
-export function runWatchedChild<T>(script: string, request: unknown, limits: WatchedChildLimits, options: WatchedChildOptions = {}): Promise<WatchedChildOutcome<T>> {
-  if (!Number.isFinite(limits.timeoutMs) || limits.timeoutMs <= 0) throw new WatchedChildLimitError("timeoutMs", `must be a positive number of ms, got ${limits.timeoutMs}`);
+export function runWatchedChild<T>(
+  script: string,
+  request: unknown,
+  limits: WatchedChildLimits,
+  options: WatchedChildOptions = {},
+): Promise<WatchedChildOutcome<T>> {
+  if (!Number.isFinite(limits.timeoutMs) || limits.timeoutMs <= 0)
+    throw new WatchedChildLimitError("timeoutMs", `must be a positive number of ms, got ${limits.timeoutMs}`);
   if (!Number.isFinite(limits.memoryLimitBytes) || limits.memoryLimitBytes <= 0) {
-    throw new WatchedChildLimitError("memoryLimitBytes", `must be a positive number of bytes, got ${limits.memoryLimitBytes}`);
+    throw new WatchedChildLimitError(
+      "memoryLimitBytes",
+      `must be a positive number of bytes, got ${limits.memoryLimitBytes}`,
+    );
   }
   // V8's own heap limit below the watchdog's, so a JS-side blow-up ends as "out of memory", not a kill.
   const heapMb = Math.max(64, Math.floor(limits.memoryLimitBytes / 1024 ** 2));
   const started = performance.now();
-  const spawnOptions: SpawnOptions = { stdio: ["ignore", "ignore", "pipe", "ipc"], env: sandboxEnv() as NodeJS.ProcessEnv, serialization: options.serialization ?? "json" };
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, ...(options.execArgv ?? []), script], spawnOptions);
+  const spawnOptions: SpawnOptions = {
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    env: sandboxEnv() as NodeJS.ProcessEnv,
+    serialization: options.serialization ?? "json",
+  };
+  const child = spawn(
+    process.execPath,
+    [`--max-old-space-size=${heapMb}`, ...(options.execArgv ?? []), script],
+    spawnOptions,
+  );
   const pid = child.pid;
 
   return new Promise((resolve, reject) => {
@@ -124,11 +160,14 @@ export function runWatchedChild<T>(script: string, request: unknown, limits: Wat
     };
 
     child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (chunk: string) => { stderr = (stderr + chunk).slice(-4000); });
+    child.stderr?.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4000);
+    });
     child.on("message", (message) => {
       sample();
       const reported = (message as { peakRssBytes?: unknown } | null)?.peakRssBytes;
-      if (typeof reported === "number" && Number.isFinite(reported) && reported > 0) peak = Math.max(peak ?? 0, reported);
+      if (typeof reported === "number" && Number.isFinite(reported) && reported > 0)
+        peak = Math.max(peak ?? 0, reported);
       if (killedFor === undefined && peak !== null && peak > limits.memoryLimitBytes) {
         killedFor = "MEMORY_LIMIT"; // past the limit, even if it got as far as answering: the answer is not used
         child.kill("SIGKILL");
@@ -142,10 +181,14 @@ export function runWatchedChild<T>(script: string, request: unknown, limits: Wat
     });
     child.on("exit", (code, signal) => {
       if (pid !== undefined) removeOrtDebugLog(pid);
-      if (killedFor !== undefined) return finish({ kind: "killed", reason: killedFor, peakRssBytes: peak, elapsedMs: elapsed() });
-      if (reply !== undefined) return finish({ kind: "answered", reply: reply.value, peakRssBytes: peak, elapsedMs: elapsed() });
+      if (killedFor !== undefined)
+        return finish({ kind: "killed", reason: killedFor, peakRssBytes: peak, elapsedMs: elapsed() });
+      if (reply !== undefined)
+        return finish({ kind: "answered", reply: reply.value, peakRssBytes: peak, elapsedMs: elapsed() });
       finish({
-        kind: "crashed", outOfMemory: /heap out of memory|Allocation failed|std::bad_alloc/i.test(stderr), elapsedMs: elapsed(),
+        kind: "crashed",
+        outOfMemory: /heap out of memory|Allocation failed|std::bad_alloc/i.test(stderr),
+        elapsedMs: elapsed(),
         message: `the child process ended without an answer (${code !== null ? `exit ${code}` : `signal ${signal}`})`,
         diagnostics: stderr.trim(),
       });

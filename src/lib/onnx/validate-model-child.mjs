@@ -11,12 +11,28 @@ const require = createRequire(import.meta.url);
 
 process.on("exit", () => {
   for (const dir of new Set(["/tmp", tmpdir()])) {
-    try { rmSync(join(dir, `mat-debug-${process.pid}.log`), { force: true }); } catch { /* the parent removes it too */ }
+    try {
+      rmSync(join(dir, `mat-debug-${process.pid}.log`), { force: true });
+    } catch {
+      /* the parent removes it too */
+    }
   }
 });
 
 // ModelProto's top-level fields: number → wire type (0 varint, 2 length-delimited). onnx.proto3, IR 10.
-const MODEL_FIELDS = new Map([[1, 0], [2, 2], [3, 2], [4, 2], [5, 0], [6, 2], [7, 2], [8, 2], [14, 2], [20, 2], [25, 2]]);
+const MODEL_FIELDS = new Map([
+  [1, 0],
+  [2, 2],
+  [3, 2],
+  [4, 2],
+  [5, 0],
+  [6, 2],
+  [7, 2],
+  [8, 2],
+  [14, 2],
+  [20, 2],
+  [25, 2],
+]);
 
 function readVarint(bytes, pos) {
   let value = 0;
@@ -78,10 +94,15 @@ function reject(code, message, extra = {}) {
 
 /** Every tensor whose data lives in an external file (initializers, sparse ones, node attributes, subgraphs). */
 function externalTensors(graph, onnx, out = []) {
-  const add = (t, name) => { if (t?.dataLocation === onnx.TensorProto.DataLocation.EXTERNAL) out.push({ tensor: t, name: t.name || name }); };
+  const add = (t, name) => {
+    if (t?.dataLocation === onnx.TensorProto.DataLocation.EXTERNAL) out.push({ tensor: t, name: t.name || name });
+  };
   for (const t of graph?.initializer ?? []) add(t, "initializer");
   // Sparse tensors too: ONNX Runtime refused those with a message about its graph constructor, not about the file.
-  for (const s of graph?.sparseInitializer ?? []) { add(s.values, "sparse initializer"); add(s.indices, "sparse initializer"); }
+  for (const s of graph?.sparseInitializer ?? []) {
+    add(s.values, "sparse initializer");
+    add(s.indices, "sparse initializer");
+  }
   for (const node of graph?.node ?? []) {
     for (const a of node.attribute ?? []) {
       if (a.g) externalTensors(a.g, onnx, out);
@@ -107,30 +128,49 @@ function checkExternalData(external, modelPath) {
     const keys = Object.fromEntries((tensor.externalData ?? []).map((e) => [e.key, e.value]));
     const where = `tensor "${name}"`;
     const location = keys.location;
-    if (typeof location !== "string" || location === "") return { problem: `${where} is marked external but names no location` };
+    if (typeof location !== "string" || location === "")
+      return { problem: `${where} is marked external but names no location` };
     const problem = locationProblem(location);
     if (problem) return { problem: `${where}: its external data location "${location}" ${problem}` };
-    const relative = location.split("/").filter((p) => p !== "" && p !== ".").join("/");
+    const relative = location
+      .split("/")
+      .filter((p) => p !== "" && p !== ".")
+      .join("/");
     const path = join(dir, relative);
-    if (relative === "model.onnx" || !path.startsWith(`${dir}/`)) return { problem: `${where}: its external data location "${location}" is not a data file beside the model` };
+    if (relative === "model.onnx" || !path.startsWith(`${dir}/`))
+      return { problem: `${where}: its external data location "${location}" is not a data file beside the model` };
     let stat;
-    try { stat = lstatSync(path); } catch { return { problem: `${where}: its data file "${location}" is not in the archive (it must sit at that path relative to the .onnx)` }; }
+    try {
+      stat = lstatSync(path);
+    } catch {
+      return {
+        problem: `${where}: its data file "${location}" is not in the archive (it must sit at that path relative to the .onnx)`,
+      };
+    }
     if (!stat.isFile()) return { problem: `${where}: its data file "${location}" is not a regular file` };
     const offset = keys.offset === undefined ? 0 : Number(keys.offset);
     const length = keys.length === undefined ? undefined : Number(keys.length);
-    if (!Number.isSafeInteger(offset) || offset < 0) return { problem: `${where}: its external data offset "${keys.offset}" is not a byte offset` };
-    if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) return { problem: `${where}: its external data length "${keys.length}" is not a byte count` };
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      return { problem: `${where}: its external data offset "${keys.offset}" is not a byte offset` };
+    if (length !== undefined && (!Number.isSafeInteger(length) || length < 0))
+      return { problem: `${where}: its external data length "${keys.length}" is not a byte count` };
     const dims = (tensor.dims ?? []).map(asNumber);
     const elements = dims.reduce((a, b) => a * b, 1);
     const size = RAW_BYTES[tensor.dataType ?? 0];
-    if (!Number.isSafeInteger(elements) || dims.some((d) => !Number.isSafeInteger(d) || d < 0)) return { problem: `${where} declares dimensions [${dims.join(", ")}], which are not sizes` };
-    const expected = size === undefined || size === 0 ? undefined : size === 0.5 ? Math.ceil(elements / 2) : elements * size;
-    const span = length ?? (expected ?? stat.size - offset);
+    if (!Number.isSafeInteger(elements) || dims.some((d) => !Number.isSafeInteger(d) || d < 0))
+      return { problem: `${where} declares dimensions [${dims.join(", ")}], which are not sizes` };
+    const expected =
+      size === undefined || size === 0 ? undefined : size === 0.5 ? Math.ceil(elements / 2) : elements * size;
+    const span = length ?? expected ?? stat.size - offset;
     if (offset + span > stat.size) {
-      return { problem: `${where}: bytes ${offset}–${offset + span} of "${location}" are wanted, but the file has ${stat.size} bytes` };
+      return {
+        problem: `${where}: bytes ${offset}–${offset + span} of "${location}" are wanted, but the file has ${stat.size} bytes`,
+      };
     }
     if (expected !== undefined && length !== undefined && length !== expected) {
-      return { problem: `${where} declares [${dims.join(", ")}] (${expected} bytes) but its external data length is ${length}` };
+      return {
+        problem: `${where} declares [${dims.join(", ")}] (${expected} bytes) but its external data length is ${length}`,
+      };
     }
     files.set(relative, stat.size);
   }
@@ -146,7 +186,30 @@ function locationProblem(path) {
 }
 
 // Bytes per element of raw_data by TensorProto.DataType (0.5: two 4-bit values per byte); STRING has no raw form.
-const RAW_BYTES = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2, 17: 1, 18: 1, 19: 1, 20: 1, 21: 0.5, 22: 0.5, 23: 0.5 };
+const RAW_BYTES = {
+  1: 4,
+  2: 1,
+  3: 1,
+  4: 2,
+  5: 2,
+  6: 4,
+  7: 8,
+  9: 1,
+  10: 2,
+  11: 8,
+  12: 4,
+  13: 8,
+  14: 8,
+  15: 16,
+  16: 2,
+  17: 1,
+  18: 1,
+  19: 1,
+  20: 1,
+  21: 0.5,
+  22: 0.5,
+  23: 0.5,
+};
 const asNumber = (v) => (typeof v === "number" ? v : typeof v?.toNumber === "function" ? v.toNumber() : Number(v));
 
 /**
@@ -157,7 +220,8 @@ const asNumber = (v) => (typeof v === "number" ? v : typeof v?.toNumber === "fun
 function tensorProblem(t) {
   if (!t || t.dataLocation === 1) return undefined; // external data has its own refusal
   const dims = (t.dims ?? []).map(asNumber);
-  if (dims.some((d) => !Number.isSafeInteger(d) || d < 0)) return `declares dimensions [${dims.join(", ")}], which are not sizes`;
+  if (dims.some((d) => !Number.isSafeInteger(d) || d < 0))
+    return `declares dimensions [${dims.join(", ")}], which are not sizes`;
   const elements = dims.reduce((a, b) => a * b, 1);
   if (!Number.isSafeInteger(elements)) return `declares [${dims.join(", ")}]: more elements than any file holds`;
   const type = t.dataType ?? 0;
@@ -168,8 +232,14 @@ function tensorProblem(t) {
     const expected = size === 0.5 ? Math.ceil(elements / 2) : elements * size;
     return raw === expected ? undefined : `declares [${dims.join(", ")}] (${expected} bytes) but carries ${raw} bytes`;
   }
-  const stored = Math.max(t.floatData?.length ?? 0, t.int32Data?.length ?? 0, t.int64Data?.length ?? 0, t.doubleData?.length ?? 0,
-    t.uint64Data?.length ?? 0, t.stringData?.length ?? 0);
+  const stored = Math.max(
+    t.floatData?.length ?? 0,
+    t.int32Data?.length ?? 0,
+    t.int64Data?.length ?? 0,
+    t.doubleData?.length ?? 0,
+    t.uint64Data?.length ?? 0,
+    t.stringData?.length ?? 0,
+  );
   const perElement = type === 14 || type === 15 ? 2 : 1; // complex: real and imaginary parts
   const expected = RAW_BYTES[type] === 0.5 ? Math.ceil(elements / 2) : elements * perElement;
   return stored === expected ? undefined : `declares [${dims.join(", ")}] (${expected} values) but carries ${stored}`;
@@ -177,15 +247,28 @@ function tensorProblem(t) {
 
 /** The first embedded tensor (initializers, sparse ones, node attributes, in every subgraph) whose data is wrong. */
 function inconsistentTensor(graph) {
-  const check = (t, what) => { const problem = tensorProblem(t); return problem ? `${what} "${t.name ?? ""}" ${problem}` : undefined; };
-  for (const t of graph?.initializer ?? []) { const p = check(t, "initializer"); if (p) return p; }
-  for (const s of graph?.sparseInitializer ?? []) { const p = check(s.values, "sparse initializer") ?? check(s.indices, "sparse initializer indices"); if (p) return p; }
+  const check = (t, what) => {
+    const problem = tensorProblem(t);
+    return problem ? `${what} "${t.name ?? ""}" ${problem}` : undefined;
+  };
+  for (const t of graph?.initializer ?? []) {
+    const p = check(t, "initializer");
+    if (p) return p;
+  }
+  for (const s of graph?.sparseInitializer ?? []) {
+    const p = check(s.values, "sparse initializer") ?? check(s.indices, "sparse initializer indices");
+    if (p) return p;
+  }
   for (const node of graph?.node ?? []) {
     for (const a of node.attribute ?? []) {
       const what = `attribute ${a.name ?? ""} of node "${node.name ?? node.opType ?? ""}":`;
-      const p = check(a.t, what) ?? (a.tensors ?? []).map((t) => check(t, what)).find(Boolean)
-        ?? check(a.sparseTensor?.values, what) ?? check(a.sparseTensor?.indices, what)
-        ?? (a.g ? inconsistentTensor(a.g) : undefined) ?? (a.graphs ?? []).map(inconsistentTensor).find(Boolean);
+      const p =
+        check(a.t, what) ??
+        (a.tensors ?? []).map((t) => check(t, what)).find(Boolean) ??
+        check(a.sparseTensor?.values, what) ??
+        check(a.sparseTensor?.indices, what) ??
+        (a.g ? inconsistentTensor(a.g) : undefined) ??
+        (a.graphs ?? []).map(inconsistentTensor).find(Boolean);
       if (p) return p;
     }
   }
@@ -202,9 +285,12 @@ process.once("message", async (request) => {
       model = onnx.ModelProto.decode(bytes);
     } catch (error) {
       const code = classifyUndecodable(bytes);
-      return reject(code, code === "TRUNCATED"
-        ? `the file ends in the middle of the model (${bytes.length} bytes): it was cut short`
-        : `not an ONNX model (protobuf decoding failed: ${String(error?.message ?? error)})`);
+      return reject(
+        code,
+        code === "TRUNCATED"
+          ? `the file ends in the middle of the model (${bytes.length} bytes): it was cut short`
+          : `not an ONNX model (protobuf decoding failed: ${String(error?.message ?? error)})`,
+      );
     }
     const irVersion = Number(model.irVersion ?? 0);
     if (!model.graph || irVersion <= 0 || (model.opsetImport ?? []).length === 0) {
@@ -214,8 +300,11 @@ process.once("message", async (request) => {
     let dataFiles = [];
     if (external.length > 0 && !request.withDataFiles) {
       const names = external.map((e) => e.name);
-      return reject("EXTERNAL_DATA", `the model keeps ${names.length} tensor(s) in external data files (${names.slice(0, 3).join(", ")}`
-        + `${names.length > 3 ? ", …" : ""}); upload the .onnx together with its data files as one .tar or .zip`);
+      return reject(
+        "EXTERNAL_DATA",
+        `the model keeps ${names.length} tensor(s) in external data files (${names.slice(0, 3).join(", ")}` +
+          `${names.length > 3 ? ", …" : ""}); upload the .onnx together with its data files as one .tar or .zip`,
+      );
     }
     if (external.length > 0) {
       const checked = checkExternalData(external, request.path);
@@ -233,23 +322,37 @@ process.once("message", async (request) => {
     try {
       // As an agent's instance creates it (optimizations on), so what loads here loads there.
       session = await ort.InferenceSession.create(request.path, {
-        intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", logSeverityLevel: 3,
+        intraOpNumThreads: 1,
+        interOpNumThreads: 1,
+        executionMode: "sequential",
+        logSeverityLevel: 3,
       });
     } catch (error) {
       const message = String(error?.message ?? error);
       for (const pattern of UNSUPPORTED) {
         const m = message.match(pattern);
-        if (m) return reject("UNSUPPORTED_OPERATOR", `ONNX Runtime has no kernel for operator ${m[1]}: ${message}`, { operator: m[1] });
+        if (m)
+          return reject("UNSUPPORTED_OPERATOR", `ONNX Runtime has no kernel for operator ${m[1]}: ${message}`, {
+            operator: m[1],
+          });
       }
       return reject("ORT_REJECTED", `ONNX Runtime refused the model: ${message}`);
     }
     const loadMs = performance.now() - started;
-    const answer = { ok: true, loadMs, inputNames: [...session.inputNames], outputNames: [...session.outputNames], dataFiles };
+    const answer = {
+      ok: true,
+      loadMs,
+      inputNames: [...session.inputNames],
+      outputNames: [...session.outputNames],
+      dataFiles,
+    };
     await session.release?.();
     reply(answer);
   } catch (error) {
     // Not the file's doing (a module that does not load, a bug here): the uploader reads that validation failed, the
     // server's log reads why.
-    reject("VALIDATION_FAILED", "validation failed inside the sandbox process", { diagnostics: String(error?.stack ?? error?.message ?? error).slice(0, 2000) });
+    reject("VALIDATION_FAILED", "validation failed inside the sandbox process", {
+      diagnostics: String(error?.stack ?? error?.message ?? error).slice(0, 2000),
+    });
   }
 });

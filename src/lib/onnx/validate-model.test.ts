@@ -9,13 +9,22 @@ import { ModelRejectedError, validateOnnxFile } from "./validate-model";
 
 const dir = mkdtempSync(join(tmpdir(), "validate-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, bytes: Uint8Array) => { const path = join(dir, name); writeFileSync(path, bytes); return path; };
+const file = (name: string, bytes: Uint8Array) => {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  return path;
+};
 
 const limits = { timeoutMs: 30_000, memoryLimitBytes: 2 * 1024 ** 3 };
 const cnn = zooEntry("tiny-cnn").build();
 
 async function rejection(path: string, options = limits): Promise<ModelRejectedError> {
-  try { await validateOnnxFile(path, options); } catch (error) { if (error instanceof ModelRejectedError) return error; throw error; }
+  try {
+    await validateOnnxFile(path, options);
+  } catch (error) {
+    if (error instanceof ModelRejectedError) return error;
+    throw error;
+  }
   throw new Error("expected a rejection");
 }
 
@@ -34,14 +43,24 @@ describe("validateOnnxFile (in a watched child)", () => {
     expect(truncated.code).toBe("TRUNCATED");
     expect(truncated.message).toMatch(/cut short/);
     expect((await rejection(file("random.onnx", randomBytes(4096)))).code).toBe("NOT_ONNX");
-    expect((await rejection(file("text.onnx", new TextEncoder().encode("hello, I am not a model\n")))).code).toBe("NOT_ONNX");
+    expect((await rejection(file("text.onnx", new TextEncoder().encode("hello, I am not a model\n")))).code).toBe(
+      "NOT_ONNX",
+    );
   }, 30_000);
 
   it("refuses external data, an operator ONNX Runtime lacks, and a graph its type check refuses", async () => {
     const external = await rejection(file("external.onnx", externalDataModel()));
     expect(external.code).toBe("EXTERNAL_DATA");
     expect(external.message).toMatch(/external data files \(w\)/);
-    const custom = await rejection(file("custom.onnx", oneNodeModel("Frobnicate", "com.example", [{ domain: "", version: 17 }, { domain: "com.example", version: 1 }])));
+    const custom = await rejection(
+      file(
+        "custom.onnx",
+        oneNodeModel("Frobnicate", "com.example", [
+          { domain: "", version: 17 },
+          { domain: "com.example", version: 1 },
+        ]),
+      ),
+    );
     expect(custom.code).toBe("UNSUPPORTED_OPERATOR");
     expect(custom.operator).toBe("com.example:Frobnicate");
     const mismatch = await rejection(file("mismatch.onnx", typeMismatchModel()));
@@ -50,30 +69,73 @@ describe("validateOnnxFile (in a watched child)", () => {
   }, 30_000);
 
   it("refuses a tensor whose data cannot be what its dims declare, even one no node uses (fuzzer, issue #23)", async () => {
-    const io = (name: string) => ({ name, type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimValue: 4 }] } } } });
-    const withW = (w: object) => onnx.ModelProto.encode({
-      irVersion: 8, opsetImport: [{ domain: "", version: 17 }],
-      graph: { name: "relu", input: [io("x")], output: [io("y")], initializer: [{ name: "w", ...w }], node: [{ opType: "Relu", input: ["x"], output: ["y"] }] },
-    }).finish();
+    const io = (name: string) => ({
+      name,
+      type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimParam: "batch" }, { dimValue: 4 }] } } },
+    });
+    const withW = (w: object) =>
+      onnx.ModelProto.encode({
+        irVersion: 8,
+        opsetImport: [{ domain: "", version: 17 }],
+        graph: {
+          name: "relu",
+          input: [io("x")],
+          output: [io("y")],
+          initializer: [{ name: "w", ...w }],
+          node: [{ opType: "Relu", input: ["x"], output: ["y"] }],
+        },
+      }).finish();
     // ~100 bytes declaring [2^40, 4] doubles (35 TB) with no data: ONNX Runtime drops an unused initializer unread,
     // and the registry then recorded 4.4e12 parameters for the file.
     const huge = await rejection(file("huge.onnx", withW({ dims: [2 ** 40, 4], dataType: DataType.DOUBLE })));
     expect(huge.code).toBe("NOT_ONNX");
-    expect(huge.message).toMatch(/initializer "w" declares \[1099511627776, 4\] \(4398046511104 values\) but carries 0/);
+    expect(huge.message).toMatch(
+      /initializer "w" declares \[1099511627776, 4\] \(4398046511104 values\) but carries 0/,
+    );
     // raw_data of 4 bytes for [2, 2] float32 (16 bytes needed); 3 floats for [4].
-    expect((await rejection(file("short-raw.onnx", withW({ dims: [2, 2], dataType: DataType.FLOAT, rawData: new Uint8Array(4) })))).message).toMatch(/\(16 bytes\) but carries 4 bytes/);
-    expect((await rejection(file("short-floats.onnx", withW({ dims: [4], dataType: DataType.FLOAT, floatData: [1, 2, 3] })))).message).toMatch(/\(4 values\) but carries 3/);
+    expect(
+      (
+        await rejection(
+          file("short-raw.onnx", withW({ dims: [2, 2], dataType: DataType.FLOAT, rawData: new Uint8Array(4) })),
+        )
+      ).message,
+    ).toMatch(/\(16 bytes\) but carries 4 bytes/);
+    expect(
+      (await rejection(file("short-floats.onnx", withW({ dims: [4], dataType: DataType.FLOAT, floatData: [1, 2, 3] }))))
+        .message,
+    ).toMatch(/\(4 values\) but carries 3/);
     // The same unused tensor with its data whole loads.
-    expect((await validateOnnxFile(file("whole.onnx", withW({ dims: [4], dataType: DataType.FLOAT, floatData: [1, 2, 3, 4] })), limits)).inputNames).toEqual(["x"]);
+    expect(
+      (
+        await validateOnnxFile(
+          file("whole.onnx", withW({ dims: [4], dataType: DataType.FLOAT, floatData: [1, 2, 3, 4] })),
+          limits,
+        )
+      ).inputNames,
+    ).toEqual(["x"]);
   }, 0);
 
   it("refuses external data in a sparse initializer as EXTERNAL_DATA, not with ONNX Runtime's graph error", async () => {
-    const external = { dims: [4], dataType: DataType.FLOAT, dataLocation: onnx.TensorProto.DataLocation.EXTERNAL, externalData: [{ key: "location", value: "/etc/passwd" }] };
+    const external = {
+      dims: [4],
+      dataType: DataType.FLOAT,
+      dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+      externalData: [{ key: "location", value: "/etc/passwd" }],
+    };
     const bytes = onnx.ModelProto.encode({
-      irVersion: 8, opsetImport: [{ domain: "", version: 17 }],
+      irVersion: 8,
+      opsetImport: [{ domain: "", version: 17 }],
       graph: {
-        name: "sparse", input: [], output: [{ name: "w", type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimValue: 4 }] } } } }],
-        sparseInitializer: [{ values: { name: "w", ...external }, indices: { name: "i", dims: [4], dataType: DataType.INT64, int64Data: [0, 1, 2, 3] }, dims: [4] }],
+        name: "sparse",
+        input: [],
+        output: [{ name: "w", type: { tensorType: { elemType: DataType.FLOAT, shape: { dim: [{ dimValue: 4 }] } } } }],
+        sparseInitializer: [
+          {
+            values: { name: "w", ...external },
+            indices: { name: "i", dims: [4], dataType: DataType.INT64, int64Data: [0, 1, 2, 3] },
+            dims: [4],
+          },
+        ],
       },
     }).finish();
     const r = await rejection(file("sparse-external.onnx", bytes));

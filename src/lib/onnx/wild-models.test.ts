@@ -38,7 +38,9 @@ describe("analysis of models shaped like third-party exports", () => {
     expect(a.summary.parameters.parameters).toBe(112);
     expect(a.summary.dynamicDims.mustFix).toEqual(["p2o.DynamicDimension.1", "p2o.DynamicDimension.2"]);
     expect(a.flops.status).toBe("unavailable");
-    const fixed = await analyzeOnnxBytes(dynamicImageModel(), { dims: { "p2o.DynamicDimension.1": 16, "p2o.DynamicDimension.2": 16 } });
+    const fixed = await analyzeOnnxBytes(dynamicImageModel(), {
+      dims: { "p2o.DynamicDimension.1": 16, "p2o.DynamicDimension.2": 16 },
+    });
     expect(counted(fixed).total).toBe(56_320);
   }, 30_000);
 

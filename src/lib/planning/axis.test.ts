@@ -4,7 +4,9 @@ import { axisCeil, niceCeil, niceTicks } from "./axis";
 
 describe("round axis ends", () => {
   it("coarse: 1, 2, 2.5, 5 × 10ⁿ", () => {
-    expect([niceCeil(100), niceCeil(101), niceCeil(0.3), niceCeil(2.6), niceCeil(7), niceCeil(139.6)]).toEqual([100, 200, 0.5, 5, 10, 200]);
+    expect([niceCeil(100), niceCeil(101), niceCeil(0.3), niceCeil(2.6), niceCeil(7), niceCeil(139.6)]).toEqual([
+      100, 200, 0.5, 5, 10, 200,
+    ]);
   });
 
   it("fine: 60.6 → 70, 54 → 60, 35.3 → 40, 8.6 → 10", () => {

@@ -29,6 +29,9 @@ export function toCsv(table: CsvTable): string {
 
 /** A file name from a title: "Pareto frontier (500 req/s)" → "pareto-frontier-500-req-s.csv". */
 export function csvFileName(title: string): string {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  const slug = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
   return `${slug || "chart-data"}.csv`;
 }

@@ -2,15 +2,45 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultState, need, validateField, validateForm, type FormSpec, type NumberFieldSpec } from "./fields";
 
-const deadline: NumberFieldSpec = { kind: "number", label: "Deadline", unit: "ms", default: "50", min: 0, minInclusive: false };
+const deadline: NumberFieldSpec = {
+  kind: "number",
+  label: "Deadline",
+  unit: "ms",
+  default: "50",
+  min: 0,
+  minInclusive: false,
+};
 const spec = {
   deadline,
   headroom: { kind: "number", label: "Headroom", unit: "%", default: "30", min: 0, max: 500 },
   k: { kind: "number", label: "Failures survived", unit: "", default: "1", min: 0, integer: true },
-  override: { kind: "number", label: "Per-replica rate", unit: "req/s", default: "", min: 0, minInclusive: false, optional: true },
-  model: { kind: "choice", label: "Model", default: "mm1", options: [{ value: "mm1", label: "M/M/1" }, { value: "md1", label: "M/D/1" }] },
+  override: {
+    kind: "number",
+    label: "Per-replica rate",
+    unit: "req/s",
+    default: "",
+    min: 0,
+    minInclusive: false,
+    optional: true,
+  },
+  model: {
+    kind: "choice",
+    label: "Model",
+    default: "mm1",
+    options: [
+      { value: "mm1", label: "M/M/1" },
+      { value: "md1", label: "M/D/1" },
+    ],
+  },
   windows: { kind: "list", label: "Windows", unit: "ms", default: "0, 2, 5", min: 0, maxItems: 4 },
-  points: { kind: "pairs", label: "Profile", unit: "ms", default: "1:3.53, 4:3.63", names: ["batch", "ms"], minItems: 2 },
+  points: {
+    kind: "pairs",
+    label: "Profile",
+    unit: "ms",
+    default: "1:3.53, 4:3.63",
+    names: ["batch", "ms"],
+    minItems: 2,
+  },
 } as const satisfies FormSpec;
 
 describe("number fields", () => {
@@ -63,14 +93,30 @@ describe("choice, list and pairs fields", () => {
 
   it("a list splits on commas, semicolons and newlines, and names the bad item", () => {
     expect(validateField(spec.windows, "0, 2;5\n10")).toEqual({ ok: true, value: [0, 2, 5, 10] });
-    expect(validateField(spec.windows, "0, x")).toEqual({ ok: false, message: 'Windows: value 2 ("x") is not a number' });
-    expect(validateField(spec.windows, "0, -1")).toEqual({ ok: false, message: 'Windows: value 2 ("-1") must be ≥ 0 ms' });
+    expect(validateField(spec.windows, "0, x")).toEqual({
+      ok: false,
+      message: 'Windows: value 2 ("x") is not a number',
+    });
+    expect(validateField(spec.windows, "0, -1")).toEqual({
+      ok: false,
+      message: 'Windows: value 2 ("-1") must be ≥ 0 ms',
+    });
     expect(validateField(spec.windows, "")).toEqual({ ok: false, message: "Windows needs at least 1 value" });
-    expect(validateField(spec.windows, "1,2,3,4,5")).toEqual({ ok: false, message: "Windows takes at most 4 values, got 5" });
+    expect(validateField(spec.windows, "1,2,3,4,5")).toEqual({
+      ok: false,
+      message: "Windows takes at most 4 values, got 5",
+    });
   });
 
   it("pairs read x:y, x=y or 'x y', and refuse a malformed entry by its position", () => {
-    expect(validateField(spec.points, "1:3.53, 4=3.63; 8 3.76")).toEqual({ ok: true, value: [[1, 3.53], [4, 3.63], [8, 3.76]] });
+    expect(validateField(spec.points, "1:3.53, 4=3.63; 8 3.76")).toEqual({
+      ok: true,
+      value: [
+        [1, 3.53],
+        [4, 3.63],
+        [8, 3.76],
+      ],
+    });
     expect(validateField(spec.points, "1:3.53, 4-3.63")).toEqual({
       ok: false,
       message: 'Profile: entry 2 ("4-3.63") must be batch:ms with both > 0',
@@ -90,7 +136,10 @@ describe("whole forms", () => {
       override: undefined,
       model: "mm1",
       windows: [0, 2, 5],
-      points: [[1, 3.53], [4, 3.63]],
+      points: [
+        [1, 3.53],
+        [4, 3.63],
+      ],
     });
   });
 

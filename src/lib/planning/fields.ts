@@ -90,7 +90,10 @@ function unitSuffix(unit: string): string {
 
 /** Number text as people type it: thousands separators and surrounding blanks are fine; "1e3" is too. */
 function readNumber(text: string): number | null {
-  const compact = text.trim().replace(/,(?=\d{3}(\D|$))/g, "").replace(/_/g, "");
+  const compact = text
+    .trim()
+    .replace(/,(?=\d{3}(\D|$))/g, "")
+    .replace(/_/g, "");
   if (!NUMBER_TEXT.test(compact)) return null;
   const value = Number(compact);
   return Number.isFinite(value) ? value : null;
@@ -112,11 +115,13 @@ function boundsMessage(bounds: Bounds, value: number, what = bounds.label): stri
   if (bounds.integer && !Number.isInteger(value)) return `${what} must be a whole number`;
   if (bounds.min !== undefined) {
     const inclusive = bounds.minInclusive !== false;
-    if (inclusive ? value < bounds.min : value <= bounds.min) return `${what} must be ${inclusive ? "≥" : ">"} ${bounds.min}${u}`;
+    if (inclusive ? value < bounds.min : value <= bounds.min)
+      return `${what} must be ${inclusive ? "≥" : ">"} ${bounds.min}${u}`;
   }
   if (bounds.max !== undefined) {
     const inclusive = bounds.maxInclusive !== false;
-    if (inclusive ? value > bounds.max : value >= bounds.max) return `${what} must be ${inclusive ? "≤" : "<"} ${bounds.max}${u}`;
+    if (inclusive ? value > bounds.max : value >= bounds.max)
+      return `${what} must be ${inclusive ? "≤" : "<"} ${bounds.max}${u}`;
   }
   return null;
 }
@@ -130,7 +135,10 @@ function numberSchema(spec: NumberFieldSpec) {
     }
     const value = readNumber(text);
     if (value === null) {
-      ctx.addIssue({ code: "custom", message: `${spec.label} must be a number${spec.unit ? ` (in ${spec.unit})` : ""}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${spec.label} must be a number${spec.unit ? ` (in ${spec.unit})` : ""}`,
+      });
       return z.NEVER;
     }
     const broken = boundsMessage(spec, value);
@@ -154,7 +162,10 @@ function itemsMessage(label: string, count: number, minItems = 1, maxItems?: num
 }
 
 function splitItems(text: string): string[] {
-  return text.split(/[,;\n]+/).map((s) => s.trim()).filter((s) => s !== "");
+  return text
+    .split(/[,;\n]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 function listSchema(spec: ListFieldSpec) {
@@ -190,7 +201,10 @@ function pairsSchema(spec: PairsFieldSpec) {
       const x = parts.length === 2 ? readNumber(parts[0] ?? "") : null;
       const y = parts.length === 2 ? readNumber(parts[1] ?? "") : null;
       if (x === null || y === null || !(x > 0) || !(y > 0)) {
-        ctx.addIssue({ code: "custom", message: `${spec.label}: entry ${i + 1} ("${item}") must be ${xName}:${yName} with both > 0` });
+        ctx.addIssue({
+          code: "custom",
+          message: `${spec.label}: entry ${i + 1} ("${item}") must be ${xName}:${yName} with both > 0`,
+        });
         return z.NEVER;
       }
       pairs.push([x, y]);

@@ -40,7 +40,8 @@ export function withUnit(text: string, unit: string): string {
 }
 
 export const formatMs = (ms: number | null | undefined, digits = 4) => withUnit(formatSig(ms, digits), "ms");
-export const formatRate = (perS: number | null | undefined, unit = "req/s", digits = 5) => withUnit(formatSig(perS, digits), unit);
+export const formatRate = (perS: number | null | undefined, unit = "req/s", digits = 5) =>
+  withUnit(formatSig(perS, digits), unit);
 export const formatCount = (n: number | null | undefined) => formatFixed(n, 0);
 
 /** A fraction as a percentage: 0.50403 → "50.4%". */

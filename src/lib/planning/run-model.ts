@@ -25,7 +25,9 @@ export function runModel<T, K extends string>(
     if (error instanceof PlanningInputError) {
       const field = fieldFor(error.parameter, parameterToField);
       if (field === undefined) return { ok: false, message: error.message };
-      const detail = error.message.startsWith(`${error.parameter}: `) ? error.message.slice(error.parameter.length + 2) : error.message;
+      const detail = error.message.startsWith(`${error.parameter}: `)
+        ? error.message.slice(error.parameter.length + 2)
+        : error.message;
       return { ok: false, message: fieldLabel ? `${fieldLabel(field)}: ${detail}` : error.message, field };
     }
     if (error instanceof RangeError || error instanceof TypeError) return { ok: false, message: error.message };

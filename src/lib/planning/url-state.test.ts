@@ -5,7 +5,15 @@ import { MAX_URL_VALUE_LENGTH, parseUrlState, serializeUrlState } from "./url-st
 
 const spec = {
   rate: { kind: "number", label: "Peak rate", unit: "req/s", default: "5000", min: 0 },
-  model: { kind: "choice", label: "Model", default: "mm1", options: [{ value: "mm1", label: "M/M/1" }, { value: "md1", label: "M/D/1" }] },
+  model: {
+    kind: "choice",
+    label: "Model",
+    default: "mm1",
+    options: [
+      { value: "mm1", label: "M/M/1" },
+      { value: "md1", label: "M/D/1" },
+    ],
+  },
   windows: { kind: "list", label: "Windows", unit: "ms", default: "0, 2, 5" },
 } as const satisfies FormSpec;
 
@@ -27,7 +35,9 @@ describe("planner state in the URL", () => {
   });
 
   it("serializes every field in spec order, with the text encoded", () => {
-    expect(serializeUrlState(spec, { rate: "500", model: "md1", windows: "0, 12" })).toBe("rate=500&model=md1&windows=0%2C+12");
+    expect(serializeUrlState(spec, { rate: "500", model: "md1", windows: "0, 12" })).toBe(
+      "rate=500&model=md1&windows=0%2C+12",
+    );
   });
 
   it("property: serialize then parse gives back the same state for any text", () => {

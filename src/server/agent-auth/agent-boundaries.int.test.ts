@@ -13,8 +13,15 @@ import { usePasswordHasherForTests } from "@/server/auth/password";
 import { cheapHasher } from "@/server/auth/test-support";
 import { resetEnvForTests } from "@/server/env";
 import {
-  agentRoutes, buildBoundaryWorld, probeCrossAgent, probeNonAgentIdentities, probeRevocation, probeTrpcWithAgentToken,
-  wrongOutcomes, type BoundaryWorld, type ProbeResult,
+  agentRoutes,
+  buildBoundaryWorld,
+  probeCrossAgent,
+  probeNonAgentIdentities,
+  probeRevocation,
+  probeTrpcWithAgentToken,
+  wrongOutcomes,
+  type BoundaryWorld,
+  type ProbeResult,
 } from "../../../test/access-probes";
 import { agentApiRoutes, startRouteServer } from "../../../test/control-plane-harness";
 import { testEnv } from "../../../test/test-env";
@@ -25,8 +32,11 @@ let world: BoundaryWorld;
 
 beforeAll(async () => {
   Object.assign(testEnv, {
-    PACKRAT_DATA_DIR: dataDir, PACKRAT_PUBLIC_URL: "http://localhost:3999", BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
-    LONG_POLL_HOLD_MS: "300", LOG_LEVEL: "error",
+    PACKRAT_DATA_DIR: dataDir,
+    PACKRAT_PUBLIC_URL: "http://localhost:3999",
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LONG_POLL_HOLD_MS: "300",
+    LOG_LEVEL: "error",
   });
   resetEnvForTests();
   resetAuthForTests();
@@ -81,7 +91,9 @@ describe("agent API boundaries", () => {
     expect(refusedFiles.length).toBe(10); // 6 while the job is queued, 1 running, 1 finished, 1 removed, 1 unknown hash
     expect(lines(refusedFiles.filter((r) => r.status !== 403))).toEqual([]);
     // Another agent's job is not found, not merely refused.
-    expect(lines(results.filter((r) => /B (posts cells to|finishes) A's job/.test(r.check) && r.status !== 404))).toEqual([]);
+    expect(
+      lines(results.filter((r) => /B (posts cells to|finishes) A's job/.test(r.check) && r.status !== 404)),
+    ).toEqual([]);
   });
 
   it("a revoked token fails on its very next request, on every route", async () => {

@@ -23,10 +23,11 @@ import { unauthorizedResponse, verifyAgentBearer } from "./verify-agent-bearer";
  */
 export type AgentAccess = "registered" | "token" | "enrollment";
 
-type CallerFor<A extends AgentAccess> =
-  A extends "registered" ? { agent: AgentIdentity & { agentId: string }; agentId: string }
-  : A extends "token" ? { agent: AgentIdentity }
-  : { caller: RegisteringCaller };
+type CallerFor<A extends AgentAccess> = A extends "registered"
+  ? { agent: AgentIdentity & { agentId: string }; agentId: string }
+  : A extends "token"
+    ? { agent: AgentIdentity }
+    : { caller: RegisteringCaller };
 
 export interface AgentRouteSpec<A extends AgentAccess, P, Q, B> {
   access: A;
@@ -56,7 +57,10 @@ const noStore = { "cache-control": "no-store" } as const;
 
 /** An error with the one body every agent route answers with. */
 export function agentError(status: number, error: AgentErrorBody, requestId?: string): Response {
-  return Response.json({ error }, { status, headers: { ...noStore, ...(requestId ? { "x-request-id": requestId } : {}) } });
+  return Response.json(
+    { error },
+    { status, headers: { ...noStore, ...(requestId ? { "x-request-id": requestId } : {}) } },
+  );
 }
 
 /** 204: nothing newer within the hold. */
@@ -66,7 +70,11 @@ export function mapErrorToResponse(error: unknown, requestId: string): Response 
   const classified = classifyError(error);
   if (classified) {
     const { httpStatus, domainCode, message, parameter, allowed } = classified;
-    return agentError(httpStatus, { code: domainCode, message, ...(parameter !== undefined ? { parameter } : {}), ...(allowed ? { allowed } : {}) }, requestId);
+    return agentError(
+      httpStatus,
+      { code: domainCode, message, ...(parameter !== undefined ? { parameter } : {}), ...(allowed ? { allowed } : {}) },
+      requestId,
+    );
   }
   if (error instanceof BodyTooLargeError) return bodyTooLargeResponse(error, requestId);
   if (isDatabaseUnavailable(error)) {
@@ -87,45 +95,77 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
 function refusal(part: Part, error: z.ZodError, requestId: string): Response {
   const issue = error.issues[0]!;
   const path = issue.path.map(String).join(".");
-  const declared = issue.code === "custom" ? (issue.params as { code?: unknown; allowed?: unknown } | undefined) : undefined;
-  const allowed = Array.isArray(declared?.allowed) ? declared.allowed.map(String)
-    : issue.code === "invalid_value" ? issue.values.map(String) : undefined;
+  const declared =
+    issue.code === "custom" ? (issue.params as { code?: unknown; allowed?: unknown } | undefined) : undefined;
+  const allowed = Array.isArray(declared?.allowed)
+    ? declared.allowed.map(String)
+    : issue.code === "invalid_value"
+      ? issue.values.map(String)
+      : undefined;
   const code = typeof declared?.code === "string" ? declared.code : part === "params" ? "NOT_FOUND" : "BAD_REQUEST";
-  return agentError(part === "params" ? 404 : 400, {
-    code, message: `${path || part}: ${issue.message}`, parameter: path || part, ...(allowed ? { allowed } : {}),
-  }, requestId);
+  return agentError(
+    part === "params" ? 404 : 400,
+    {
+      code,
+      message: `${path || part}: ${issue.message}`,
+      parameter: path || part,
+      ...(allowed ? { allowed } : {}),
+    },
+    requestId,
+  );
 }
 
 function validate<T>(part: Part, schema: z.ZodType<T> | undefined, value: unknown, requestId: string): Parsed<T> {
   if (!schema) return { ok: true, value: undefined as T };
   const parsed = schema.safeParse(value);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, response: refusal(part, parsed.error, requestId) };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, response: refusal(part, parsed.error, requestId) };
 }
 
 async function readBody<T>(request: Request, schema: z.ZodType<T> | undefined, requestId: string): Promise<Parsed<T>> {
   if (!schema) return { ok: true, value: undefined as T };
   let text: string;
-  try { text = await readLimitedText(request, env().AGENT_API_MAX_BODY_BYTES); } catch (error) {
+  try {
+    text = await readLimitedText(request, env().AGENT_API_MAX_BODY_BYTES);
+  } catch (error) {
     if (error instanceof BodyTooLargeError) return { ok: false, response: bodyTooLargeResponse(error, requestId) };
     throw error;
   }
   let json: unknown;
-  try { json = JSON.parse(text); } catch {
-    return { ok: false, response: agentError(400, { code: "BAD_REQUEST", message: "the body is not valid JSON", parameter: "body" }, requestId) };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      response: agentError(
+        400,
+        { code: "BAD_REQUEST", message: "the body is not valid JSON", parameter: "body" },
+        requestId,
+      ),
+    };
   }
   return validate("body", schema, json, requestId);
 }
 
-type Authenticated = { ok: true; requestId: string; agent?: AgentIdentity; caller?: RegisteringCaller } | { ok: false; response: Response };
+type Authenticated =
+  | { ok: true; requestId: string; agent?: AgentIdentity; caller?: RegisteringCaller }
+  | { ok: false; response: Response };
 
 async function authenticate(request: Request, access: AgentAccess): Promise<Authenticated> {
   if (access === "enrollment") {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-    if (bearer?.startsWith(ENROLLMENT_TOKEN_PREFIX)) return { ok: true, requestId: requestIdFrom(request.headers), caller: { kind: "enrollment", token: bearer } };
+    if (bearer?.startsWith(ENROLLMENT_TOKEN_PREFIX))
+      return { ok: true, requestId: requestIdFrom(request.headers), caller: { kind: "enrollment", token: bearer } };
   }
   const verified = await verifyAgentBearer(request);
   if (!verified.ok) return verified;
-  return { ok: true, requestId: verified.requestId, agent: verified.agent, ...(access === "enrollment" ? { caller: { kind: "agent" as const, agent: verified.agent } } : {}) };
+  return {
+    ok: true,
+    requestId: verified.requestId,
+    agent: verified.agent,
+    ...(access === "enrollment" ? { caller: { kind: "agent" as const, agent: verified.agent } } : {}),
+  };
 }
 
 /** The handler's answer with the headers every agent answer has. */
@@ -153,10 +193,27 @@ export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, 
       if (!body.ok) return body.response;
       // After the body (read within its limit either way), as the services refused an unregistered token before.
       if (spec.access === "registered" && !auth.agent!.agentId) {
-        return agentError(409, { code: "CONFLICT", message: "this token has not registered an agent yet: POST /register first" }, requestId);
+        return agentError(
+          409,
+          { code: "CONFLICT", message: "this token has not registered an agent yet: POST /register first" },
+          requestId,
+        );
       }
-      const caller = spec.access === "registered" ? { agent: auth.agent, agentId: auth.agent!.agentId } : spec.access === "token" ? { agent: auth.agent } : { caller: auth.caller };
-      const ctx = { ...caller, params: params.value, query: query.value, body: body.value, requestId, request, signal: request.signal } as unknown as AgentRouteContext<A, P, Q, B>;
+      const caller =
+        spec.access === "registered"
+          ? { agent: auth.agent, agentId: auth.agent!.agentId }
+          : spec.access === "token"
+            ? { agent: auth.agent }
+            : { caller: auth.caller };
+      const ctx = {
+        ...caller,
+        params: params.value,
+        query: query.value,
+        body: body.value,
+        requestId,
+        request,
+        signal: request.signal,
+      } as unknown as AgentRouteContext<A, P, Q, B>;
       if (!spec.longPoll) return finish(await handler(ctx), requestId);
       return await held(auth.agent!, ctx, handler);
     } catch (error) {
@@ -171,16 +228,22 @@ export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, 
  * landed between authentication and listening (checked once listening).
  */
 async function held<A extends AgentAccess, P, Q, B>(
-  agent: AgentIdentity, ctx: AgentRouteContext<A, P, Q, B>, handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
+  agent: AgentIdentity,
+  ctx: AgentRouteContext<A, P, Q, B>,
+  handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
 ): Promise<Response> {
   const hold = new AbortController();
   let revoked = false;
-  const onRevoked = () => { revoked = true; hold.abort(); };
+  const onRevoked = () => {
+    revoked = true;
+    hold.abort();
+  };
   const hangUp = () => hold.abort();
   const outer = ctx.request.signal;
   const stopWatching = await notifyHub().watch("packrat_agent_token_revoked", agent.tokenId, onRevoked);
   try {
-    if (outer.aborted) hold.abort(); else outer.addEventListener("abort", hangUp, { once: true });
+    if (outer.aborted) hold.abort();
+    else outer.addEventListener("abort", hangUp, { once: true });
     if (await agentTokenRevoked(agent.tokenId)) onRevoked();
     const result = revoked ? undefined : await handler({ ...ctx, signal: hold.signal });
     if (revoked) {

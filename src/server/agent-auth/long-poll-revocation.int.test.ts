@@ -30,13 +30,23 @@ async function registeredAgent(name: string) {
   const admin = await insertTestUser(db(), "admin");
   const { id, token } = await createTestAgentToken({ user: admin, requestId: "r" }, { name });
   const body = {
-    protocolVersion: 1, agentVersion: "0.1.0", hostName: name, bootId: crypto.randomUUID(),
+    protocolVersion: 1,
+    agentVersion: "0.1.0",
+    hostName: name,
+    bootId: crypto.randomUUID(),
     topology: { sockets: [{ id: 0, nodes: [{ id: 0, cores: [{ socket: 0, node: 0, coreId: 0, cpus: [0] }] }] }] },
-    allowedCpus: [0], cpuModel: "test", memoryBytes: 1e9, ortVersion: "1.30.0",
+    allowedCpus: [0],
+    cpuModel: "test",
+    memoryBytes: 1e9,
+    ortVersion: "1.30.0",
   };
-  const registered = await register(new Request(`${ORIGIN}/api/agent/v1/register`, {
-    method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body),
-  }));
+  const registered = await register(
+    new Request(`${ORIGIN}/api/agent/v1/register`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
   expect(registered.status).toBe(200);
   const { agentId } = (await registered.json()) as { agentId: string };
   return { admin, tokenId: id, token, agentId };
@@ -56,7 +66,11 @@ describe("long-polls end on revocation", () => {
     const { admin, tokenId, token, agentId } = await registeredAgent("poll-host-a");
     const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
     const before = (await db().agentToken.findUniqueOrThrow({ where: { id: tokenId } })).lastUsedAt;
-    const polling = desired(new Request(`${ORIGIN}/api/agent/v1/desired?after=${revision}`, { headers: { authorization: `Bearer ${token}` } }));
+    const polling = desired(
+      new Request(`${ORIGIN}/api/agent/v1/desired?after=${revision}`, {
+        headers: { authorization: `Bearer ${token}` },
+      }),
+    );
     await authenticated(tokenId, before);
     await revokeAgentToken({ user: admin, requestId: "r" }, { id: tokenId });
     const response = await polling;
@@ -67,7 +81,9 @@ describe("long-polls end on revocation", () => {
   it("GET /jobs/next answers 401 when the agent is decommissioned (its tokens revoked) while it waits", async () => {
     const { admin, tokenId, token, agentId } = await registeredAgent("poll-host-b");
     const before = (await db().agentToken.findUniqueOrThrow({ where: { id: tokenId } })).lastUsedAt;
-    const polling = nextJob(new Request(`${ORIGIN}/api/agent/v1/jobs/next`, { headers: { authorization: `Bearer ${token}` } }));
+    const polling = nextJob(
+      new Request(`${ORIGIN}/api/agent/v1/jobs/next`, { headers: { authorization: `Bearer ${token}` } }),
+    );
     await authenticated(tokenId, before);
     await decommissionAgent({ user: admin, requestId: "r" }, { agentId });
     expect((await polling).status).toBe(401);

@@ -10,7 +10,8 @@ import { hashAgentToken, listAgentTokens, revokeAgentToken } from "@/server/serv
 beforeAll(() => usePasswordHasherForTests(cheapHasher));
 afterAll(() => usePasswordHasherForTests(undefined));
 
-const call = (headers: Record<string, string>) => whoami(new Request("http://localhost:3999/api/agent/v1/whoami", { headers }));
+const call = (headers: Record<string, string>) =>
+  whoami(new Request("http://localhost:3999/api/agent/v1/whoami", { headers }));
 
 describe("agent tokens on /api/agent/v1", () => {
   it("a new token authenticates, is stored only as its SHA-256, and records its last use", async () => {
@@ -32,7 +33,9 @@ describe("agent tokens on /api/agent/v1", () => {
     expect(listed).toMatchObject({ name: "host-a", createdBy: sre.email, revokedAt: null });
     expect(listed).not.toHaveProperty("token");
     expect(listed).not.toHaveProperty("tokenHash");
-    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "agent_token.create", targetId: created.id } });
+    const event = await db().auditEvent.findFirstOrThrow({
+      where: { action: "agent_token.create", targetId: created.id },
+    });
     expect(event).toMatchObject({ actorId: sre.id, targetLabel: "host-a", requestId: "req-tok" });
     expect(JSON.stringify(event.after)).not.toContain(created.token);
   });
@@ -51,7 +54,14 @@ describe("agent tokens on /api/agent/v1", () => {
 
   it("refuses no token, a malformed header, an unknown token, and a user's session cookie", async () => {
     const user = await insertTestUser(db(), "admin");
-    const session = await db().session.create({ data: { id: crypto.randomUUID(), token: "session-token-xyz", userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) } });
+    const session = await db().session.create({
+      data: {
+        id: crypto.randomUUID(),
+        token: "session-token-xyz",
+        userId: user.id,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      },
+    });
     const cases: Array<Record<string, string>> = [
       {},
       { authorization: "Basic dXNlcjpwYXNz" },

@@ -4,15 +4,20 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/er
 import { log, requestIdFrom } from "@/server/log";
 import { authenticateAgentToken, type AgentIdentity } from "@/server/services/agent-tokens-service";
 
-export type AgentAuthResult =
-  | { ok: true; agent: AgentIdentity; requestId: string }
-  | { ok: false; response: Response };
+export type AgentAuthResult = { ok: true; agent: AgentIdentity; requestId: string } | { ok: false; response: Response };
 
 export function unauthorizedResponse(message: string, requestId: string): Response {
-  return Response.json({ error: { code: "UNAUTHORIZED", message } }, {
-    status: 401,
-    headers: { "www-authenticate": 'Bearer realm="packrat-agent"', "x-request-id": requestId, "cache-control": "no-store" },
-  });
+  return Response.json(
+    { error: { code: "UNAUTHORIZED", message } },
+    {
+      status: 401,
+      headers: {
+        "www-authenticate": 'Bearer realm="packrat-agent"',
+        "x-request-id": requestId,
+        "cache-control": "no-store",
+      },
+    },
+  );
 }
 
 function unauthorized(message: string, requestId: string): { ok: false; response: Response } {
@@ -24,11 +29,19 @@ export async function verifyAgentBearer(request: Request): Promise<AgentAuthResu
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
   if (!match) return unauthorized("an agent token is required (Authorization: Bearer <token>)", requestId);
   let agent: AgentIdentity | null;
-  try { agent = await authenticateAgentToken(match[1]!); } catch (error) {
+  try {
+    agent = await authenticateAgentToken(match[1]!);
+  } catch (error) {
     // Every agent route starts here: an outage is a 503 the agent retries, never a 500 carrying the driver's words.
     if (!isDatabaseUnavailable(error)) throw error;
     log.warn("agent API: database unavailable", { requestId, message: (error as Error).message });
-    return { ok: false, response: Response.json({ error: { code: "UNAVAILABLE", message: DATABASE_UNAVAILABLE_MESSAGE } }, { status: 503, headers: { "retry-after": "2", "x-request-id": requestId, "cache-control": "no-store" } }) };
+    return {
+      ok: false,
+      response: Response.json(
+        { error: { code: "UNAVAILABLE", message: DATABASE_UNAVAILABLE_MESSAGE } },
+        { status: 503, headers: { "retry-after": "2", "x-request-id": requestId, "cache-control": "no-store" } },
+      ),
+    };
   }
   if (!agent) {
     log.info("agent token refused", { requestId, path: new URL(request.url).pathname });

@@ -33,7 +33,9 @@ function expected(path: string, caller: Caller): Outcome {
 
 async function outcome(user: SessionUser | null, path: string): Promise<Outcome> {
   const caller = createCaller(contextFor(user)) as unknown as Record<string, unknown>;
-  const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (input: unknown) => Promise<unknown>;
+  const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (
+    input: unknown,
+  ) => Promise<unknown>;
   try {
     await procedure(undefined);
     return "allowed";
@@ -84,9 +86,18 @@ async function tokenOutcome(token: string, path: string): Promise<HttpOutcome> {
   const origin = new URL(env().PACKRAT_PUBLIC_URL).origin;
   const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
   const mutation = procedures[path]!._def.type === "mutation";
-  const response = await handleTrpcRequest(new Request(`${origin}/api/trpc/${path}`, mutation
-    ? { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" }
-    : { method: "GET", headers: { authorization: `Bearer ${token}` } }));
+  const response = await handleTrpcRequest(
+    new Request(
+      `${origin}/api/trpc/${path}`,
+      mutation
+        ? {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: "{}",
+          }
+        : { method: "GET", headers: { authorization: `Bearer ${token}` } },
+    ),
+  );
   await response.body?.cancel();
   if (response.status === 401) return "UNAUTHORIZED";
   if (response.status === 403) return "FORBIDDEN";
@@ -104,14 +115,27 @@ describe("access matrix, personal API token callers over HTTP", () => {
     const admin = await insertTestUser(prisma, "admin");
     for (const role of roles) {
       const user = await insertTestUser(prisma, role);
-      tokens[role] = (await createApiToken({ user, requestId: "matrix" }, { name: `matrix-${role}`, role, expiresInDays: 1 })).token;
-      scoped[role] = (await createApiToken({ user: admin, requestId: "matrix" }, { name: `matrix-admin-as-${role}`, role, expiresInDays: 1 })).token;
+      tokens[role] = (
+        await createApiToken({ user, requestId: "matrix" }, { name: `matrix-${role}`, role, expiresInDays: 1 })
+      ).token;
+      scoped[role] = (
+        await createApiToken(
+          { user: admin, requestId: "matrix" },
+          { name: `matrix-admin-as-${role}`, role, expiresInDays: 1 },
+        )
+      ).token;
       recordSecret("api token", tokens[role]);
       recordSecret("api token", scoped[role]);
     }
-    const r = await createApiToken({ user: admin, requestId: "matrix" }, { name: "matrix-revoked", role: "admin", expiresInDays: 1 });
+    const r = await createApiToken(
+      { user: admin, requestId: "matrix" },
+      { name: "matrix-revoked", role: "admin", expiresInDays: 1 },
+    );
     await revokeApiToken({ user: admin, requestId: "matrix" }, { id: r.id });
-    const e = await createApiToken({ user: admin, requestId: "matrix" }, { name: "matrix-expired", role: "admin", expiresInDays: 1 });
+    const e = await createApiToken(
+      { user: admin, requestId: "matrix" },
+      { name: "matrix-expired", role: "admin", expiresInDays: 1 },
+    );
     await prisma.apiToken.update({ where: { id: e.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     revoked = r.token;
     expired = e.token;

@@ -25,7 +25,9 @@ export async function handleTrpcRequest(incoming: Request): Promise<Response> {
   const requestId = requestIdFrom(incoming.headers);
   // Read (bounded) before tRPC parses anything.
   let request: Request;
-  try { request = await withLimitedBody(incoming, env().DASHBOARD_MAX_BODY_BYTES); } catch (error) {
+  try {
+    request = await withLimitedBody(incoming, env().DASHBOARD_MAX_BODY_BYTES);
+  } catch (error) {
     if (error instanceof BodyTooLargeError) {
       log.warn("trpc request refused", { requestId, path: new URL(incoming.url).pathname, reason: error.message });
       return bodyTooLargeResponse(error, requestId);
@@ -34,10 +36,17 @@ export async function handleTrpcRequest(incoming: Request): Promise<Response> {
   }
   const readOnly = request.method === "GET" || request.method === "HEAD";
   const rejection = readOnly
-    ? (namesAMutation(request) ? `changes are accepted only as POST (got ${request.method})` : null)
+    ? namesAMutation(request)
+      ? `changes are accepted only as POST (got ${request.method})`
+      : null
     : mutationRejection(request, env().PACKRAT_PUBLIC_URL, { bearer: bearerApiToken(request.headers) !== null });
   if (rejection) {
-    log.warn("trpc request refused", { requestId, method: request.method, path: new URL(request.url).pathname, reason: rejection });
+    log.warn("trpc request refused", {
+      requestId,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      reason: rejection,
+    });
     return forbiddenResponse(rejection, requestId);
   }
   return fetchRequestHandler({
@@ -49,7 +58,8 @@ export async function handleTrpcRequest(incoming: Request): Promise<Response> {
     responseMeta: () => ({ headers: new Headers({ "x-request-id": requestId }) }),
     onError: ({ error, path }) => {
       // Procedure errors are logged by the logCalls middleware; this catches the rest (unknown path, bad JSON).
-      if (!path || !(path in appRouter._def.procedures)) log.info("trpc request failed", { requestId, path, code: error.code, message: error.message });
+      if (!path || !(path in appRouter._def.procedures))
+        log.info("trpc request failed", { requestId, path, code: error.code, message: error.message });
     },
   });
 }

@@ -20,11 +20,21 @@ import { testEnv } from "../../../test/test-env";
 const ORIGIN = "http://localhost:3997";
 const root = mkdtempSync(join(tmpdir(), "upload-cap-test-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
-const limits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3, maxConcurrent: 1 };
+const limits: UploadLimits = {
+  maxBytes: 64 * 1024 ** 2,
+  archiveMaxBytes: 64 * 1024 ** 2,
+  validateTimeoutMs: 30_000,
+  validateMaxRssBytes: 2 * 1024 ** 3,
+  maxConcurrent: 1,
+};
 let cookie = "";
 
 beforeAll(async () => {
-  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, {
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LOG_LEVEL: "error",
+  });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);
@@ -38,7 +48,10 @@ afterAll(() => {
 
 function uploadRequest(name: string, body: ReadableStream<Uint8Array> | Uint8Array) {
   return new Request(`${ORIGIN}/api/models/upload?name=${name}`, {
-    method: "POST", headers: { "content-type": "application/octet-stream", origin: ORIGIN, cookie }, body, duplex: "half",
+    method: "POST",
+    headers: { "content-type": "application/octet-stream", origin: ORIGIN, cookie },
+    body,
+    duplex: "half",
   } as RequestInit);
 }
 
@@ -51,21 +64,42 @@ describe("concurrent uploads", () => {
     const model = zooEntry("tiny-cnn").build();
     // The first upload's body arrives in two parts; the second part waits until the test lets it go.
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    const first = handleModelUpload(uploadRequest(`cap-a-${Date.now()}`, new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(model.subarray(0, 100));
-        await held;
-        controller.enqueue(model.subarray(100));
-        controller.close();
-      },
-    })), { store, limits });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = handleModelUpload(
+      uploadRequest(
+        `cap-a-${Date.now()}`,
+        new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(model.subarray(0, 100));
+            await held;
+            controller.enqueue(model.subarray(100));
+            controller.close();
+          },
+        }),
+      ),
+      { store, limits },
+    );
     while (uploadsInFlight() === 0) await new Promise((r) => setTimeout(r, 10));
 
     let pulled = 0;
-    const second = await handleModelUpload(uploadRequest(`cap-b-${Date.now()}`, new ReadableStream<Uint8Array>({
-      pull(controller) { pulled += 1; controller.enqueue(model); controller.close(); },
-    }, { highWaterMark: 0 })), { store, limits });
+    const second = await handleModelUpload(
+      uploadRequest(
+        `cap-b-${Date.now()}`,
+        new ReadableStream<Uint8Array>(
+          {
+            pull(controller) {
+              pulled += 1;
+              controller.enqueue(model);
+              controller.close();
+            },
+          },
+          { highWaterMark: 0 },
+        ),
+      ),
+      { store, limits },
+    );
     expect(second.status).toBe(429);
     expect(second.headers.get("content-type")).toMatch(/application\/json/);
     expect(second.headers.get("retry-after")).toBe("10");

@@ -28,7 +28,12 @@ import { testEnv } from "../../../test/test-env";
 const ORIGIN = "http://localhost:3998";
 const root = mkdtempSync(join(tmpdir(), "upload-test-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
-const normalLimits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 30_000, validateMaxRssBytes: 2 * 1024 ** 3 };
+const normalLimits: UploadLimits = {
+  maxBytes: 64 * 1024 ** 2,
+  archiveMaxBytes: 64 * 1024 ** 2,
+  validateTimeoutMs: 30_000,
+  validateMaxRssBytes: 2 * 1024 ** 3,
+};
 let limits = normalLimits;
 let server: Server;
 let base = "";
@@ -40,9 +45,12 @@ const cnn = zooEntry("tiny-cnn").build();
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const suffix = () => Math.random().toString(36).slice(2, 8);
 
-
 beforeAll(async () => {
-  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, {
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LOG_LEVEL: "error",
+  });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);
@@ -53,7 +61,8 @@ beforeAll(async () => {
   server = createServer(async (req, res) => {
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
     const request = new Request(`${ORIGIN}${req.url}`, {
-      method: req.method, headers: req.headers as Record<string, string>,
+      method: req.method,
+      headers: req.headers as Record<string, string>,
       ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
     } as RequestInit);
     const response = await handleModelUpload(request, { store, limits });
@@ -67,39 +76,71 @@ beforeAll(async () => {
 
 afterAll(async () => {
   usePasswordHasherForTests(undefined);
-  await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  await new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
   rmSync(root, { recursive: true, force: true });
 });
 
-interface UploadOptions { name?: string; fileName?: string; cookie?: string; origin?: string | null; type?: string; chunked?: boolean; method?: string; dims?: string }
+interface UploadOptions {
+  name?: string;
+  fileName?: string;
+  cookie?: string;
+  origin?: string | null;
+  type?: string;
+  chunked?: boolean;
+  method?: string;
+  dims?: string;
+}
 
 /** An upload as the dashboard sends it; `chunked` streams the body in 1 KiB pieces with no Content-Length. */
-async function upload(bytes: Uint8Array, o: UploadOptions = {}): Promise<{ status: number; body: { error?: { code: string; message: string; field?: string }; [k: string]: unknown } }> {
+async function upload(
+  bytes: Uint8Array,
+  o: UploadOptions = {},
+): Promise<{
+  status: number;
+  body: { error?: { code: string; message: string; field?: string }; [k: string]: unknown };
+}> {
   const params = new URLSearchParams({ name: o.name ?? `m-${suffix()}` });
   if (o.fileName !== undefined) params.set("fileName", o.fileName);
   if (o.dims !== undefined) params.set("dims", o.dims);
-  const headers: Record<string, string> = { "content-type": o.type ?? "application/octet-stream", cookie: o.cookie ?? cookies.ml };
+  const headers: Record<string, string> = {
+    "content-type": o.type ?? "application/octet-stream",
+    cookie: o.cookie ?? cookies.ml,
+  };
   if (o.origin !== null) headers.origin = o.origin ?? ORIGIN;
   const body = o.chunked
     ? new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let i = 0; i < bytes.length; i += 1024) controller.enqueue(bytes.slice(i, i + 1024));
-        controller.close();
-      },
-    })
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 1024) controller.enqueue(bytes.slice(i, i + 1024));
+          controller.close();
+        },
+      })
     : bytes;
   const response = await fetch(`${base}/api/models/upload?${params}`, {
-    method: o.method ?? "POST", headers, ...(o.method === "GET" ? {} : { body, duplex: "half" }),
+    method: o.method ?? "POST",
+    headers,
+    ...(o.method === "GET" ? {} : { body, duplex: "half" }),
   } as RequestInit);
   return { status: response.status, body: await response.json() };
 }
 
-interface Snapshot { models: number; versions: number; artifacts: number; files: string[]; staged: string[] }
+interface Snapshot {
+  models: number;
+  versions: number;
+  artifacts: number;
+  files: string[];
+  staged: string[];
+}
 async function snapshot(): Promise<Snapshot> {
   const prisma = db();
   return {
-    models: await prisma.model.count(), versions: await prisma.modelVersion.count(), artifacts: await prisma.artifact.count(),
-    files: (await store.list()).sort(), staged: readdirSync(join(root, "artifacts", "staging")),
+    models: await prisma.model.count(),
+    versions: await prisma.modelVersion.count(),
+    artifacts: await prisma.artifact.count(),
+    files: (await store.list()).sort(),
+    staged: readdirSync(join(root, "artifacts", "staging")),
   };
 }
 
@@ -118,8 +159,18 @@ describe("POST /api/models/upload", () => {
     const name = `tiny-cnn-${suffix()}`;
     const r = await upload(cnn, { name, fileName: "tiny_cnn.onnx", chunked: true });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ sha256: sha(cnn), bytes: cnn.length, deduplicated: false, flops: "counted", version: { number: 1 }, model: { name, created: true } });
-    const version = await db().modelVersion.findFirstOrThrow({ where: { model: { name } }, include: { artifact: true } });
+    expect(r.body).toMatchObject({
+      sha256: sha(cnn),
+      bytes: cnn.length,
+      deduplicated: false,
+      flops: "counted",
+      version: { number: 1 },
+      model: { name, created: true },
+    });
+    const version = await db().modelVersion.findFirstOrThrow({
+      where: { model: { name } },
+      include: { artifact: true },
+    });
     expect(version).toMatchObject({ number: 1, source: "upload", artifactSha256: sha(cnn), syntheticWeights: true });
     expect(Number(version.artifact.bytes)).toBe(cnn.length);
     const analysis = readStoredAnalysis(version.analysis)!;
@@ -130,7 +181,13 @@ describe("POST /api/models/upload", () => {
     expect(await store.has(sha(cnn))).toBe(true);
     expect(readdirSync(join(root, "artifacts", "staging"))).toEqual([]);
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: "model.upload", targetLabel: name } });
-    expect(event.after).toMatchObject({ version: 1, sha256: sha(cnn), fileName: "tiny_cnn.onnx", source: "upload", modelCreated: true });
+    expect(event.after).toMatchObject({
+      version: 1,
+      sha256: sha(cnn),
+      fileName: "tiny_cnn.onnx",
+      source: "upload",
+      modelCreated: true,
+    });
   });
 
   it("the same file twice: one version, one artifact, one file; under another name it shares the file", async () => {
@@ -140,7 +197,10 @@ describe("POST /api/models/upload", () => {
     const filesBefore = await store.list();
     const again = await upload(cnn, { name, chunked: true });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ deduplicated: true, version: { number: (first.body.version as { number: number }).number } });
+    expect(again.body).toMatchObject({
+      deduplicated: true,
+      version: { number: (first.body.version as { number: number }).number },
+    });
     expect(await db().modelVersion.count({ where: { model: { name } } })).toBe(1);
     const other = await upload(cnn, { name: `${name}-b` });
     expect(other.status).toBe(201);
@@ -161,7 +221,13 @@ describe("POST /api/models/upload", () => {
   });
 
   it("refuses an operator ONNX Runtime has no kernel for, a graph its type check refuses, and external data", async () => {
-    const op = await expectRejected(oneNodeModel("Frobnicate", "com.example", [{ domain: "", version: 17 }, { domain: "com.example", version: 1 }]), "UNSUPPORTED_OPERATOR");
+    const op = await expectRejected(
+      oneNodeModel("Frobnicate", "com.example", [
+        { domain: "", version: 17 },
+        { domain: "com.example", version: 1 },
+      ]),
+      "UNSUPPORTED_OPERATOR",
+    );
     expect(op.message).toMatch(/com\.example:Frobnicate/);
     const mismatch = await expectRejected(typeMismatchModel(), "ORT_REJECTED");
     expect(mismatch.message).toMatch(/ONNX Runtime refused/);
@@ -172,18 +238,34 @@ describe("POST /api/models/upload", () => {
   it("a .tar or .zip of a model and its external data files: stored as one bundle (201); a bad one is a 4xx naming what is wrong", async () => {
     const model = externalWeightsModel();
     const files = Object.entries(model.files).map(([name, data]) => ({ name, data }));
-    const good = await upload(tarArchive([{ name: "m/model.onnx", data: model.onnx }, ...files.map((f) => ({ ...f, name: `m/${f.name}` }))]), { fileName: "m.tar", chunked: true });
+    const good = await upload(
+      tarArchive([{ name: "m/model.onnx", data: model.onnx }, ...files.map((f) => ({ ...f, name: `m/${f.name}` }))]),
+      { fileName: "m.tar", chunked: true },
+    );
     expect(good.status, JSON.stringify(good.body)).toBe(201);
     expect(good.body).toMatchObject({ format: "onnx-bundle", dataFiles: ["data/weights.bin", "v.bin"] });
-    const escape = await expectRejected(zipArchive([{ name: "model.onnx", data: model.onnx }, ...files, { name: "../x.bin", data: Buffer.from("x") }]), "BAD_ARCHIVE");
+    const escape = await expectRejected(
+      zipArchive([{ name: "model.onnx", data: model.onnx }, ...files, { name: "../x.bin", data: Buffer.from("x") }]),
+      "BAD_ARCHIVE",
+    );
     expect(escape.message).toMatch(/entry "\.\.\/x\.bin" climbs out of the model's directory/);
-    const missing = await expectRejected(zipArchive([{ name: "model.onnx", data: model.onnx }, files[0]!]), "EXTERNAL_DATA");
+    const missing = await expectRejected(
+      zipArchive([{ name: "model.onnx", data: model.onnx }, files[0]!]),
+      "EXTERNAL_DATA",
+    );
     expect(missing.message).toMatch(/tensor "V": its data file "v\.bin" is not in the archive/);
-    const two = await expectRejected(tarArchive([{ name: "a.onnx", data: model.onnx }, { name: "b.onnx", data: model.onnx }, ...files]), "BAD_ARCHIVE");
+    const two = await expectRejected(
+      tarArchive([{ name: "a.onnx", data: model.onnx }, { name: "b.onnx", data: model.onnx }, ...files]),
+      "BAD_ARCHIVE",
+    );
     expect(two.message).toMatch(/holds 2 \.onnx files \(a\.onnx, b\.onnx\)/);
     limits = { ...normalLimits, archiveMaxBytes: 2048 };
     try {
-      const big = await expectRejected(tarArchive([{ name: "model.onnx", data: model.onnx }, ...files]), "TOO_LARGE", 413);
+      const big = await expectRejected(
+        tarArchive([{ name: "model.onnx", data: model.onnx }, ...files]),
+        "TOO_LARGE",
+        413,
+      );
       expect(big.message).toMatch(/MODEL_ARCHIVE_MAX_BYTES/);
     } finally {
       limits = normalLimits;
@@ -207,10 +289,21 @@ describe("POST /api/models/upload", () => {
     handled.length = 0;
     await new Promise<void>((resolve) => {
       const req = httpRequest(`${base}/api/models/upload?name=cut-${suffix()}`, {
-        method: "POST", headers: { origin: ORIGIN, cookie: cookies.ml, "content-type": "application/octet-stream", "content-length": String(cnn.length) },
+        method: "POST",
+        headers: {
+          origin: ORIGIN,
+          cookie: cookies.ml,
+          "content-type": "application/octet-stream",
+          "content-length": String(cnn.length),
+        },
       });
       req.on("error", () => resolve());
-      req.write(cnn.slice(0, 3000), () => setTimeout(() => { req.destroy(); resolve(); }, 100));
+      req.write(cnn.slice(0, 3000), () =>
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 100),
+      );
     });
     for (let i = 0; i < 100 && handled.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(handled[0]?.status).toBe(422);
@@ -234,7 +327,10 @@ describe("POST /api/models/upload", () => {
   });
 
   it("dynamic dimensions: a malformed dims parameter is refused; a value reaches the analysis", async () => {
-    expect((await upload(cnn, { dims: "sequence" })).body.error).toMatchObject({ code: "INVALID_INPUT", field: "dims" });
+    expect((await upload(cnn, { dims: "sequence" })).body.error).toMatchObject({
+      code: "INVALID_INPUT",
+      field: "dims",
+    });
     const transformer = zooEntry("tiny-transformer").build();
     const name = `tt-${suffix()}`;
     const r = await upload(transformer, { name, dims: "sequence=8" });
@@ -242,7 +338,10 @@ describe("POST /api/models/upload", () => {
     const version = await db().modelVersion.findFirstOrThrow({ where: { model: { name } } });
     expect(version.servingDims).toEqual({ sequence: 8 });
     // At S = 8 the tiny transformer costs 475,136 FLOPs per sample (analyze-model.test.ts works it out).
-    expect(readStoredAnalysis(version.analysis)!.flops).toMatchObject({ status: "counted", perSample: { total: 475_136 } });
+    expect(readStoredAnalysis(version.analysis)!.flops).toMatchObject({
+      status: "counted",
+      perSample: { total: 475_136 },
+    });
   });
 
   it("the watchdog kills a validation past its memory or time limit; the control plane stays up", async () => {
@@ -267,17 +366,24 @@ describe("POST /api/models/upload", () => {
     let peak = 0;
     const start = process.memoryUsage();
     const baseline = start.heapUsed + start.arrayBuffers;
-    const sampler = setInterval(() => { const m = process.memoryUsage(); peak = Math.max(peak, m.heapUsed + m.arrayBuffers - baseline); }, 10);
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      peak = Math.max(peak, m.heapUsed + m.arrayBuffers - baseline);
+    }, 10);
     try {
       let sent = 0;
       const body = new ReadableStream<Uint8Array>({
         pull(controller) {
-          if (sent++ < 192) controller.enqueue(chunk); else controller.close();
+          if (sent++ < 192) controller.enqueue(chunk);
+          else controller.close();
         },
       });
       const before = await snapshot();
       const response = await fetch(`${base}/api/models/upload?name=stream-${suffix()}`, {
-        method: "POST", headers: { origin: ORIGIN, cookie: cookies.ml, "content-type": "application/octet-stream" }, body, duplex: "half",
+        method: "POST",
+        headers: { origin: ORIGIN, cookie: cookies.ml, "content-type": "application/octet-stream" },
+        body,
+        duplex: "half",
       } as RequestInit);
       // 192 MiB of zeros: a protobuf tag of 0 is no field, so validation calls it NOT_ONNX; nothing is kept.
       expect(response.status).toBe(422);

@@ -3,16 +3,30 @@ import { findUnstorableText, storableDate } from "./storable-input";
 
 describe("findUnstorableText", () => {
   it("passes ordinary and exotic but storable text (emoji pairs, combining marks, RTL marks, other controls)", () => {
-    expect(findUnstorableText({ name: "résumé 🦀 e\u0301 \u202e \u0001\t", tags: ["a", "b"], nested: { deep: [{ x: "ok" }] }, n: 1, d: new Date(0) })).toBeUndefined();
+    expect(
+      findUnstorableText({
+        name: "résumé 🦀 e\u0301 \u202e \u0001\t",
+        tags: ["a", "b"],
+        nested: { deep: [{ x: "ok" }] },
+        n: 1,
+        d: new Date(0),
+      }),
+    ).toBeUndefined();
     expect(findUnstorableText(undefined)).toBeUndefined();
   });
 
   it("names the path of a NUL character and where in the string it is", () => {
-    expect(findUnstorableText({ a: "fine", b: ["ok", "x\u0000y"] })).toEqual({ path: "input.b.1", problem: "contains a NUL character (at 1)" });
+    expect(findUnstorableText({ a: "fine", b: ["ok", "x\u0000y"] })).toEqual({
+      path: "input.b.1",
+      problem: "contains a NUL character (at 1)",
+    });
   });
 
   it("finds lone surrogates (high or low) but not proper pairs", () => {
-    expect(findUnstorableText({ name: "\udfff" })).toEqual({ path: "input.name", problem: "is not well-formed Unicode (a lone surrogate)" });
+    expect(findUnstorableText({ name: "\udfff" })).toEqual({
+      path: "input.name",
+      problem: "is not well-formed Unicode (a lone surrogate)",
+    });
     expect(findUnstorableText(["a\ud800"])?.path).toBe("input.0");
     expect(findUnstorableText("\ud83e\udd80")).toBeUndefined(); // 🦀 as its pair
   });

@@ -11,7 +11,10 @@ const dateMessage = "must be between 0001-01-01 and 9999-12-31";
 /** A Date a timestamp column can hold and compare with (z.date() takes any Date from year −271821 to 275760). */
 export const storableDate = () => z.date().min(STORABLE_DATE_MIN, dateMessage).max(STORABLE_DATE_MAX, dateMessage);
 
-export interface UnstorableText { path: string; problem: string }
+export interface UnstorableText {
+  path: string;
+  problem: string;
+}
 
 // A high surrogate not followed by a low one, or a low one not preceded by a high one (String#isWellFormed is ES2024).
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

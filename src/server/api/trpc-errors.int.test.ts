@@ -7,22 +7,35 @@ import { createTrpcContext, createTrpcRouter, publicProcedure } from "./trpc";
 import { AllocatorError } from "@/core/allocator/errors";
 import { conflict, invalidInput } from "@/server/errors/domain-errors";
 
-const SECRET = "postgres://packrat:hunter2@db.internal:5432/packrat relation \"User\" column \"passwordHash\"";
+const SECRET = 'postgres://packrat:hunter2@db.internal:5432/packrat relation "User" column "passwordHash"';
 
 const router = createTrpcRouter({
-  boom: publicProcedure.query(() => { throw new Error(SECRET); }),
-  clash: publicProcedure.mutation(() => { throw conflict("a model named resnet already exists"); }),
+  boom: publicProcedure.query(() => {
+    throw new Error(SECRET);
+  }),
+  clash: publicProcedure.mutation(() => {
+    throw conflict("a model named resnet already exists");
+  }),
   // src/core's refusal, straight out of a procedure: no service converted it.
-  refuse: publicProcedure.query(() => { throw new AllocatorError("cannot-fit", "plan", "2×⟨t=4⟩ needs 8 cores; the budget has 6"); }),
-  field: publicProcedure.mutation(() => { throw invalidInput("choose at least one CPU", { field: "cpus" }); }),
+  refuse: publicProcedure.query(() => {
+    throw new AllocatorError("cannot-fit", "plan", "2×⟨t=4⟩ needs 8 cores; the budget has 6");
+  }),
+  field: publicProcedure.mutation(() => {
+    throw invalidInput("choose at least one CPU", { field: "cpus" });
+  }),
 });
 
 async function call(path: string, method: "GET" | "POST"): Promise<{ status: number; text: string }> {
   const req = new Request(`http://localhost/api/trpc/${path}`, {
-    method, headers: { "content-type": "application/json", "x-request-id": "req-errors-1" }, ...(method === "POST" ? { body: "{}" } : {}),
+    method,
+    headers: { "content-type": "application/json", "x-request-id": "req-errors-1" },
+    ...(method === "POST" ? { body: "{}" } : {}),
   });
   const response = await fetchRequestHandler({
-    endpoint: "/api/trpc", req, router, createContext: () => createTrpcContext({ headers: req.headers, requestId: "req-errors-1" }),
+    endpoint: "/api/trpc",
+    req,
+    router,
+    createContext: () => createTrpcContext({ headers: req.headers, requestId: "req-errors-1" }),
   });
   return { status: response.status, text: await response.text() };
 }
@@ -54,6 +67,10 @@ describe("tRPC error text", () => {
   it("names a domain error's field as its parameter", async () => {
     const { status, text } = await call("field", "POST");
     expect(status).toBe(400);
-    expect(JSON.parse(text).error.json.data).toMatchObject({ code: "BAD_REQUEST", domainCode: "INVALID_INPUT", parameter: "cpus" });
+    expect(JSON.parse(text).error.json.data).toMatchObject({
+      code: "BAD_REQUEST",
+      domainCode: "INVALID_INPUT",
+      parameter: "cpus",
+    });
   });
 });

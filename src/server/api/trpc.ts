@@ -86,8 +86,16 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
   if (!result.ok && classified) {
     throw new TRPCError({ code: classified.trpcCode, message: classified.message, cause: result.error.cause });
   }
-  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isDatabaseUnavailable(result.error.cause ?? result.error)) {
-    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_UNAVAILABLE_MESSAGE, cause: result.error.cause });
+  if (
+    !result.ok &&
+    result.error.code === "INTERNAL_SERVER_ERROR" &&
+    isDatabaseUnavailable(result.error.cause ?? result.error)
+  ) {
+    throw new TRPCError({
+      code: "SERVICE_UNAVAILABLE",
+      message: DATABASE_UNAVAILABLE_MESSAGE,
+      cause: result.error.cause,
+    });
   }
   return result;
 });
@@ -98,7 +106,14 @@ const logCalls = t.middleware(async ({ ctx, path, type, next }) => {
   const result = await next();
   const ms = Math.round((performance.now() - started) * 10) / 10;
   if (result.ok) ctx.log.debug("trpc call", { path, type, ms });
-  else if (result.error.code === "INTERNAL_SERVER_ERROR") ctx.log.error("trpc call failed", { path, type, ms, code: result.error.code, error: result.error.cause ?? result.error });
+  else if (result.error.code === "INTERNAL_SERVER_ERROR")
+    ctx.log.error("trpc call failed", {
+      path,
+      type,
+      ms,
+      code: result.error.code,
+      error: result.error.cause ?? result.error,
+    });
   else ctx.log.info("trpc call refused", { path, type, ms, code: result.error.code, message: result.error.message });
   return result;
 });
@@ -126,12 +141,14 @@ export const publicProcedure = base.use(storableText);
 export const authenticatedProcedure = signedIn.use(storableText);
 
 function gate(...allowed: Role[]) {
-  return signedIn.use(({ ctx, next }) => {
-    if (!allowed.some((role) => roleSatisfies(ctx.user.role, role))) {
-      throw new TRPCError({ code: "FORBIDDEN", message: `You need the ${allowed.join(" or ")} role` });
-    }
-    return next();
-  }).use(storableText);
+  return signedIn
+    .use(({ ctx, next }) => {
+      if (!allowed.some((role) => roleSatisfies(ctx.user.role, role))) {
+        throw new TRPCError({ code: "FORBIDDEN", message: `You need the ${allowed.join(" or ")} role` });
+      }
+      return next();
+    })
+    .use(storableText);
 }
 
 export const mlEngineerProcedure = gate("ml_engineer");

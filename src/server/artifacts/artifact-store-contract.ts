@@ -14,7 +14,8 @@ export interface ContractSubject {
 }
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-const chunks = (...parts: Array<string | Buffer>) => Readable.from(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+const chunks = (...parts: Array<string | Buffer>) =>
+  Readable.from(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
 async function readAll(stream: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const part of stream) parts.push(Buffer.from(part as Uint8Array));
@@ -29,7 +30,10 @@ export function artifactStoreContract(name: string, subject: () => ContractSubje
       const { store } = subject();
       // 40 000 random bytes in uneven pieces (1, 9 999, 30 000): several chunks for a chunked store.
       const content = randomBytes(40_000);
-      const s = await store.stage(chunks(content.subarray(0, 1), content.subarray(1, 10_000), content.subarray(10_000)), 1_000_000);
+      const s = await store.stage(
+        chunks(content.subarray(0, 1), content.subarray(1, 10_000), content.subarray(10_000)),
+        1_000_000,
+      );
       expect(s.bytes).toBe(40_000);
       expect(s.sha256).toBe(sha(content));
       expect(await store.has(s.sha256)).toBe(false);
@@ -71,7 +75,10 @@ export function artifactStoreContract(name: string, subject: () => ContractSubje
 
     it("verifies: a source failing mid-stream keeps nothing, and the stored hash is the content's", async () => {
       const { store } = subject();
-      async function* broken() { yield Buffer.from("part"); throw new Error("connection reset"); }
+      async function* broken() {
+        yield Buffer.from("part");
+        throw new Error("connection reset");
+      }
       await expect(store.stage(broken(), 1024)).rejects.toThrow(/connection reset/);
       expect(staged()).toEqual([]);
       const content = Buffer.from("verified content");
@@ -107,7 +114,9 @@ export function artifactStoreContract(name: string, subject: () => ContractSubje
       await store.commit(one);
       await store.commit(two);
       const listed = await store.list();
-      expect(listed.filter((h) => h === one.sha256 || h === two.sha256).sort()).toEqual([one.sha256, two.sha256].sort());
+      expect(listed.filter((h) => h === one.sha256 || h === two.sha256).sort()).toEqual(
+        [one.sha256, two.sha256].sort(),
+      );
       expect(listed).not.toContain(pending.sha256);
       expect(new Set(listed).size).toBe(listed.length);
       await store.discard(pending);

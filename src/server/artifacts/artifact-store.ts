@@ -55,7 +55,10 @@ export class FileArtifactStore implements ArtifactStore {
 
   async commit(staged: StagedArtifact): Promise<void> {
     const target = this.localPath(staged.sha256);
-    if (existsSync(target)) { rmSync(staged.path, { force: true }); return; }
+    if (existsSync(target)) {
+      rmSync(staged.path, { force: true });
+      return;
+    }
     mkdirSync(join(target, ".."), { recursive: true });
     renameSync(staged.path, target);
   }
@@ -90,6 +93,8 @@ export class FileArtifactStore implements ArtifactStore {
 
   async list(): Promise<string[]> {
     if (!existsSync(this.objects)) return [];
-    return readdirSync(this.objects).flatMap((prefix) => readdirSync(join(this.objects, prefix)).map((f) => f.replace(/\.onnx$/, ""))).filter((s) => SHA.test(s));
+    return readdirSync(this.objects)
+      .flatMap((prefix) => readdirSync(join(this.objects, prefix)).map((f) => f.replace(/\.onnx$/, "")))
+      .filter((s) => SHA.test(s));
   }
 }

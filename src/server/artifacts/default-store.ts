@@ -8,7 +8,10 @@ import { env } from "@/server/env";
 import { FileArtifactStore, type ArtifactStore } from "./artifact-store";
 import { PostgresArtifactStore } from "./postgres-artifact-store";
 
-const globalForStore = globalThis as unknown as { packratArtifactStore?: { key: string; store: ArtifactStore }; packratArtifactStoreOverride?: ArtifactStore };
+const globalForStore = globalThis as unknown as {
+  packratArtifactStore?: { key: string; store: ArtifactStore };
+  packratArtifactStoreOverride?: ArtifactStore;
+};
 
 export function artifactStore(): ArtifactStore {
   if (globalForStore.packratArtifactStoreOverride) return globalForStore.packratArtifactStoreOverride;
@@ -16,7 +19,8 @@ export function artifactStore(): ArtifactStore {
   const root = resolve(PACKRAT_DATA_DIR, "artifacts");
   const key = `${kind}:${root}`;
   if (globalForStore.packratArtifactStore?.key !== key) {
-    const store = kind === "postgres" ? new PostgresArtifactStore({ prisma: db(), workDir: root }) : new FileArtifactStore(root);
+    const store =
+      kind === "postgres" ? new PostgresArtifactStore({ prisma: db(), workDir: root }) : new FileArtifactStore(root);
     globalForStore.packratArtifactStore = { key, store };
   }
   return globalForStore.packratArtifactStore.store;

@@ -17,7 +17,10 @@ import { testEnv } from "../../../test/test-env";
 const root = mkdtempSync(join(tmpdir(), "pg-artifacts-"));
 const store = new PostgresArtifactStore({ prisma: db(), workDir: root, chunkBytes: 1000 });
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-const cacheFiles = () => readdirSync(join(root, "cache"), { recursive: true }).map(String).filter((f) => f.endsWith(".onnx") || f.endsWith(".part"));
+const cacheFiles = () =>
+  readdirSync(join(root, "cache"), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".onnx") || f.endsWith(".part"));
 async function readAll(stream: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const part of stream) parts.push(Buffer.from(part as Uint8Array));
@@ -42,7 +45,11 @@ describe("PostgresArtifactStore", () => {
     const content = randomBytes(2500);
     const hash = await put(content);
     const blob = await db().artifactBlob.findUniqueOrThrow({ where: { sha256: hash } });
-    expect({ bytes: Number(blob.bytes), chunkSize: blob.chunkSize, chunks: blob.chunks }).toEqual({ bytes: 2500, chunkSize: 1000, chunks: 3 });
+    expect({ bytes: Number(blob.bytes), chunkSize: blob.chunkSize, chunks: blob.chunks }).toEqual({
+      bytes: 2500,
+      chunkSize: 1000,
+      chunks: 3,
+    });
     const rows = await db().artifactChunk.findMany({ where: { sha256: hash }, orderBy: { index: "asc" } });
     expect(rows.map((r) => r.data.length)).toEqual([1000, 1000, 500]);
     expect(Buffer.concat(rows.map((r) => Buffer.from(r.data))).equals(content)).toBe(true);
@@ -51,7 +58,8 @@ describe("PostgresArtifactStore", () => {
   it("fails the read stream when a chunk was tampered with, after streaming it (sha256 checked at the end)", async () => {
     const content = randomBytes(2500);
     const hash = await put(content);
-    await db().$executeRaw`UPDATE artifact_chunk SET data = ${Buffer.alloc(1000, 7)} WHERE sha256 = ${hash} AND index = 1`;
+    await db()
+      .$executeRaw`UPDATE artifact_chunk SET data = ${Buffer.alloc(1000, 7)} WHERE sha256 = ${hash} AND index = 1`;
     const failure = readAll(store.read(hash));
     await expect(failure).rejects.toBeInstanceOf(ArtifactCorruptError);
     await expect(failure).rejects.toThrow(/hashes to/);
@@ -70,7 +78,10 @@ describe("PostgresArtifactStore", () => {
     const absent = sha(Buffer.from("never stored"));
     await expect(readAll(store.read(absent))).rejects.toMatchObject({ code: "artifact-not-found", param: "sha256" });
     await expect(store.localPath(absent)).rejects.toBeInstanceOf(ArtifactNotFoundError);
-    await expect(store.localPath("../../etc/passwd")).rejects.toMatchObject({ code: "invalid-sha256", param: "sha256" });
+    await expect(store.localPath("../../etc/passwd")).rejects.toMatchObject({
+      code: "invalid-sha256",
+      param: "sha256",
+    });
   });
 
   it("localPath materializes a verified file once, reuses it, and leaves nothing when verification fails", async () => {
@@ -83,7 +94,8 @@ describe("PostgresArtifactStore", () => {
     expect(cacheFiles()).toHaveLength(1);
 
     const tampered = await put(randomBytes(3000));
-    await db().$executeRaw`UPDATE artifact_chunk SET data = ${Buffer.alloc(1000)} WHERE sha256 = ${tampered} AND index = 0`;
+    await db()
+      .$executeRaw`UPDATE artifact_chunk SET data = ${Buffer.alloc(1000)} WHERE sha256 = ${tampered} AND index = 0`;
     await expect(store.localPath(tampered)).rejects.toBeInstanceOf(ArtifactCorruptError);
     expect(cacheFiles()).toHaveLength(1); // only the good one; no partial file
 
@@ -103,7 +115,10 @@ describe("PostgresArtifactStore", () => {
 
   it("two racing commits of the same content store it once", async () => {
     const content = randomBytes(5000);
-    const [a, b] = await Promise.all([store.stage(Readable.from([content]), 1e6), store.stage(Readable.from([content]), 1e6)]);
+    const [a, b] = await Promise.all([
+      store.stage(Readable.from([content]), 1e6),
+      store.stage(Readable.from([content]), 1e6),
+    ]);
     await Promise.all([store.commit(a), store.commit(b)]);
     expect(await db().artifactBlob.count({ where: { sha256: a.sha256 } })).toBe(1);
     expect(await db().artifactChunk.count({ where: { sha256: a.sha256 } })).toBe(5);

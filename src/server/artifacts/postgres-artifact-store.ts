@@ -18,19 +18,28 @@ export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
 export class ArtifactCorruptError extends Error {
   readonly code = "artifact-corrupt";
   readonly param = "sha256";
-  constructor(readonly sha256: string, why: string) { super(`artifact ${sha256} failed verification: ${why}`); }
+  constructor(
+    readonly sha256: string,
+    why: string,
+  ) {
+    super(`artifact ${sha256} failed verification: ${why}`);
+  }
 }
 
 export class ArtifactNotFoundError extends Error {
   readonly code = "artifact-not-found";
   readonly param = "sha256";
-  constructor(readonly sha256: string) { super(`artifact ${sha256} is not in the store`); }
+  constructor(readonly sha256: string) {
+    super(`artifact ${sha256} is not in the store`);
+  }
 }
 
 export class InvalidSha256Error extends Error {
   readonly code = "invalid-sha256";
   readonly param = "sha256";
-  constructor(value: string) { super(`not a sha256: ${value.slice(0, 80)}`); }
+  constructor(value: string) {
+    super(`not a sha256: ${value.slice(0, 80)}`);
+  }
 }
 
 export interface PostgresArtifactStoreOptions {
@@ -45,7 +54,10 @@ function checkSha(sha256: string): void {
 }
 
 /** Re-cuts a byte stream into pieces of exactly `size` bytes (the last one shorter). */
-export async function* fixedChunks(source: AsyncIterable<Uint8Array>, size: number): AsyncGenerator<Buffer<ArrayBuffer>> {
+export async function* fixedChunks(
+  source: AsyncIterable<Uint8Array>,
+  size: number,
+): AsyncGenerator<Buffer<ArrayBuffer>> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   for await (const piece of source) {
@@ -58,7 +70,10 @@ export async function* fixedChunks(source: AsyncIterable<Uint8Array>, size: numb
       pendingBytes = 0;
       buffer = buffer.subarray(take);
     }
-    if (buffer.length) { pending.push(Buffer.from(buffer)); pendingBytes += buffer.length; }
+    if (buffer.length) {
+      pending.push(Buffer.from(buffer));
+      pendingBytes += buffer.length;
+    }
   }
   if (pendingBytes) yield Buffer.concat(pending, pendingBytes);
 }
@@ -71,7 +86,8 @@ export class PostgresArtifactStore implements ArtifactStore {
 
   constructor(options: PostgresArtifactStoreOptions) {
     const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-    if (!Number.isInteger(chunkBytes) || chunkBytes < 1) throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
+    if (!Number.isInteger(chunkBytes) || chunkBytes < 1)
+      throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
     this.prisma = options.prisma;
     this.chunkBytes = chunkBytes;
     this.staging = join(options.workDir, "staging");
@@ -86,30 +102,36 @@ export class PostgresArtifactStore implements ArtifactStore {
 
   async commit(staged: StagedArtifact): Promise<void> {
     checkSha(staged.sha256);
-    if (await this.has(staged.sha256)) { rmSync(staged.path, { force: true }); return; }
+    if (await this.has(staged.sha256)) {
+      rmSync(staged.path, { force: true });
+      return;
+    }
     const chunks = Math.ceil(staged.bytes / this.chunkBytes);
     // Long enough for a 2 GiB upload on a slow disk; the row lock of a racing commit is held as long.
     const timeout = 60_000 + Math.ceil(staged.bytes / (1024 * 1024)) * 1_000;
-    await this.prisma.$transaction(async (tx) => {
-      // A racing commit of the same content waits here on the primary key, then finds the row and does nothing.
-      const inserted = await tx.$executeRaw`
+    await this.prisma.$transaction(
+      async (tx) => {
+        // A racing commit of the same content waits here on the primary key, then finds the row and does nothing.
+        const inserted = await tx.$executeRaw`
         INSERT INTO artifact_blob (sha256, bytes, "chunkSize", chunks) VALUES (${staged.sha256}, ${BigInt(staged.bytes)}, ${this.chunkBytes}, ${chunks})
         ON CONFLICT (sha256) DO NOTHING`;
-      if (inserted === 0) return;
-      const hash = createHash("sha256");
-      let index = 0;
-      let bytes = 0;
-      for await (const chunk of fixedChunks(createReadStream(staged.path), this.chunkBytes)) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        await tx.artifactChunk.create({ data: { sha256: staged.sha256, index: index++, data: chunk } });
-      }
-      // The staged file is what its hash says, or nothing is committed.
-      const digest = hash.digest("hex");
-      if (digest !== staged.sha256 || bytes !== staged.bytes || index !== chunks) {
-        throw new ArtifactCorruptError(staged.sha256, `the staged file changed (${bytes} bytes, sha256 ${digest})`);
-      }
-    }, { timeout, maxWait: 30_000 });
+        if (inserted === 0) return;
+        const hash = createHash("sha256");
+        let index = 0;
+        let bytes = 0;
+        for await (const chunk of fixedChunks(createReadStream(staged.path), this.chunkBytes)) {
+          hash.update(chunk);
+          bytes += chunk.length;
+          await tx.artifactChunk.create({ data: { sha256: staged.sha256, index: index++, data: chunk } });
+        }
+        // The staged file is what its hash says, or nothing is committed.
+        const digest = hash.digest("hex");
+        if (digest !== staged.sha256 || bytes !== staged.bytes || index !== chunks) {
+          throw new ArtifactCorruptError(staged.sha256, `the staged file changed (${bytes} bytes, sha256 ${digest})`);
+        }
+      },
+      { timeout, maxWait: 30_000 },
+    );
     rmSync(staged.path, { force: true });
   }
 
@@ -140,14 +162,18 @@ export class PostgresArtifactStore implements ArtifactStore {
     const hash = createHash("sha256");
     let bytes = 0;
     for (let index = 0; index < blob.chunks; index++) {
-      const row = await this.prisma.artifactChunk.findUnique({ where: { sha256_index: { sha256, index } }, select: { data: true } });
+      const row = await this.prisma.artifactChunk.findUnique({
+        where: { sha256_index: { sha256, index } },
+        select: { data: true },
+      });
       if (!row) throw new ArtifactCorruptError(sha256, `chunk ${index} of ${blob.chunks} is missing`);
       const chunk = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength);
       hash.update(chunk);
       bytes += chunk.length;
       yield chunk;
     }
-    if (bytes !== Number(blob.bytes)) throw new ArtifactCorruptError(sha256, `${bytes} bytes read, ${blob.bytes} expected`);
+    if (bytes !== Number(blob.bytes))
+      throw new ArtifactCorruptError(sha256, `${bytes} bytes read, ${blob.bytes} expected`);
     const digest = hash.digest("hex");
     if (digest !== sha256) throw new ArtifactCorruptError(sha256, `the content hashes to ${digest}`);
   }
@@ -181,7 +207,9 @@ export class PostgresArtifactStore implements ArtifactStore {
   }
 
   async list(): Promise<string[]> {
-    return (await this.prisma.artifactBlob.findMany({ select: { sha256: true }, orderBy: { sha256: "asc" } })).map((b) => b.sha256);
+    return (await this.prisma.artifactBlob.findMany({ select: { sha256: true }, orderBy: { sha256: "asc" } })).map(
+      (b) => b.sha256,
+    );
   }
 
   async modifiedAt(sha256: string): Promise<Date | undefined> {
@@ -198,7 +226,11 @@ export class PostgresArtifactStore implements ArtifactStore {
     const stored = new Set(await this.list());
     for (const prefix of readdirSync(this.cache)) {
       const dir = join(this.cache, prefix);
-      removed += removeFilesOlderThan(dir, before, (name) => !name.endsWith(".part") && stored.has(name.replace(/\.onnx$/, "")));
+      removed += removeFilesOlderThan(
+        dir,
+        before,
+        (name) => !name.endsWith(".part") && stored.has(name.replace(/\.onnx$/, "")),
+      );
     }
     return removed;
   }

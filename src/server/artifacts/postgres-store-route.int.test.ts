@@ -24,10 +24,13 @@ const bytes = zooEntry("tiny-cnn").build(123);
 const sha256 = createHash("sha256").update(bytes).digest("hex");
 let token = "";
 
-const get = () => GET(
-  new Request(`http://localhost:3999/api/agent/v1/artifacts/${sha256}`, { headers: { authorization: `Bearer ${token}` } }),
-  { params: Promise.resolve({ sha256 }) },
-);
+const get = () =>
+  GET(
+    new Request(`http://localhost:3999/api/agent/v1/artifacts/${sha256}`, {
+      headers: { authorization: `Bearer ${token}` },
+    }),
+    { params: Promise.resolve({ sha256 }) },
+  );
 async function body(response: Response): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parts.push(Buffer.from(chunk));
@@ -43,11 +46,17 @@ beforeAll(async () => {
   const prisma = db();
   await prisma.artifact.upsert({ where: { sha256 }, create: { sha256, bytes: BigInt(bytes.length) }, update: {} });
   const model = await prisma.model.create({ data: { name: `pg-store-route-${Date.now()}` } });
-  const version = await prisma.modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: sha256, source: "upload", analysis: {} } });
+  const version = await prisma.modelVersion.create({
+    data: { modelId: model.id, number: 1, artifactSha256: sha256, source: "upload", analysis: {} },
+  });
   const caller = { user: await insertTestUser(prisma, "sre"), requestId: "pg-store-route" };
   const created = await createTestAgentToken(caller, { name: "pg-store-route-agent" });
   token = created.token;
-  const { agentId } = await registerWithAgentToken({ tokenId: created.id, name: created.name, createdAt: created.createdAt, agentId: null }, registration(`pg-store-route-${created.id.slice(0, 8)}`), "pg-store-route");
+  const { agentId } = await registerWithAgentToken(
+    { tokenId: created.id, name: created.name, createdAt: created.createdAt, agentId: null },
+    registration(`pg-store-route-${created.id.slice(0, 8)}`),
+    "pg-store-route",
+  );
   await deployModel(caller, { agentId, modelVersionId: version.id, cpus: [0, 1] });
 });
 afterAll(async () => {
@@ -70,7 +79,8 @@ describe("the artifact route over ARTIFACT_STORE=postgres", () => {
   });
 
   it("a tampered chunk fails the response body instead of delivering wrong bytes", async () => {
-    await db().$executeRaw`UPDATE artifact_chunk SET data = ${Buffer.alloc(bytes.length, 1)} WHERE sha256 = ${sha256} AND index = 0`;
+    await db()
+      .$executeRaw`UPDATE artifact_chunk SET data = ${Buffer.alloc(bytes.length, 1)} WHERE sha256 = ${sha256} AND index = 0`;
     const response = await get();
     expect(response.status).toBe(200); // the headers left before the last chunk was checked
     await expect(body(response)).rejects.toThrow(/failed verification/);

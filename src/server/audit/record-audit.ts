@@ -26,12 +26,15 @@ export type AuditWriter = Pick<Prisma.TransactionClient, "auditEvent">;
 
 /** A user as an actor; an action taken with a personal API token says which, after the email. */
 export const userActor = (user: { id: string; email: string; apiToken?: { name: string } }): AuditActor => ({
-  type: "user", id: user.id, label: user.apiToken ? `${user.email} (API token ${user.apiToken.name})` : user.email,
+  type: "user",
+  id: user.id,
+  label: user.apiToken ? `${user.email} (API token ${user.apiToken.name})` : user.email,
 });
 
 export async function recordAudit(tx: AuditWriter, event: AuditEventInput): Promise<void> {
   const { actor } = event;
-  if (!/^[a-z][a-z_]*\.[a-z][a-z_]*$/.test(event.action)) throw new Error(`audit action "${event.action}" is not <thing>.<verb>`);
+  if (!/^[a-z][a-z_]*\.[a-z][a-z_]*$/.test(event.action))
+    throw new Error(`audit action "${event.action}" is not <thing>.<verb>`);
   await tx.auditEvent.create({
     data: {
       actorType: actor.type,

@@ -17,9 +17,14 @@ const ORIGIN = "http://localhost:3999";
 
 beforeAll(() => {
   Object.assign(testEnv, {
-    PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error",
-    SIGN_IN_MAX_FAILURES_PER_CLIENT: "5", SIGN_IN_MAX_FAILURES_PER_IP: "20", SIGN_IN_FAILURE_WINDOW_MS: "900000",
-    SIGN_IN_ACCOUNT_SLOWDOWN_AFTER: "10", SIGN_IN_ACCOUNT_SLOWDOWN_MS: "30000",
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LOG_LEVEL: "error",
+    SIGN_IN_MAX_FAILURES_PER_CLIENT: "5",
+    SIGN_IN_MAX_FAILURES_PER_IP: "20",
+    SIGN_IN_FAILURE_WINDOW_MS: "900000",
+    SIGN_IN_ACCOUNT_SLOWDOWN_AFTER: "10",
+    SIGN_IN_ACCOUNT_SLOWDOWN_MS: "30000",
     // As behind one proxy that appends the client to X-Forwarded-For: each test names its clients there.
     PACKRAT_TRUSTED_PROXY_HOPS: "1",
   });
@@ -33,17 +38,36 @@ let ipCounter = 0;
 /** Each test its own client IP, so the per-IP limit of one test never spills into another. */
 const freshIp = () => `198.51.100.${++ipCounter}`;
 
-function authRequest(path: string, init: { body?: unknown; cookie?: string; origin?: string | null; type?: string; ip?: string; peer?: string; method?: string } = {}) {
-  const headers = new Headers({ "x-forwarded-for": init.ip ?? "203.0.113.1", [PEER_ADDRESS_HEADER]: init.peer ?? "10.0.0.2" });
+function authRequest(
+  path: string,
+  init: {
+    body?: unknown;
+    cookie?: string;
+    origin?: string | null;
+    type?: string;
+    ip?: string;
+    peer?: string;
+    method?: string;
+  } = {},
+) {
+  const headers = new Headers({
+    "x-forwarded-for": init.ip ?? "203.0.113.1",
+    [PEER_ADDRESS_HEADER]: init.peer ?? "10.0.0.2",
+  });
   if (init.origin !== null) headers.set("origin", init.origin ?? ORIGIN);
   if (init.body !== undefined) headers.set("content-type", init.type ?? "application/json");
   if (init.cookie) headers.set("cookie", init.cookie);
-  return handleAuthRequest(new Request(`${ORIGIN}/api/auth${path}`, {
-    method: init.method ?? "POST", headers, body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
-  }));
+  return handleAuthRequest(
+    new Request(`${ORIGIN}/api/auth${path}`, {
+      method: init.method ?? "POST",
+      headers,
+      body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
+    }),
+  );
 }
 
-const signIn = (email: string, password: string, ip = freshIp()) => authRequest("/sign-in/email", { body: { email, password }, ip });
+const signIn = (email: string, password: string, ip = freshIp()) =>
+  authRequest("/sign-in/email", { body: { email, password }, ip });
 
 async function sessionCookie(email: string, password: string): Promise<string> {
   const response = await signIn(email, password);
@@ -54,7 +78,17 @@ async function sessionCookie(email: string, password: string): Promise<string> {
   return cookie!.split(";")[0]!;
 }
 
-function trpc(path: string, init: { cookie?: string; input?: unknown; method?: "GET" | "POST"; origin?: string | null; type?: string; authorization?: string } = {}) {
+function trpc(
+  path: string,
+  init: {
+    cookie?: string;
+    input?: unknown;
+    method?: "GET" | "POST";
+    origin?: string | null;
+    type?: string;
+    authorization?: string;
+  } = {},
+) {
   const headers = new Headers();
   if (init.cookie) headers.set("cookie", init.cookie);
   if (init.authorization) headers.set("authorization", init.authorization);
@@ -62,13 +96,16 @@ function trpc(path: string, init: { cookie?: string; input?: unknown; method?: "
   if (method === "POST") {
     if (init.origin !== null) headers.set("origin", init.origin ?? ORIGIN);
     headers.set("content-type", init.type ?? "application/json");
-    return handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/${path}`, { method, headers, body: JSON.stringify({ json: init.input }) }));
+    return handleTrpcRequest(
+      new Request(`${ORIGIN}/api/trpc/${path}`, { method, headers, body: JSON.stringify({ json: init.input }) }),
+    );
   }
   const query = init.input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: init.input }))}`;
   return handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/${path}${query}`, { method, headers }));
 }
 
-const errorCode = async (response: Response) => ((await response.json()) as { error?: { json?: { data?: { code?: string } } } }).error?.json?.data?.code;
+const errorCode = async (response: Response) =>
+  ((await response.json()) as { error?: { json?: { data?: { code?: string } } } }).error?.json?.data?.code;
 
 describe("sign-in and sessions", () => {
   it("signs in with email and password: an httpOnly, SameSite=Lax session cookie that tRPC accepts", async () => {
@@ -96,7 +133,11 @@ describe("sign-in and sessions", () => {
     expect(unknown.status).toBe(401);
     expect(await wrong.json()).toEqual(await unknown.json());
     const audit = await db().auditEvent.findFirst({ where: { action: "auth.sign_in_failed", targetId: user.id } });
-    expect(audit).toMatchObject({ actorType: "anonymous", actorLabel: user.email, after: { reason: "INVALID_EMAIL_OR_PASSWORD" } });
+    expect(audit).toMatchObject({
+      actorType: "anonymous",
+      actorLabel: user.email,
+      after: { reason: "INVALID_EMAIL_OR_PASSWORD" },
+    });
   });
 
   it("signs out: the session row is gone, the cookie no longer works, and it is audited", async () => {
@@ -133,7 +174,9 @@ describe("sign-in and sessions", () => {
   });
 
   it("exposes only sign-in, sign-out and get-session of better-auth: sign-up and the rest are 404", async () => {
-    const signUp = await authRequest("/sign-up/email", { body: { email: "new@test.example", password: "a-long-password", name: "x" } });
+    const signUp = await authRequest("/sign-up/email", {
+      body: { email: "new@test.example", password: "a-long-password", name: "x" },
+    });
     expect(signUp.status).toBe(404);
     expect((await authRequest("/change-password", { body: {} })).status).toBe(404);
     expect((await authRequest("/get-session", { method: "GET" })).status).toBe(200);
@@ -151,13 +194,16 @@ describe("changing one's own password", () => {
     const user = await insertTestUser(db(), "ml_engineer");
     const here = await sessionCookie(user.email, user.password);
     const elsewhere = await sessionCookie(user.email, user.password);
-    const change = (currentPassword: string, newPassword: string) => trpc("users.changePassword", { cookie: here, method: "POST", input: { currentPassword, newPassword } });
+    const change = (currentPassword: string, newPassword: string) =>
+      trpc("users.changePassword", { cookie: here, method: "POST", input: { currentPassword, newPassword } });
 
     const wrong = await change("not-the-password", "a-brand-new-password-1");
     expect(wrong.status).toBe(400);
     expect(JSON.stringify(await wrong.json())).toContain("the current password is not correct");
     expect((await trpc("users.me", { cookie: elsewhere })).status).toBe(200);
-    expect(await db().auditEvent.count({ where: { action: "user.password_change_refused", targetId: user.id } })).toBe(1);
+    expect(await db().auditEvent.count({ where: { action: "user.password_change_refused", targetId: user.id } })).toBe(
+      1,
+    );
 
     const ok = await change(user.password, "a-brand-new-password-1");
     expect(ok.status).toBe(200);
@@ -166,7 +212,9 @@ describe("changing one's own password", () => {
     expect(await errorCode(await trpc("users.me", { cookie: elsewhere }))).toBe("UNAUTHORIZED");
     expect((await signIn(user.email, user.password)).status).toBe(401);
     expect((await signIn(user.email, "a-brand-new-password-1")).status).toBe(200);
-    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "user.password_change", targetId: user.id } });
+    const event = await db().auditEvent.findFirstOrThrow({
+      where: { action: "user.password_change", targetId: user.id },
+    });
     expect(event).toMatchObject({ actorId: user.id, after: { otherSessionsEnded: 1 } });
     expect(JSON.stringify([event.before, event.after])).not.toContain("a-brand-new-password-1");
   });
@@ -174,7 +222,12 @@ describe("changing one's own password", () => {
   it("guessing the current password is throttled as sign-in is: the 6th wrong one from a client is 429", async () => {
     const user = await insertTestUser(db(), "sre");
     const cookie = await sessionCookie(user.email, user.password);
-    const change = (currentPassword: string) => trpc("users.changePassword", { cookie, method: "POST", input: { currentPassword, newPassword: "a-brand-new-password-3" } });
+    const change = (currentPassword: string) =>
+      trpc("users.changePassword", {
+        cookie,
+        method: "POST",
+        input: { currentPassword, newPassword: "a-brand-new-password-3" },
+      });
     for (let i = 0; i < 5; i++) expect((await change(`guess-${i}`)).status).toBe(400);
     const limited = await change(user.password);
     expect(limited.status).toBe(429);
@@ -185,9 +238,20 @@ describe("changing one's own password", () => {
   it("changes only the caller's password (there is no user id to name) and refuses a short one", async () => {
     const user = await insertTestUser(db(), "manager");
     const cookie = await sessionCookie(user.email, user.password);
-    const short = await trpc("users.changePassword", { cookie, method: "POST", input: { currentPassword: user.password, newPassword: "short" } });
+    const short = await trpc("users.changePassword", {
+      cookie,
+      method: "POST",
+      input: { currentPassword: user.password, newPassword: "short" },
+    });
     expect(short.status).toBe(400);
-    expect(await errorCode(await trpc("users.changePassword", { method: "POST", input: { currentPassword: "x", newPassword: "a-brand-new-password-2" } }))).toBe("UNAUTHORIZED");
+    expect(
+      await errorCode(
+        await trpc("users.changePassword", {
+          method: "POST",
+          input: { currentPassword: "x", newPassword: "a-brand-new-password-2" },
+        }),
+      ),
+    ).toBe("UNAUTHORIZED");
     expect((await signIn(user.email, user.password)).status).toBe(200);
   });
 });
@@ -203,7 +267,10 @@ describe("sign-in throttle", () => {
     const retryAfter = Number(blocked.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(900);
-    expect(await blocked.json()).toMatchObject({ code: "RATE_LIMITED", message: expect.stringMatching(/Too many failed sign-ins/) });
+    expect(await blocked.json()).toMatchObject({
+      code: "RATE_LIMITED",
+      message: expect.stringMatching(/Too many failed sign-ins/),
+    });
     // No session was created by the blocked attempt.
     expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
   });
@@ -226,7 +293,10 @@ describe("sign-in throttle", () => {
     expect(retryAfter).toBeLessThanOrEqual(30);
     expect((await slowed.json()).message).toMatch(/Try again in \d+ seconds?\./);
     // The next slot comes: 30 s after the window opened (moved back here instead of waiting).
-    await db().signInThrottle.update({ where: { key: `email:${user.email}` }, data: { windowStart: new Date(Date.now() - 31_000) } });
+    await db().signInThrottle.update({
+      where: { key: `email:${user.email}` },
+      data: { windowStart: new Date(Date.now() - 31_000) },
+    });
     expect((await signIn(user.email, user.password)).status).toBe(200);
   });
 
@@ -256,9 +326,25 @@ describe("sign-in throttle", () => {
     try {
       const user = await insertTestUser(db(), "sre");
       const peer = `192.0.2.${200 + (ipCounter++ % 50)}`;
-      for (let i = 0; i < 5; i++) expect((await authRequest("/sign-in/email", { body: { email: user.email, password: "wrong" }, ip: freshIp(), peer })).status).toBe(401);
-      expect((await authRequest("/sign-in/email", { body: { email: user.email, password: user.password }, ip: freshIp(), peer })).status).toBe(429);
-      const ok = await authRequest("/sign-in/email", { body: { email: user.email, password: user.password }, ip: freshIp(), peer: "192.0.2.99" });
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await authRequest("/sign-in/email", { body: { email: user.email, password: "wrong" }, ip: freshIp(), peer }))
+            .status,
+        ).toBe(401);
+      expect(
+        (
+          await authRequest("/sign-in/email", {
+            body: { email: user.email, password: user.password },
+            ip: freshIp(),
+            peer,
+          })
+        ).status,
+      ).toBe(429);
+      const ok = await authRequest("/sign-in/email", {
+        body: { email: user.email, password: user.password },
+        ip: freshIp(),
+        peer: "192.0.2.99",
+      });
       expect(ok.status).toBe(200);
       recordSessionCookie(ok.headers.getSetCookie().find((c) => c.startsWith("packrat.session_token="))!);
       const event = await db().auditEvent.findFirstOrThrow({ where: { action: "auth.sign_in", actorId: user.id } });
@@ -276,7 +362,10 @@ describe("CSRF: changes only as JSON POST from the dashboard's origin", () => {
     const body = { email: user.email, password: user.password };
     expect((await authRequest("/sign-in/email", { body, origin: "https://evil.example" })).status).toBe(403);
     expect((await authRequest("/sign-in/email", { body, origin: null })).status).toBe(403);
-    const form = await authRequest("/sign-in/email", { body: `email=${encodeURIComponent(user.email)}&password=${user.password}`, type: "application/x-www-form-urlencoded" });
+    const form = await authRequest("/sign-in/email", {
+      body: `email=${encodeURIComponent(user.email)}&password=${user.password}`,
+      type: "application/x-www-form-urlencoded",
+    });
     expect(form.status).toBe(403);
     expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
   });
@@ -284,9 +373,14 @@ describe("CSRF: changes only as JSON POST from the dashboard's origin", () => {
   it("sign-in from a loopback alias of the loopback public URL (127.0.0.1, [::1]) works; another port does not", async () => {
     const user = await insertTestUser(db(), "sre");
     const body = JSON.stringify({ email: user.email, password: user.password });
-    const from = (origin: string) => handleAuthRequest(new Request(`${origin}/api/auth/sign-in/email`, {
-      method: "POST", body, headers: { origin, "content-type": "application/json", "x-forwarded-for": freshIp() },
-    }));
+    const from = (origin: string) =>
+      handleAuthRequest(
+        new Request(`${origin}/api/auth/sign-in/email`, {
+          method: "POST",
+          body,
+          headers: { origin, "content-type": "application/json", "x-forwarded-for": freshIp() },
+        }),
+      );
     for (const origin of ["http://127.0.0.1:3999", "http://[::1]:3999"]) {
       const response = await from(origin);
       expect(response.status, origin).toBe(200);
@@ -305,9 +399,19 @@ describe("CSRF: changes only as JSON POST from the dashboard's origin", () => {
     const cookie = await sessionCookie(admin.email, admin.password);
     const input = { name: "csrf-probe" };
     const before = await db().agentToken.count({ where: { name: "csrf-probe" } });
-    const wrongOrigin = await trpc("agentTokens.create", { cookie, input, method: "POST", origin: "https://evil.example" });
+    const wrongOrigin = await trpc("agentTokens.create", {
+      cookie,
+      input,
+      method: "POST",
+      origin: "https://evil.example",
+    });
     const noOrigin = await trpc("agentTokens.create", { cookie, input, method: "POST", origin: null });
-    const form = await trpc("agentTokens.create", { cookie, input, method: "POST", type: "application/x-www-form-urlencoded" });
+    const form = await trpc("agentTokens.create", {
+      cookie,
+      input,
+      method: "POST",
+      type: "application/x-www-form-urlencoded",
+    });
     const textPlain = await trpc("agentTokens.create", { cookie, input, method: "POST", type: "text/plain" });
     const viaGet = await trpc("agentTokens.create", { cookie, input, method: "GET" });
     for (const response of [wrongOrigin, noOrigin, form, textPlain, viaGet]) {

@@ -33,7 +33,9 @@ const AUTH_MAX_BODY_BYTES = 16 * 1024;
 export async function handleAuthRequest(incoming: Request): Promise<Response> {
   const requestId = requestIdFrom(incoming.headers);
   let request: Request;
-  try { request = await withLimitedBody(incoming, Math.min(AUTH_MAX_BODY_BYTES, env().DASHBOARD_MAX_BODY_BYTES)); } catch (error) {
+  try {
+    request = await withLimitedBody(incoming, Math.min(AUTH_MAX_BODY_BYTES, env().DASHBOARD_MAX_BODY_BYTES));
+  } catch (error) {
     if (error instanceof BodyTooLargeError) return bodyTooLargeResponse(error, requestId);
     throw error;
   }
@@ -44,7 +46,11 @@ async function handleBoundedAuthRequest(request: Request, requestId: string): Pr
   const logger = log.child({ requestId });
   const path = new URL(request.url).pathname.replace(/^\/api\/auth/, "");
   const method = endpoints[path];
-  if (!method) return Response.json({ error: { code: "NOT_FOUND", message: `no auth endpoint ${path}` } }, { status: 404, headers: { "x-request-id": requestId } });
+  if (!method)
+    return Response.json(
+      { error: { code: "NOT_FOUND", message: `no auth endpoint ${path}` } },
+      { status: 404, headers: { "x-request-id": requestId } },
+    );
   if (method === "POST") {
     const rejection = mutationRejection(request, env().PACKRAT_PUBLIC_URL);
     if (rejection) {
@@ -52,7 +58,10 @@ async function handleBoundedAuthRequest(request: Request, requestId: string): Pr
       return forbiddenResponse(rejection, requestId);
     }
   } else if (request.method !== method) {
-    return Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: `${path} takes ${method}` } }, { status: 405, headers: { allow: method, "x-request-id": requestId } });
+    return Response.json(
+      { error: { code: "METHOD_NOT_ALLOWED", message: `${path} takes ${method}` } },
+      { status: 405, headers: { allow: method, "x-request-id": requestId } },
+    );
   }
   let response: Response;
   if (path === "/sign-in/email") response = await signIn(request, requestId, logger);
@@ -62,7 +71,10 @@ async function handleBoundedAuthRequest(request: Request, requestId: string): Pr
 }
 
 async function signIn(request: Request, requestId: string, logger: Logger): Promise<Response> {
-  const body = (await request.clone().json().catch(() => null)) as { email?: unknown } | null;
+  const body = (await request
+    .clone()
+    .json()
+    .catch(() => null)) as { email?: unknown } | null;
   // No email: nothing to count; better-auth answers with its validation error.
   if (typeof body?.email !== "string" || !body.email.trim()) return auth().handler(request);
   const email = normalizeEmail(body.email);
@@ -71,7 +83,12 @@ async function signIn(request: Request, requestId: string, logger: Logger): Prom
   const decision = await consumeSignInAttempt(db(), signInLimits(), { email, ip }, Date.now());
   if (!decision.allowed) {
     // Logged, not audited: a flood of refused attempts must not flood the audit log.
-    logger.warn("sign-in rate limited", { email, ip, key: decision.key, retryAfterSeconds: decision.retryAfterSeconds });
+    logger.warn("sign-in rate limited", {
+      email,
+      ip,
+      key: decision.key,
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
     const wait = decision.retryAfterSeconds;
     const minutes = Math.ceil(wait / 60);
     const when = wait < 60 ? `${wait} second${wait === 1 ? "" : "s"}` : `${minutes} minute${minutes === 1 ? "" : "s"}`;
@@ -85,17 +102,25 @@ async function signIn(request: Request, requestId: string, logger: Logger): Prom
     const data = (await response.clone().json()) as { user: { id: string } };
     await recordSignInSuccess(db(), { email, ip });
     await recordAudit(db(), {
-      actor: { type: "user", id: data.user.id, label: email }, action: "auth.sign_in",
-      target: { type: "user", id: data.user.id, label: email }, after: { ip }, requestId,
+      actor: { type: "user", id: data.user.id, label: email },
+      action: "auth.sign_in",
+      target: { type: "user", id: data.user.id, label: email },
+      after: { ip },
+      requestId,
     });
     logger.info("signed in", { userId: data.user.id });
   } else {
-    const data = (await response.clone().json().catch(() => ({}))) as { code?: string };
+    const data = (await response
+      .clone()
+      .json()
+      .catch(() => ({}))) as { code?: string };
     const user = await db().user.findUnique({ where: { email }, select: { id: true } });
     await recordAudit(db(), {
-      actor: { type: "anonymous", label: email }, action: "auth.sign_in_failed",
+      actor: { type: "anonymous", label: email },
+      action: "auth.sign_in_failed",
       target: user ? { type: "user", id: user.id, label: email } : undefined,
-      after: { reason: data.code ?? `HTTP ${response.status}`, ip }, requestId,
+      after: { reason: data.code ?? `HTTP ${response.status}`, ip },
+      requestId,
     });
     logger.info("sign-in failed", { email, ip, status: response.status, reason: data.code });
   }
@@ -106,7 +131,12 @@ async function signOut(request: Request, requestId: string, logger: Logger): Pro
   const user = await getSessionUser(request.headers);
   const response = await auth().handler(request);
   if (response.ok && user) {
-    await recordAudit(db(), { actor: { type: "user", id: user.id, label: user.email }, action: "auth.sign_out", target: { type: "user", id: user.id, label: user.email }, requestId });
+    await recordAudit(db(), {
+      actor: { type: "user", id: user.id, label: user.email },
+      action: "auth.sign_out",
+      target: { type: "user", id: user.id, label: user.email },
+      requestId,
+    });
     logger.info("signed out", { userId: user.id });
   }
   return response;

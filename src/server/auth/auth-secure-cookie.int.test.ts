@@ -13,7 +13,11 @@ import { testEnv } from "../../../test/test-env";
 const ORIGIN = "https://packrat.example";
 
 beforeAll(() => {
-  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, {
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LOG_LEVEL: "error",
+  });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);
@@ -28,11 +32,13 @@ afterAll(() => {
 describe("session cookie behind https", () => {
   it("is HttpOnly, SameSite=Lax and Secure, and identifies the user", async () => {
     const user = await insertTestUser(db(), "sre");
-    const response = await handleAuthRequest(new Request(`${ORIGIN}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: ORIGIN, "x-forwarded-for": "192.0.2.200" },
-      body: JSON.stringify({ email: user.email, password: user.password }),
-    }));
+    const response = await handleAuthRequest(
+      new Request(`${ORIGIN}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: ORIGIN, "x-forwarded-for": "192.0.2.200" },
+        body: JSON.stringify({ email: user.email, password: user.password }),
+      }),
+    );
     expect(response.status).toBe(200);
     const setCookie = response.headers.getSetCookie().find((c) => c.includes("packrat.session_token="))!;
     expect(setCookie).toMatch(/^__Secure-packrat\.session_token=/);

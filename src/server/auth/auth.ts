@@ -29,7 +29,10 @@ function createAuth() {
     emailAndPassword: {
       enabled: true,
       disableSignUp: true,
-      password: { hash: (password) => passwords.hash(password), verify: ({ hash, password }) => passwords.verify(hash, password) },
+      password: {
+        hash: (password) => passwords.hash(password),
+        verify: ({ hash, password }) => passwords.verify(hash, password),
+      },
     },
     user: {
       additionalFields: {
@@ -56,7 +59,8 @@ function createAuth() {
           // Runs after the password matched: a deactivated account learns only then that it is deactivated.
           before: async (session) => {
             const user = await db().user.findUnique({ where: { id: session.userId }, select: { active: true } });
-            if (!user?.active) throw new APIError("FORBIDDEN", { message: "This account is deactivated", code: ACCOUNT_DEACTIVATED });
+            if (!user?.active)
+              throw new APIError("FORBIDDEN", { message: "This account is deactivated", code: ACCOUNT_DEACTIVATED });
           },
         },
       },

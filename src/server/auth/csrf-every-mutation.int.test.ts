@@ -18,19 +18,30 @@ const ORIGIN = "http://localhost:3999";
 let cookie = "";
 
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
-const mutations = Object.keys(procedures).filter((p) => procedures[p]!._def.type === "mutation").sort();
-const queries = Object.keys(procedures).filter((p) => procedures[p]!._def.type === "query").sort();
+const mutations = Object.keys(procedures)
+  .filter((p) => procedures[p]!._def.type === "mutation")
+  .sort();
+const queries = Object.keys(procedures)
+  .filter((p) => procedures[p]!._def.type === "query")
+  .sort();
 
 beforeAll(async () => {
-  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, {
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LOG_LEVEL: "error",
+  });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);
   const admin = await insertTestUser(db(), "admin");
-  const response = await handleAuthRequest(new Request(`${ORIGIN}/api/auth/sign-in/email`, {
-    method: "POST", headers: { origin: ORIGIN, "content-type": "application/json", "x-forwarded-for": "192.0.2.91" },
-    body: JSON.stringify({ email: admin.email, password: admin.password }),
-  }));
+  const response = await handleAuthRequest(
+    new Request(`${ORIGIN}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { origin: ORIGIN, "content-type": "application/json", "x-forwarded-for": "192.0.2.91" },
+      body: JSON.stringify({ email: admin.email, password: admin.password }),
+    }),
+  );
   const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("packrat.session_token="))!;
   recordSessionCookie(setCookie);
   cookie = setCookie.split(";")[0]!;
@@ -41,7 +52,13 @@ function trpc(path: string, init: { method: string; origin?: string | null; type
   const headers = new Headers({ cookie });
   if (init.origin !== null) headers.set("origin", init.origin ?? ORIGIN);
   if (init.method === "POST") headers.set("content-type", init.type ?? "application/json");
-  return handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/${path}`, { method: init.method, headers, body: init.method === "POST" ? "{}" : undefined }));
+  return handleTrpcRequest(
+    new Request(`${ORIGIN}/api/trpc/${path}`, {
+      method: init.method,
+      headers,
+      body: init.method === "POST" ? "{}" : undefined,
+    }),
+  );
 }
 
 const forged: Array<[string, { method: string; origin?: string | null; type?: string }]> = [
@@ -82,9 +99,13 @@ describe("CSRF on every mutation", () => {
   });
 
   it("sign-out from another origin is 403 and the session lives on", async () => {
-    const out = await handleAuthRequest(new Request(`${ORIGIN}/api/auth/sign-out`, {
-      method: "POST", headers: { cookie, origin: "https://evil.example", "content-type": "application/json" }, body: "{}",
-    }));
+    const out = await handleAuthRequest(
+      new Request(`${ORIGIN}/api/auth/sign-out`, {
+        method: "POST",
+        headers: { cookie, origin: "https://evil.example", "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
     expect(out.status).toBe(403);
     const me = await handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/users.me`, { headers: { cookie } }));
     expect(me.status).toBe(200);

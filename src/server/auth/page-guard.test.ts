@@ -13,17 +13,40 @@ describe("safe next path after sign-in", () => {
     expect(safeNextPath("/")).toBe("/");
   });
   it("replaces anything that could leave the site, or nothing, with /", () => {
-    for (const next of ["//evil.example", "https://evil.example", "/\\evil.example", "javascript:alert(1)", "", undefined]) {
+    for (const next of [
+      "//evil.example",
+      "https://evil.example",
+      "/\\evil.example",
+      "javascript:alert(1)",
+      "",
+      undefined,
+    ]) {
       expect(safeNextPath(next)).toBe("/");
     }
   });
   it("refuses the tricks browsers normalise into another host: tabs, newlines, backslashes, encodings", () => {
     const attacks = [
-      "/\t/evil.example", "/\n/evil.example", "/\r/evil.example", "/%09/evil.example", "/%0a/evil.example",
-      "/%0D/evil.example", "/%2f/evil.example", "/%2F%2Fevil.example", "/%5c/evil.example", "/%5Cevil.example",
-      "\\\\evil.example", "\\/evil.example", "/\\/evil.example", "\t//evil.example",
-      " //evil.example", "/x\u0000", "/\u2028//evil.example", "///evil.example",
-      "http:/evil.example", "//evil.example@site", "%2F%2Fevil.example",
+      "/\t/evil.example",
+      "/\n/evil.example",
+      "/\r/evil.example",
+      "/%09/evil.example",
+      "/%0a/evil.example",
+      "/%0D/evil.example",
+      "/%2f/evil.example",
+      "/%2F%2Fevil.example",
+      "/%5c/evil.example",
+      "/%5Cevil.example",
+      "\\\\evil.example",
+      "\\/evil.example",
+      "/\\/evil.example",
+      "\t//evil.example",
+      " //evil.example",
+      "/x\u0000",
+      "/\u2028//evil.example",
+      "///evil.example",
+      "http:/evil.example",
+      "//evil.example@site",
+      "%2F%2Fevil.example",
     ];
     expect(attacks.filter((next) => safeNextPath(next) !== "/")).toEqual([]);
   });

@@ -11,7 +11,10 @@ export function acceptedOrigins(publicUrl: string): string[] {
   const url = new URL(publicUrl);
   if (!LOOPBACK_HOSTS.includes(url.hostname)) return [url.origin];
   const port = url.port ? `:${url.port}` : "";
-  return [url.origin, ...LOOPBACK_HOSTS.filter((host) => host !== url.hostname).map((host) => `${url.protocol}//${host}${port}`)];
+  return [
+    url.origin,
+    ...LOOPBACK_HOSTS.filter((host) => host !== url.hostname).map((host) => `${url.protocol}//${host}${port}`),
+  ];
 }
 
 /**
@@ -19,14 +22,20 @@ export function acceptedOrigins(publicUrl: string): string[] {
  * personal API token, not a cookie, so no other site can make a browser send it: the Origin check does not apply
  * (POST and JSON still do).
  */
-export function mutationRejection(request: Request, publicUrl: string, options: { bearer?: boolean } = {}): string | null {
+export function mutationRejection(
+  request: Request,
+  publicUrl: string,
+  options: { bearer?: boolean } = {},
+): string | null {
   if (request.method !== "POST") return `changes are accepted only as POST (got ${request.method})`;
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/json") return `changes are accepted only as application/json (got ${type ?? "no content type"})`;
+  if (type !== "application/json")
+    return `changes are accepted only as application/json (got ${type ?? "no content type"})`;
   if (options.bearer) return null;
   const origin = request.headers.get("origin");
   if (!origin) return "the request has no Origin header";
-  if (!acceptedOrigins(publicUrl).includes(origin)) return `the request's Origin ${origin} is not this dashboard's (${new URL(publicUrl).origin})`;
+  if (!acceptedOrigins(publicUrl).includes(origin))
+    return `the request's Origin ${origin} is not this dashboard's (${new URL(publicUrl).origin})`;
   return null;
 }
 

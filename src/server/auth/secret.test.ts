@@ -5,8 +5,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AUTH_SECRET_FILE, resolveAuthSecret } from "./secret";
 
 const dirs: string[] = [];
-const tempDir = () => { const d = mkdtempSync(join(tmpdir(), "packrat-secret-")); dirs.push(d); return d; };
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "packrat-secret-"));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe("auth secret", () => {
   it("uses BETTER_AUTH_SECRET when set and writes nothing", () => {

@@ -21,6 +21,7 @@ export function resolveAuthSecret(options: { secret?: string; dataDir: string })
   // A file copied in with loose permissions is tightened rather than trusted as is.
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   const secret = readFileSync(file, "utf8").trim();
-  if (secret.length < 32) throw new Error(`${file} holds a secret shorter than 32 characters; delete it or set BETTER_AUTH_SECRET`);
+  if (secret.length < 32)
+    throw new Error(`${file} holds a secret shorter than 32 characters; delete it or set BETTER_AUTH_SECRET`);
   return secret;
 }

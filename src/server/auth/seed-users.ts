@@ -19,7 +19,10 @@ export const demoUsers: ReadonlyArray<{ email: string; name: string; role: Role 
 ];
 
 export class SeedConfigError extends Error {
-  constructor(message: string) { super(message); this.name = "SeedConfigError"; }
+  constructor(message: string) {
+    super(message);
+    this.name = "SeedConfigError";
+  }
 }
 
 export interface SeedOptions {
@@ -41,8 +44,14 @@ export async function ensureInitialUsers(prisma: PrismaClient, options: SeedOpti
   if (options.demoUsers) {
     wanted = demoUsers.map((u) => ({ ...u, password: DEMO_PASSWORD }));
   } else {
-    if (!options.adminEmail) throw new SeedConfigError("PACKRAT_ADMIN_EMAIL is required: PACKRAT_DEMO_USERS=false and the database has no active admin yet");
-    if (!options.adminPassword) throw new SeedConfigError("PACKRAT_ADMIN_PASSWORD is required (at least 12 characters): PACKRAT_DEMO_USERS=false and the database has no active admin yet");
+    if (!options.adminEmail)
+      throw new SeedConfigError(
+        "PACKRAT_ADMIN_EMAIL is required: PACKRAT_DEMO_USERS=false and the database has no active admin yet",
+      );
+    if (!options.adminPassword)
+      throw new SeedConfigError(
+        "PACKRAT_ADMIN_PASSWORD is required (at least 12 characters): PACKRAT_DEMO_USERS=false and the database has no active admin yet",
+      );
     wanted = [{ email: options.adminEmail, name: "Administrator", role: "admin", password: options.adminPassword }];
   }
   const hashed = await Promise.all(wanted.map(async (u) => ({ ...u, passwordHash: await passwords.hash(u.password) })));
@@ -58,12 +67,16 @@ export async function ensureInitialUsers(prisma: PrismaClient, options: SeedOpti
       const existing = await tx.user.findUnique({ where: { email: u.email.toLowerCase() } });
       if (existing) {
         // The named admin exists but is not an active admin: say so rather than silently promote it.
-        throw new SeedConfigError(`PACKRAT_ADMIN_EMAIL ${u.email} belongs to an existing user who is not an active admin; promote them in the database or choose another email`);
+        throw new SeedConfigError(
+          `PACKRAT_ADMIN_EMAIL ${u.email} belongs to an existing user who is not an active admin; promote them in the database or choose another email`,
+        );
       }
       const user = await insertUserWithPassword(tx, u);
       await recordAudit(tx, {
-        actor: { type: "system", label: options.demoUsers ? "demo seed" : "start-up" }, action: "user.create",
-        target: { type: "user", id: user.id, label: user.email }, after: { email: user.email, name: user.name, role: user.role, active: user.active },
+        actor: { type: "system", label: options.demoUsers ? "demo seed" : "start-up" },
+        action: "user.create",
+        target: { type: "user", id: user.id, label: user.email },
+        after: { email: user.email, name: user.name, role: user.role, active: user.active },
       });
       lines.push(`created ${options.demoUsers ? "demo user" : "admin"} ${user.email} (${user.role})`);
     }

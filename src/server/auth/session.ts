@@ -25,7 +25,10 @@ export async function getSession(headers: Headers): Promise<SignedInSession | nu
   const cookieOnly = new Headers({ cookie: headers.get("cookie")! });
   const result = await auth().api.getSession({ headers: cookieOnly });
   if (!result) return null;
-  const { user, session } = result as { user: { id: string; email: string; name: string; role?: unknown; active?: unknown }; session: { id: string } };
+  const { user, session } = result as {
+    user: { id: string; email: string; name: string; role?: unknown; active?: unknown };
+    session: { id: string };
+  };
   if (user.active !== true || !isRole(user.role)) return null;
   return { user: { id: user.id, email: user.email, name: user.name, role: user.role }, sessionId: session.id };
 }

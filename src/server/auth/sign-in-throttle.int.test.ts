@@ -3,9 +3,21 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
-import { clientKey, consumeSignInAttempt, emailKey, pruneSignInThrottle, recordSignInSuccess } from "./sign-in-throttle";
+import {
+  clientKey,
+  consumeSignInAttempt,
+  emailKey,
+  pruneSignInThrottle,
+  recordSignInSuccess,
+} from "./sign-in-throttle";
 
-const limits = { maxFailuresPerClient: 3, maxFailuresPerIp: 5, accountSlowdownAfter: 4, accountSlowdownMs: 10_000, windowMs: 60_000 };
+const limits = {
+  maxFailuresPerClient: 3,
+  maxFailuresPerIp: 5,
+  accountSlowdownAfter: 4,
+  accountSlowdownMs: 10_000,
+  windowMs: 60_000,
+};
 const T0 = Date.parse("2026-11-29T12:00:00.000Z");
 const who = () => ({ email: `${randomUUID()}@test.example`, ip: `ip-${randomUUID()}` });
 const fromNewClient = (email: string) => ({ email, ip: `ip-${randomUUID()}` });
@@ -13,26 +25,43 @@ const fromNewClient = (email: string) => ({ email, ip: `ip-${randomUUID()}` });
 describe("sign-in throttle (PostgreSQL)", () => {
   it("allows 3 attempts for an (account, client), refuses the 4th with the seconds left in the window", async () => {
     const w = who();
-    for (let i = 0; i < 3; i++) expect(await consumeSignInAttempt(db(), limits, w, T0 + i * 1000)).toEqual({ allowed: true });
+    for (let i = 0; i < 3; i++)
+      expect(await consumeSignInAttempt(db(), limits, w, T0 + i * 1000)).toEqual({ allowed: true });
     // Window opened at T0 and lasts 60 s; at T0 + 12.5 s, 47.5 s are left, rounded up to 48.
-    expect(await consumeSignInAttempt(db(), limits, w, T0 + 12_500)).toEqual({ allowed: false, retryAfterSeconds: 48, key: clientKey(w.email, w.ip) });
+    expect(await consumeSignInAttempt(db(), limits, w, T0 + 12_500)).toEqual({
+      allowed: false,
+      retryAfterSeconds: 48,
+      key: clientKey(w.email, w.ip),
+    });
   });
 
   it("a client held back on an account leaves the account open to every other client", async () => {
     const attacker = who();
     for (let i = 0; i < 4; i++) await consumeSignInAttempt(db(), limits, attacker, T0);
     expect((await consumeSignInAttempt(db(), limits, attacker, T0 + 1000)).allowed).toBe(false);
-    expect(await consumeSignInAttempt(db(), limits, fromNewClient(attacker.email), T0 + 1000)).toEqual({ allowed: true });
+    expect(await consumeSignInAttempt(db(), limits, fromNewClient(attacker.email), T0 + 1000)).toEqual({
+      allowed: true,
+    });
   });
 
   it("slows an account guessed from many clients, never locks it: one attempt per interval, refused ones take no slot", async () => {
     const { email } = who();
     // 4 failures from 4 clients at once: then the account is slowed.
-    for (let i = 0; i < 4; i++) expect((await consumeSignInAttempt(db(), limits, fromNewClient(email), T0)).allowed).toBe(true);
-    expect(await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 2_000)).toEqual({ allowed: false, retryAfterSeconds: 8, key: emailKey(email) });
+    for (let i = 0; i < 4; i++)
+      expect((await consumeSignInAttempt(db(), limits, fromNewClient(email), T0)).allowed).toBe(true);
+    expect(await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 2_000)).toEqual({
+      allowed: false,
+      retryAfterSeconds: 8,
+      key: emailKey(email),
+    });
     // However many clients hammer it, nothing changes: the next slot is still at T0 + 10 s.
-    for (let i = 0; i < 20; i++) expect((await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 5_000)).allowed).toBe(false);
-    expect(await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 9_000)).toEqual({ allowed: false, retryAfterSeconds: 1, key: emailKey(email) });
+    for (let i = 0; i < 20; i++)
+      expect((await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 5_000)).allowed).toBe(false);
+    expect(await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 9_000)).toEqual({
+      allowed: false,
+      retryAfterSeconds: 1,
+      key: emailKey(email),
+    });
     expect((await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 10_000)).allowed).toBe(true);
     expect((await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 10_500)).allowed).toBe(false);
     expect((await consumeSignInAttempt(db(), limits, fromNewClient(email), T0 + 20_000)).allowed).toBe(true);
@@ -54,14 +83,24 @@ describe("sign-in throttle (PostgreSQL)", () => {
 
   it("counts a client across accounts: the 6th attempt from one client is refused", async () => {
     const ip = `ip-${randomUUID()}`;
-    for (let i = 0; i < 5; i++) expect((await consumeSignInAttempt(db(), limits, { email: `${i}-${randomUUID()}@x.example`, ip }, T0)).allowed).toBe(true);
-    expect(await consumeSignInAttempt(db(), limits, { email: `${randomUUID()}@x.example`, ip }, T0 + 30_000)).toEqual({ allowed: false, retryAfterSeconds: 30, key: `ip:${ip}` });
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await consumeSignInAttempt(db(), limits, { email: `${i}-${randomUUID()}@x.example`, ip }, T0)).allowed,
+      ).toBe(true);
+    expect(await consumeSignInAttempt(db(), limits, { email: `${randomUUID()}@x.example`, ip }, T0 + 30_000)).toEqual({
+      allowed: false,
+      retryAfterSeconds: 30,
+      key: `ip:${ip}`,
+    });
   });
 
   it("treats an email the same in any case", async () => {
     const w = who();
-    for (let i = 0; i < 3; i++) await consumeSignInAttempt(db(), limits, { ...w, email: i % 2 ? w.email.toUpperCase() : w.email }, T0);
-    expect((await consumeSignInAttempt(db(), limits, { ...w, email: ` ${w.email.toUpperCase()} ` }, T0)).allowed).toBe(false);
+    for (let i = 0; i < 3; i++)
+      await consumeSignInAttempt(db(), limits, { ...w, email: i % 2 ? w.email.toUpperCase() : w.email }, T0);
+    expect((await consumeSignInAttempt(db(), limits, { ...w, email: ` ${w.email.toUpperCase()} ` }, T0)).allowed).toBe(
+      false,
+    );
   });
 
   it("a success clears the account and the pair and gives the client its attempt back", async () => {
@@ -82,7 +121,9 @@ describe("sign-in throttle (PostgreSQL)", () => {
 
   it("concurrent attempts from 12 clients on one account: exactly the 4 before the slowdown are allowed", async () => {
     const { email } = who();
-    const results = await Promise.all(Array.from({ length: 12 }, () => consumeSignInAttempt(db(), limits, fromNewClient(email), T0)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => consumeSignInAttempt(db(), limits, fromNewClient(email), T0)),
+    );
     expect(results.filter((r) => r.allowed)).toHaveLength(4);
   });
 
@@ -92,7 +133,15 @@ describe("sign-in throttle (PostgreSQL)", () => {
     await consumeSignInAttempt(db(), limits, old, T0 - 120_000);
     await consumeSignInAttempt(db(), limits, fresh, T0);
     expect(await pruneSignInThrottle(db(), limits.windowMs, T0 + 1_000)).toBeGreaterThanOrEqual(3);
-    expect(await db().signInThrottle.count({ where: { key: { in: [emailKey(old.email), clientKey(old.email, old.ip), `ip:${old.ip}`] } } })).toBe(0);
-    expect(await db().signInThrottle.count({ where: { key: { in: [emailKey(fresh.email), clientKey(fresh.email, fresh.ip), `ip:${fresh.ip}`] } } })).toBe(3);
+    expect(
+      await db().signInThrottle.count({
+        where: { key: { in: [emailKey(old.email), clientKey(old.email, old.ip), `ip:${old.ip}`] } },
+      }),
+    ).toBe(0);
+    expect(
+      await db().signInThrottle.count({
+        where: { key: { in: [emailKey(fresh.email), clientKey(fresh.email, fresh.ip), `ip:${fresh.ip}`] } },
+      }),
+    ).toBe(3);
   });
 });

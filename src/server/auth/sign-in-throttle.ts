@@ -38,7 +38,11 @@ export const emailKey = (email: string) => `email:${normalized(email)}`;
 export const ipKey = (ip: string) => `ip:${ip}`;
 export const clientKey = (email: string, ip: string) => `client:${normalized(email)}|${ip}`;
 
-interface Row { key: string; failures: number; window_start_ms: number }
+interface Row {
+  key: string;
+  failures: number;
+  window_start_ms: number;
+}
 
 // Timestamps cross as epoch milliseconds and are stored as UTC (Prisma's convention for DateTime columns),
 // whatever the server's TimeZone setting.
@@ -47,7 +51,10 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** Counts one attempt for the (account, client) pair, the client and the account; refuses it when one says so. */
 export async function consumeSignInAttempt(
-  prisma: PrismaClient, limits: ThrottleLimits, who: { email: string; ip: string }, nowMs: number,
+  prisma: PrismaClient,
+  limits: ThrottleLimits,
+  who: { email: string; ip: string },
+  nowMs: number,
 ): Promise<ThrottleDecision> {
   const keys = [clientKey(who.email, who.ip), ipKey(who.ip)];
   const cutoff = utc(nowMs - limits.windowMs);
@@ -67,7 +74,8 @@ export async function consumeSignInAttempt(
     const max = row.key.startsWith("client:") ? limits.maxFailuresPerClient : limits.maxFailuresPerIp;
     if (row.failures <= max) continue;
     const retryAfterSeconds = seconds(row.window_start_ms + limits.windowMs - nowMs);
-    if (decision.allowed || retryAfterSeconds > decision.retryAfterSeconds) decision = { allowed: false, retryAfterSeconds, key: row.key };
+    if (decision.allowed || retryAfterSeconds > decision.retryAfterSeconds)
+      decision = { allowed: false, retryAfterSeconds, key: row.key };
   }
   if (!decision.allowed) return decision;
   return takeAccountSlot(prisma, limits, emailKey(who.email), nowMs);
@@ -77,7 +85,12 @@ export async function consumeSignInAttempt(
  * The account's slowdown: within a window, `accountSlowdownAfter` attempts, then one more per `accountSlowdownMs`
  * elapsed since the window opened. The slot is taken in the upsert's WHERE, so a refused attempt counts nothing.
  */
-async function takeAccountSlot(prisma: PrismaClient, limits: ThrottleLimits, key: string, nowMs: number): Promise<ThrottleDecision> {
+async function takeAccountSlot(
+  prisma: PrismaClient,
+  limits: ThrottleLimits,
+  key: string,
+  nowMs: number,
+): Promise<ThrottleDecision> {
   const cutoff = utc(nowMs - limits.windowMs);
   const now = utc(nowMs);
   const taken = await prisma.$queryRaw<Row[]>`
@@ -94,7 +107,8 @@ async function takeAccountSlot(prisma: PrismaClient, limits: ThrottleLimits, key
   if (taken.length > 0) return { allowed: true };
   const row = await prisma.signInThrottle.findUniqueOrThrow({ where: { key } });
   // The next slot: the one after those already taken.
-  const nextSlotMs = row.windowStart.getTime() + (row.failures - limits.accountSlowdownAfter + 1) * limits.accountSlowdownMs;
+  const nextSlotMs =
+    row.windowStart.getTime() + (row.failures - limits.accountSlowdownAfter + 1) * limits.accountSlowdownMs;
   const windowEndMs = row.windowStart.getTime() + limits.windowMs;
   return { allowed: false, retryAfterSeconds: seconds(Math.min(nextSlotMs, windowEndMs) - nowMs), key };
 }
@@ -103,12 +117,17 @@ async function takeAccountSlot(prisma: PrismaClient, limits: ThrottleLimits, key
 export async function recordSignInSuccess(prisma: PrismaClient, who: { email: string; ip: string }): Promise<void> {
   await prisma.$transaction([
     prisma.signInThrottle.deleteMany({ where: { key: { in: [emailKey(who.email), clientKey(who.email, who.ip)] } } }),
-    prisma.signInThrottle.updateMany({ where: { key: ipKey(who.ip), failures: { gt: 0 } }, data: { failures: { decrement: 1 } } }),
+    prisma.signInThrottle.updateMany({
+      where: { key: ipKey(who.ip), failures: { gt: 0 } },
+      data: { failures: { decrement: 1 } },
+    }),
   ]);
 }
 
 /** Deletes the rows whose window has passed (the next attempt would start afresh anyway); returns how many. */
 export async function pruneSignInThrottle(prisma: PrismaClient, windowMs: number, nowMs: number): Promise<number> {
-  const { count } = await prisma.signInThrottle.deleteMany({ where: { windowStart: { lte: new Date(nowMs - windowMs) } } });
+  const { count } = await prisma.signInThrottle.deleteMany({
+    where: { windowStart: { lte: new Date(nowMs - windowMs) } },
+  });
   return count;
 }

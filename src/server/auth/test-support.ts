@@ -17,7 +17,9 @@ import type { SessionUser } from "./session";
 export const cheapHasher: PasswordHasher = {
   async hash(password) {
     const salt = randomBytes(8).toString("hex");
-    const hash = `test:${salt}:${createHash("sha256").update(salt + password).digest("hex")}`;
+    const hash = `test:${salt}:${createHash("sha256")
+      .update(salt + password)
+      .digest("hex")}`;
     // Whatever a test hashes (its users' passwords, PACKRAT_ADMIN_PASSWORD values for the seed) is a secret.
     recordSecret("password", password);
     recordSecret("password hash", hash);
@@ -33,23 +35,46 @@ export const uniqueEmail = (label: string) => `${label}-${randomUUID().slice(0, 
 
 /** A user with a credential account, straight into the database (no audit: fixtures are not events). */
 export async function insertTestUser(
-  prisma: PrismaClient, role: Role, options: { email?: string; password?: string; active?: boolean } = {},
+  prisma: PrismaClient,
+  role: Role,
+  options: { email?: string; password?: string; active?: boolean } = {},
 ): Promise<SessionUser & { password: string }> {
   const id = randomUUID();
   const email = options.email ?? uniqueEmail(role.replace("_", "-"));
   const password = options.password ?? `pw-${randomUUID()}`;
   await prisma.user.create({
     data: {
-      id, email, name: `Test ${role}`, role, active: options.active ?? true,
-      accounts: { create: { id: randomUUID(), accountId: id, providerId: "credential", password: await cheapHasher.hash(password) } },
+      id,
+      email,
+      name: `Test ${role}`,
+      role,
+      active: options.active ?? true,
+      accounts: {
+        create: {
+          id: randomUUID(),
+          accountId: id,
+          providerId: "credential",
+          password: await cheapHasher.hash(password),
+        },
+      },
     },
   });
   return { id, email, name: `Test ${role}`, role, password };
 }
 
 /** A tRPC context as createTrpcContext would build it for this user (null: anonymous), signed in with `sessionId`. */
-export function contextFor(user: SessionUser | null, requestId = `test-${randomUUID()}`, sessionId: string | null = null): TrpcContext {
-  return { headers: new Headers(), requestId, log: createLogger({ level: "error" }), getUser: async () => user, getSessionId: async () => (user ? sessionId : null) };
+export function contextFor(
+  user: SessionUser | null,
+  requestId = `test-${randomUUID()}`,
+  sessionId: string | null = null,
+): TrpcContext {
+  return {
+    headers: new Headers(),
+    requestId,
+    log: createLogger({ level: "error" }),
+    getUser: async () => user,
+    getSessionId: async () => (user ? sessionId : null),
+  };
 }
 
 /** createAgentToken, with the token put on the secret list. */
@@ -60,7 +85,11 @@ export async function createTestAgentToken(caller: ServiceCaller, input: { name:
 }
 
 /** createEnrollmentToken, with the token put on the secret list. */
-export async function createTestEnrollmentToken(caller: ServiceCaller, input: Parameters<typeof createEnrollmentToken>[1], prisma?: PrismaClient) {
+export async function createTestEnrollmentToken(
+  caller: ServiceCaller,
+  input: Parameters<typeof createEnrollmentToken>[1],
+  prisma?: PrismaClient,
+) {
   const created = await createEnrollmentToken(caller, input, prisma);
   recordSecret("enrollment token", created.token);
   return created;

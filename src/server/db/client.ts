@@ -10,7 +10,9 @@ export function db(): PrismaClient {
   if (!globalForPrisma.packratPrisma) {
     const { DATABASE_URL, DATABASE_POOL_MAX } = env();
     if (!DATABASE_URL) throw new Error("DATABASE_URL is not set (npm start sets it for the embedded database)");
-    globalForPrisma.packratPrisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: DATABASE_URL, max: DATABASE_POOL_MAX }) });
+    globalForPrisma.packratPrisma = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: DATABASE_URL, max: DATABASE_POOL_MAX }),
+    });
   }
   return globalForPrisma.packratPrisma;
 }

@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PASSWORD_FILE, startEmbeddedPostgres, removeCluster, type RunningPostgres } from "./embedded-postgres";
 
 const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => { while (cleanups.length) await cleanups.pop()!(); });
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -72,8 +74,15 @@ describe("embedded PostgreSQL", () => {
     cleanups.push(() => rmSync(locked, { recursive: true, force: true }));
     mkdirSync(join(locked, "project"));
     const lines: string[] = [];
-    const server = await startEmbeddedPostgres({ dataDir: join(locked, "project", ".data", "pg"), port: await freePort(), log: (l) => lines.push(l) });
-    cleanups.push(async () => { await server.stop(); removeCluster(server.dataDir); });
+    const server = await startEmbeddedPostgres({
+      dataDir: join(locked, "project", ".data", "pg"),
+      port: await freePort(),
+      log: (l) => lines.push(l),
+    });
+    cleanups.push(async () => {
+      await server.stop();
+      removeCluster(server.dataDir);
+    });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/cannot traverse .*; using .*packrat-pg-data-/);
     expect(server.dataDir.startsWith(tmpdir())).toBe(true);
@@ -106,7 +115,13 @@ describe("embedded PostgreSQL", () => {
     expect(existsSync(join(server.dataDir, `.s.PGSQL.${port}`))).toBe(true);
     const viaSocket = new pg.Client({ host: server.dataDir, port, user: "postgres", password, database: "postgres" });
     await viaSocket.connect();
-    expect((await viaSocket.query("SELECT rolpassword LIKE 'SCRAM-SHA-256$%' AS scram FROM pg_authid WHERE rolname = 'postgres'")).rows).toEqual([{ scram: true }]);
+    expect(
+      (
+        await viaSocket.query(
+          "SELECT rolpassword LIKE 'SCRAM-SHA-256$%' AS scram FROM pg_authid WHERE rolname = 'postgres'",
+        )
+      ).rows,
+    ).toEqual([{ scram: true }]);
     await viaSocket.end();
     expect(readFileSync(join(server.dataDir, "pg_hba.conf"), "utf8")).not.toMatch(/^\s*(local|host)\s.*\btrust\b/m);
   });

@@ -3,7 +3,19 @@
 // project's path (TOOLCHAIN.md §5). Used by `npm start` (no DATABASE_URL) and by the test setup.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, chownSync, openSync, writeFileSync, chmodSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  chownSync,
+  openSync,
+  writeFileSync,
+  chmodSync,
+} from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import { dirname, join, resolve, sep } from "node:path";
 import { tmpdir, userInfo } from "node:os";
@@ -23,7 +35,10 @@ export interface RunningPostgres {
   stop: () => Promise<void>;
 }
 
-interface OsUser { uid: number; gid: number }
+interface OsUser {
+  uid: number;
+  gid: number;
+}
 
 function nativeDir(): string {
   const require = createRequire(import.meta.url);
@@ -40,7 +55,8 @@ function postgresOsUser(): OsUser | undefined {
     spawnSync("groupadd", ["-f", "postgres"]);
     spawnSync("useradd", ["-g", "postgres", "-M", "-s", "/usr/sbin/nologin", "postgres"]);
     result = lookup();
-    if (result.status !== 0) throw new Error("embedded PostgreSQL: running as root and could not create the OS user 'postgres'");
+    if (result.status !== 0)
+      throw new Error("embedded PostgreSQL: running as root and could not create the OS user 'postgres'");
   }
   const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
   return { uid: Number(result.stdout.trim()), gid: Number(gid.stdout.trim()) };
@@ -57,14 +73,20 @@ function traversable(path: string, user: OsUser | undefined): boolean {
     const st = statSync(current);
     if (!st.isDirectory()) continue;
     const mode = st.mode;
-    const ok = st.uid === user.uid ? (mode & 0o100) !== 0 : st.gid === user.gid ? (mode & 0o010) !== 0 : (mode & 0o001) !== 0;
+    const ok =
+      st.uid === user.uid ? (mode & 0o100) !== 0 : st.gid === user.gid ? (mode & 0o010) !== 0 : (mode & 0o001) !== 0;
     if (!ok) return false;
   }
   return true;
 }
 
 function processAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (error) { return (error as NodeJS.ErrnoException).code === "EPERM"; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
@@ -87,8 +109,22 @@ export async function stopStalePostgres(dataDir: string, log: (line: string) => 
 }
 
 async function accepting(port: number, password: string): Promise<boolean> {
-  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password, database: "postgres", connectionTimeoutMillis: 1000 });
-  try { await client.connect(); await client.end(); return true; } catch { await client.end().catch(() => {}); return false; }
+  const client = new pg.Client({
+    host: "127.0.0.1",
+    port,
+    user: "postgres",
+    password,
+    database: "postgres",
+    connectionTimeoutMillis: 1000,
+  });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    await client.end().catch(() => {});
+    return false;
+  }
 }
 
 /**
@@ -143,10 +179,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (!traversable(dataDir, user) || !traversable(join(binRoot, "bin"), user)) {
     // A clone under a 0700 directory: postgres cannot reach it. Use the system temp dir instead.
     const tmpBin = join(tmpdir(), `packrat-pg-native-${fallbackKey(dataDir)}`);
-    if (!existsSync(join(tmpBin, "bin", "postgres"))) cpSync(binRoot, tmpBin, { recursive: true, verbatimSymlinks: true });
+    if (!existsSync(join(tmpBin, "bin", "postgres")))
+      cpSync(binRoot, tmpBin, { recursive: true, verbatimSymlinks: true });
     binRoot = tmpBin;
     dataDir = fallbackDataDir(dataDir);
-    log(`the OS user 'postgres' cannot traverse ${options.dataDir}; using ${dataDir} and a copy of the binaries in ${tmpBin}`);
+    log(
+      `the OS user 'postgres' cannot traverse ${options.dataDir}; using ${dataDir} and a copy of the binaries in ${tmpBin}`,
+    );
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (user) chownSync(dataDir, user.uid, user.gid);
@@ -165,11 +204,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     try {
       if (user) chownSync(pwDir, user.uid, user.gid);
       writePrivate(pwFile, `${password}\n`, user);
-      const init = spawnSync(join(binRoot, "bin", "initdb"),
-        ["-D", dataDir, "--auth=scram-sha-256", `--pwfile=${pwFile}`, "-U", "postgres", "--encoding=UTF8", "--locale=C"],
-        { encoding: "utf8", ...asUser });
+      const init = spawnSync(
+        join(binRoot, "bin", "initdb"),
+        [
+          "-D",
+          dataDir,
+          "--auth=scram-sha-256",
+          `--pwfile=${pwFile}`,
+          "-U",
+          "postgres",
+          "--encoding=UTF8",
+          "--locale=C",
+        ],
+        { encoding: "utf8", ...asUser },
+      );
       if (init.status !== 0) {
-        throw new Error(`embedded PostgreSQL: initdb failed: ${(init.stderr || init.stdout || String(init.error)).trim().split("\n").pop()}`);
+        throw new Error(
+          `embedded PostgreSQL: initdb failed: ${(init.stderr || init.stdout || String(init.error)).trim().split("\n").pop()}`,
+        );
       }
     } finally {
       rmSync(pwDir, { recursive: true, force: true });
@@ -183,15 +235,37 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const logFile = join(dataDir, "server.log");
   const out = openSync(logFile, "a");
   if (user) chownSync(logFile, user.uid, user.gid);
-  const child: ChildProcess = spawn(join(binRoot, "bin", "postgres"),
-    ["-D", dataDir, "-p", String(options.port), "-k", dataDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
-    { stdio: ["ignore", out, out], ...asUser });
+  const child: ChildProcess = spawn(
+    join(binRoot, "bin", "postgres"),
+    [
+      "-D",
+      dataDir,
+      "-p",
+      String(options.port),
+      "-k",
+      dataDir,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "max_connections=200",
+    ],
+    { stdio: ["ignore", out, out], ...asUser },
+  );
   let exited = false;
-  child.on("exit", () => { exited = true; });
-  await waitUntil(async () => {
-    if (exited) throw new Error(`embedded PostgreSQL exited at start; see ${logFile}: ${readFileSync(logFile, "utf8").trim().split("\n").slice(-1)[0]}`);
-    return accepting(options.port, password!);
-  }, 60_000, "the server to accept connections");
+  child.on("exit", () => {
+    exited = true;
+  });
+  await waitUntil(
+    async () => {
+      if (exited)
+        throw new Error(
+          `embedded PostgreSQL exited at start; see ${logFile}: ${readFileSync(logFile, "utf8").trim().split("\n").slice(-1)[0]}`,
+        );
+      return accepting(options.port, password!);
+    },
+    60_000,
+    "the server to accept connections",
+  );
   if (legacyTrust) {
     const client = new pg.Client({ host: "127.0.0.1", port: options.port, user: "postgres", database: "postgres" });
     await client.connect();

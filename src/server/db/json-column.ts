@@ -17,9 +17,16 @@ export function toOptionalJsonColumn(value: unknown): Prisma.InputJsonValue | un
 }
 
 /** What a writer may hand in: the schema's input, read-only all the way down (the core's results are). */
-type Writable<T> = T extends readonly (infer U)[] ? readonly Writable<U>[] : T extends object ? { readonly [K in keyof T]: Writable<T[K]> } : T;
+type Writable<T> = T extends readonly (infer U)[]
+  ? readonly Writable<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Writable<T[K]> }
+    : T;
 
 /** A value for a declared column, typed by the column's schema (what its reader will accept). */
-export function writeJsonColumn<S extends z.ZodType>(_column: JsonColumn<S>, value: Writable<z.input<S>>): Prisma.InputJsonValue {
+export function writeJsonColumn<S extends z.ZodType>(
+  _column: JsonColumn<S>,
+  value: Writable<z.input<S>>,
+): Prisma.InputJsonValue {
   return toJsonColumn(value);
 }

@@ -9,7 +9,9 @@ import { migrate, migrationStatus } from "./migrator";
 
 const realMigrations = resolve("prisma/migrations");
 const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => { while (cleanups.length) await cleanups.pop()!(); });
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
 
 async function freshDb() {
   const db = await createDatabase(inject("adminDatabaseUrl"), "packrat_migrator");
@@ -30,7 +32,11 @@ function tempMigrations(files: Record<string, string>): string {
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  try { return (await client.query<T>(sql)).rows; } finally { await client.end(); }
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 describe("migrator", () => {
@@ -38,8 +44,15 @@ describe("migrator", () => {
     const url = await freshDb();
     const applied = await migrate(url, realMigrations);
     expect(applied.length).toBeGreaterThan(0);
-    const rows = await query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
-      url, `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`);
+    const rows = await query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      applied_steps_count: number;
+    }>(
+      url,
+      `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`,
+    );
     expect(rows.map((r) => r.migration_name)).toEqual(applied);
     for (const row of rows) {
       const sql = readFileSync(join(realMigrations, row.migration_name, "migration.sql"));

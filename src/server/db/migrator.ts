@@ -21,10 +21,17 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
 )`;
 
-export interface LocalMigration { name: string; sql: string; checksum: string }
+export interface LocalMigration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
 
 export class MigrationError extends Error {
-  constructor(message: string) { super(message); this.name = "MigrationError"; }
+  constructor(message: string) {
+    super(message);
+    this.name = "MigrationError";
+  }
 }
 
 export function readLocalMigrations(migrationsDir: string): LocalMigration[] {
@@ -39,9 +46,18 @@ export function readLocalMigrations(migrationsDir: string): LocalMigration[] {
     });
 }
 
-interface AppliedRow { migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }
+interface AppliedRow {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+}
 
-export interface MigrationStatus { applied: string[]; pending: string[]; current: boolean }
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+  current: boolean;
+}
 
 /** Runs one SQL statement and returns its rows: a pg client, or a pool's (the health check borrows Prisma's). */
 export type SqlRows = (sql: string) => Promise<Record<string, unknown>[]>;
@@ -54,7 +70,8 @@ async function appliedRows(rows: SqlRows): Promise<AppliedRow[]> {
   const exists = await rows(`SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS ok`);
   if (!exists[0]?.ok) return [];
   return (await rows(
-    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`)) as unknown as AppliedRow[];
+    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
+  )) as unknown as AppliedRow[];
 }
 
 function check(local: LocalMigration[], rows: AppliedRow[]): { pending: LocalMigration[]; applied: string[] } {
@@ -62,13 +79,18 @@ function check(local: LocalMigration[], rows: AppliedRow[]): { pending: LocalMig
   for (const row of rows) {
     if (row.rolled_back_at) continue;
     if (!row.finished_at) {
-      throw new MigrationError(`migration ${row.migration_name} failed earlier and is marked unfinished in _prisma_migrations; resolve it first`);
+      throw new MigrationError(
+        `migration ${row.migration_name} failed earlier and is marked unfinished in _prisma_migrations; resolve it first`,
+      );
     }
     done.set(row.migration_name, row);
   }
   const localNames = new Set(local.map((m) => m.name));
   for (const name of done.keys()) {
-    if (!localNames.has(name)) throw new MigrationError(`the database has migration ${name}, which this code does not know: is the code older than the database?`);
+    if (!localNames.has(name))
+      throw new MigrationError(
+        `the database has migration ${name}, which this code does not know: is the code older than the database?`,
+      );
   }
   for (const migration of local) {
     const row = done.get(migration.name);
@@ -79,8 +101,14 @@ function check(local: LocalMigration[], rows: AppliedRow[]): { pending: LocalMig
   return { pending: local.filter((m) => !done.has(m.name)), applied: [...done.keys()] };
 }
 
-export async function migrationStatus(client: pg.ClientBase | SqlRows, migrationsDir: string): Promise<MigrationStatus> {
-  const { pending, applied } = check(readLocalMigrations(migrationsDir), await appliedRows(typeof client === "function" ? client : rowsOf(client)));
+export async function migrationStatus(
+  client: pg.ClientBase | SqlRows,
+  migrationsDir: string,
+): Promise<MigrationStatus> {
+  const { pending, applied } = check(
+    readLocalMigrations(migrationsDir),
+    await appliedRows(typeof client === "function" ? client : rowsOf(client)),
+  );
   return { applied, pending: pending.map((m) => m.name), current: pending.length === 0 };
 }
 
@@ -99,9 +127,13 @@ export async function migrate(connectionString: string, migrationsDir: string): 
         const id = randomUUID();
         await client.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)`,
-          [id, migration.checksum, migration.name]);
+          [id, migration.checksum, migration.name],
+        );
         await client.query(migration.sql);
-        await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
+        await client.query(
+          `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
+          [id],
+        );
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});

@@ -47,13 +47,20 @@ export function classifyError(error: unknown): ClassifiedError | undefined {
     const field = error.details?.field;
     const allowed = stringList(error.details?.allowed);
     return {
-      trpcCode: trpcCodeFor[error.code], httpStatus: httpStatusFor[error.code], domainCode: error.code, message: error.message,
-      ...(typeof field === "string" ? { parameter: field } : {}), ...(allowed ? { allowed } : {}),
+      trpcCode: trpcCodeFor[error.code],
+      httpStatus: httpStatusFor[error.code],
+      domainCode: error.code,
+      message: error.message,
+      ...(typeof field === "string" ? { parameter: field } : {}),
+      ...(allowed ? { allowed } : {}),
     };
   }
   if (error instanceof CoreInputError) {
     return {
-      trpcCode: "BAD_REQUEST", httpStatus: 400, domainCode: error.code, message: error.message,
+      trpcCode: "BAD_REQUEST",
+      httpStatus: 400,
+      domainCode: error.code,
+      message: error.message,
       ...(error.parameter !== undefined ? { parameter: error.parameter } : {}),
     };
   }

@@ -15,7 +15,11 @@ const ORIGIN = "http://localhost:3999";
 const MiB = 1024 ** 2;
 
 beforeAll(() => {
-  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, {
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LOG_LEVEL: "error",
+  });
   resetEnvForTests();
 });
 afterAll(() => resetEnvForTests());
@@ -24,33 +28,53 @@ afterAll(() => resetEnvForTests());
 function streamingBody(totalBytes: number) {
   const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
   const state = { pulled: 0 };
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) { controller.enqueue(new TextEncoder().encode('{"hostname":"')); },
-    pull(controller) {
-      if (state.pulled >= totalBytes) { controller.enqueue(new TextEncoder().encode('"}')); controller.close(); return; }
-      state.pulled += chunk.byteLength;
-      controller.enqueue(chunk);
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"hostname":"'));
+      },
+      pull(controller) {
+        if (state.pulled >= totalBytes) {
+          controller.enqueue(new TextEncoder().encode('"}'));
+          controller.close();
+          return;
+        }
+        state.pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { stream, state };
 }
 
 function post(path: string, body: ReadableStream<Uint8Array> | string, headers: Record<string, string> = {}) {
   return new Request(`${ORIGIN}${path}`, {
-    method: "POST", headers: { "content-type": "application/json", origin: ORIGIN, ...headers }, body, duplex: "half",
+    method: "POST",
+    headers: { "content-type": "application/json", origin: ORIGIN, ...headers },
+    body,
+    duplex: "half",
   } as RequestInit);
 }
 
 describe("bounded request bodies", () => {
   it.each([
-    ["agent register (enrollment token, anonymous)", "/api/agent/v1/register", 16 * MiB, (r: Request) => register(r), { authorization: "Bearer prat_enroll_not-a-real-one" }],
+    [
+      "agent register (enrollment token, anonymous)",
+      "/api/agent/v1/register",
+      16 * MiB,
+      (r: Request) => register(r),
+      { authorization: "Bearer prat_enroll_not-a-real-one" },
+    ],
     ["sign-in", "/api/auth/sign-in/email", 16 * 1024, (r: Request) => handleAuthRequest(r), {}],
     ["tRPC mutation", "/api/trpc/agentTokens.create", MiB, (r: Request) => handleTrpcRequest(r), {}],
   ] as const)("%s: a 64 MiB chunked body is cut off at the limit", async (_name, path, limit, handler, headers) => {
     const { stream, state } = streamingBody(64 * MiB);
     const response = await handler(post(path, stream, headers));
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ error: { code: "PAYLOAD_TOO_LARGE", message: expect.stringContaining(String(limit)) } });
+    expect(await response.json()).toMatchObject({
+      error: { code: "PAYLOAD_TOO_LARGE", message: expect.stringContaining(String(limit)) },
+    });
     // Read at most the limit plus the chunk that crossed it (and the stream's one chunk ahead).
     expect(state.pulled).toBeLessThanOrEqual(limit + 3 * 64 * 1024);
   });
@@ -66,13 +90,19 @@ describe("bounded request bodies", () => {
 
   it("a declared Content-Length past the limit is refused before a byte is read", async () => {
     const { stream, state } = streamingBody(64 * MiB);
-    const response = await handleAuthRequest(post("/api/auth/sign-in/email", stream, { "content-length": String(64 * MiB) }));
+    const response = await handleAuthRequest(
+      post("/api/auth/sign-in/email", stream, { "content-length": String(64 * MiB) }),
+    );
     expect(response.status).toBe(413);
     expect(state.pulled).toBe(0);
   });
 
   it("bodies within the limit still reach the handler", async () => {
-    const response = await handleAuthRequest(post("/api/auth/sign-in/email", JSON.stringify({ email: "nobody@example.com", password: "wrong-password-1" }), { "x-forwarded-for": "198.51.100.250" }));
+    const response = await handleAuthRequest(
+      post("/api/auth/sign-in/email", JSON.stringify({ email: "nobody@example.com", password: "wrong-password-1" }), {
+        "x-forwarded-for": "198.51.100.250",
+      }),
+    );
     expect(response.status).toBe(401);
   });
 });

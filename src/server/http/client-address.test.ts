@@ -8,7 +8,9 @@ const headers = (init: Record<string, string>) => new Headers(init);
 
 describe("clientAddress", () => {
   it("without trusted proxies: the peer, whatever X-Forwarded-For says", () => {
-    expect(clientAddress(headers({ "x-forwarded-for": "203.0.113.9", [PEER_ADDRESS_HEADER]: "10.1.2.3" }), 0)).toBe("10.1.2.3");
+    expect(clientAddress(headers({ "x-forwarded-for": "203.0.113.9", [PEER_ADDRESS_HEADER]: "10.1.2.3" }), 0)).toBe(
+      "10.1.2.3",
+    );
     expect(clientAddress(headers({ "x-forwarded-for": "203.0.113.9" }), 0)).toBe("unknown");
   });
 

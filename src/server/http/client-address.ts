@@ -9,7 +9,10 @@ export const PEER_ADDRESS_HEADER = "x-packrat-peer-address";
 /** The client's address: the Nth X-Forwarded-For entry from the right behind N trusted proxies, else the TCP peer. */
 export function clientAddress(headers: Headers, trustedProxyHops: number): string {
   if (trustedProxyHops > 0) {
-    const chain = (headers.get("x-forwarded-for") ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+    const chain = (headers.get("x-forwarded-for") ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     const entry = chain[chain.length - trustedProxyHops];
     if (entry) return entry;
   }
@@ -22,7 +25,9 @@ const holder = globalThis as unknown as { packratPeerAddressInstalled?: boolean 
 export function installPeerAddressHeader(httpModule: typeof http = http): void {
   if (holder.packratPeerAddressInstalled) return;
   holder.packratPeerAddressInstalled = true;
-  const prototype = httpModule.Server.prototype as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
+  const prototype = httpModule.Server.prototype as unknown as {
+    emit: (event: string | symbol, ...args: unknown[]) => boolean;
+  };
   const emit = prototype.emit;
   prototype.emit = function emitWithPeerAddress(this: unknown, event: string | symbol, ...args: unknown[]): boolean {
     if (event === "request") {

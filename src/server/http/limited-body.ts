@@ -31,7 +31,10 @@ export async function readLimitedBody(request: Request, limitBytes: number): Pro
   }
   const body = new Uint8Array(new ArrayBuffer(total));
   let at = 0;
-  for (const chunk of chunks) { body.set(chunk, at); at += chunk.byteLength; }
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
   return body;
 }
 
@@ -47,12 +50,25 @@ export async function withLimitedBody(request: Request, limitBytes: number): Pro
   const headers = new Headers(request.headers);
   headers.delete("transfer-encoding");
   headers.set("content-length", String(body.byteLength));
-  return new Request(request.url, { method: request.method, headers, body: body.byteLength ? body : null, signal: request.signal });
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    body: body.byteLength ? body : null,
+    signal: request.signal,
+  });
 }
 
 /** 413 with the error shape every JSON route answers with. */
 export function bodyTooLargeResponse(error: BodyTooLargeError, requestId?: string): Response {
-  return Response.json({ error: { code: "PAYLOAD_TOO_LARGE", message: error.message } }, {
-    status: 413, headers: { "cache-control": "no-store", connection: "close", ...(requestId ? { "x-request-id": requestId } : {}) },
-  });
+  return Response.json(
+    { error: { code: "PAYLOAD_TOO_LARGE", message: error.message } },
+    {
+      status: 413,
+      headers: {
+        "cache-control": "no-store",
+        connection: "close",
+        ...(requestId ? { "x-request-id": requestId } : {}),
+      },
+    },
+  );
 }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { apiContentSecurityPolicy, newNonce, pageContentSecurityPolicy, staticSecurityHeaders } from "./security-headers";
+import {
+  apiContentSecurityPolicy,
+  newNonce,
+  pageContentSecurityPolicy,
+  staticSecurityHeaders,
+} from "./security-headers";
 
-const directives = (policy: string) => new Map(policy.split("; ").map((d) => [d.split(" ")[0]!, d.split(" ").slice(1)]));
+const directives = (policy: string) =>
+  new Map(policy.split("; ").map((d) => [d.split(" ")[0]!, d.split(" ").slice(1)]));
 
 describe("security headers", () => {
   it("a page's policy: scripts only by nonce, never inline or eval in production; no framing, plugins or foreign forms", () => {
@@ -17,7 +23,11 @@ describe("security headers", () => {
   });
 
   it("over https subresources are upgraded; next dev gets eval and unnonced styles", () => {
-    expect(directives(pageContentSecurityPolicy({ nonce: "n", https: true, development: false })).has("upgrade-insecure-requests")).toBe(true);
+    expect(
+      directives(pageContentSecurityPolicy({ nonce: "n", https: true, development: false })).has(
+        "upgrade-insecure-requests",
+      ),
+    ).toBe(true);
     const dev = directives(pageContentSecurityPolicy({ nonce: "n", https: false, development: true }));
     expect(dev.get("script-src")).toContain("'unsafe-eval'");
     expect(dev.get("style-src")).toEqual(["'self'", "'unsafe-inline'"]);
@@ -31,7 +41,9 @@ describe("security headers", () => {
 
   it("every response: nosniff, a same-origin referrer, no framing; API answers run nothing", () => {
     expect(Object.fromEntries(staticSecurityHeaders.map((h) => [h.key, h.value]))).toEqual({
-      "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "same-origin",
+      "X-Frame-Options": "DENY",
     });
     expect(apiContentSecurityPolicy).toBe("default-src 'none'; frame-ancestors 'none'");
   });

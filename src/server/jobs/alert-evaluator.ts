@@ -59,7 +59,10 @@ const globalForEvaluator = globalThis as unknown as { packratAlertEvaluator?: Al
 /** Starts this process's evaluator once (later calls return the same one). */
 export function startAlertEvaluator(): AlertEvaluator {
   if (globalForEvaluator.packratAlertEvaluator) return globalForEvaluator.packratAlertEvaluator;
-  const evaluator = new AlertEvaluator({ intervalMs: env().ALERT_EVALUATION_INTERVAL_MS, log: rootLog.child({ component: "alerts" }) });
+  const evaluator = new AlertEvaluator({
+    intervalMs: env().ALERT_EVALUATION_INTERVAL_MS,
+    log: rootLog.child({ component: "alerts" }),
+  });
   globalForEvaluator.packratAlertEvaluator = evaluator;
   evaluator.start();
   const stop = () => void evaluator.stop();

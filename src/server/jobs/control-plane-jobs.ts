@@ -3,7 +3,11 @@
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
-import { ARTIFACT_GC_CRON, ARTIFACT_GC_QUEUE, collectArtifactGarbage } from "@/server/services/models-artifact-gc-service";
+import {
+  ARTIFACT_GC_CRON,
+  ARTIFACT_GC_QUEUE,
+  collectArtifactGarbage,
+} from "@/server/services/models-artifact-gc-service";
 import { zooRegistrationJob } from "@/server/services/models-zoo-service";
 import { pruneAgentMetrics } from "@/server/services/agent-heartbeat-service";
 import { sweepLostAgents } from "@/server/services/agent-jobs-service";
@@ -24,7 +28,11 @@ import { JobRunner, type JobKind } from "./job-runner";
 
 const globalForStart = globalThis as unknown as { packratJobRunnerStarting?: Promise<JobRunner> };
 
-export function createControlPlaneJobRunner(options: { connectionString: string; leaseMs: number; pollingIntervalSeconds?: number }): JobRunner {
+export function createControlPlaneJobRunner(options: {
+  connectionString: string;
+  leaseMs: number;
+  pollingIntervalSeconds?: number;
+}): JobRunner {
   return new JobRunner({
     connectionString: options.connectionString,
     prisma: db(),
@@ -37,7 +45,11 @@ export function createControlPlaneJobRunner(options: { connectionString: string;
       { queue: METRICS_PRUNE_QUEUE, cron: "*/10 * * * *", run: () => pruneAgentMetrics(env().METRICS_RETENTION_DAYS) },
       { queue: LOST_AGENTS_QUEUE, cron: "* * * * *", run: () => sweepLostAgents() },
       { queue: BATCHING_SWEEPS_QUEUE, cron: "* * * * *", run: () => advanceSweeps() },
-      { queue: SIGN_IN_THROTTLE_PRUNE_QUEUE, cron: "*/10 * * * *", run: () => pruneSignInThrottle(db(), env().SIGN_IN_FAILURE_WINDOW_MS, Date.now()) },
+      {
+        queue: SIGN_IN_THROTTLE_PRUNE_QUEUE,
+        cron: "*/10 * * * *",
+        run: () => pruneSignInThrottle(db(), env().SIGN_IN_FAILURE_WINDOW_MS, Date.now()),
+      },
     ],
   });
 }
@@ -56,7 +68,10 @@ export function startControlPlaneJobs(): Promise<JobRunner> {
     const stop = () => void runner.stop();
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
-    log.info("job runner started", { kinds: [zooRegistrationJob.kind], scheduled: [ARTIFACT_GC_QUEUE, METRICS_PRUNE_QUEUE, LOST_AGENTS_QUEUE, BATCHING_SWEEPS_QUEUE] });
+    log.info("job runner started", {
+      kinds: [zooRegistrationJob.kind],
+      scheduled: [ARTIFACT_GC_QUEUE, METRICS_PRUNE_QUEUE, LOST_AGENTS_QUEUE, BATCHING_SWEEPS_QUEUE],
+    });
     return runner;
   })();
   return globalForStart.packratJobRunnerStarting.catch((error) => {

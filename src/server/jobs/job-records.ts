@@ -15,8 +15,18 @@ async function notify(prisma: Pick<Prisma.TransactionClient, "$executeRaw">, id:
 }
 
 /** A queued job row (in the caller's transaction, so it commits with whatever asked for it). */
-export async function createJobRow(tx: Writer, input: { kind: string; params: unknown; createdById: string | null }): Promise<JobRow> {
-  const row = await tx.job.create({ data: { kind: input.kind, params: toJsonColumn(input.params), createdById: input.createdById, progressMessage: "queued" } });
+export async function createJobRow(
+  tx: Writer,
+  input: { kind: string; params: unknown; createdById: string | null },
+): Promise<JobRow> {
+  const row = await tx.job.create({
+    data: {
+      kind: input.kind,
+      params: toJsonColumn(input.params),
+      createdById: input.createdById,
+      progressMessage: "queued",
+    },
+  });
   await notify(tx, row.id);
   return row;
 }
@@ -25,16 +35,31 @@ export async function createJobRow(tx: Writer, input: { kind: string; params: un
 export async function claimJob(id: string, prisma: PrismaClient = db()): Promise<JobRow | null> {
   const rows = await prisma.job.updateManyAndReturn({
     where: { id, state: "queued" },
-    data: { state: "running", attempts: { increment: 1 }, startedAt: new Date(), progress: 0, progressMessage: "started", error: null },
+    data: {
+      state: "running",
+      attempts: { increment: 1 },
+      startedAt: new Date(),
+      progress: 0,
+      progressMessage: "started",
+      error: null,
+    },
   });
   if (rows[0]) await notify(prisma, id);
   return rows[0] ?? null;
 }
 
 /** Progress of a running job (0..1) with a line saying what it does; also renews its lease. */
-export async function reportJobProgress(id: string, progress: number, message: string, prisma: PrismaClient = db()): Promise<void> {
+export async function reportJobProgress(
+  id: string,
+  progress: number,
+  message: string,
+  prisma: PrismaClient = db(),
+): Promise<void> {
   const clamped = Number.isFinite(progress) ? Math.min(1, Math.max(0, progress)) : 0;
-  const updated = await prisma.job.updateMany({ where: { id, state: "running" }, data: { progress: clamped, progressMessage: message.slice(0, 500) } });
+  const updated = await prisma.job.updateMany({
+    where: { id, state: "running" },
+    data: { progress: clamped, progressMessage: message.slice(0, 500) },
+  });
   if (updated.count) await notify(prisma, id);
 }
 
@@ -43,10 +68,21 @@ export async function renewJobLease(id: string, prisma: PrismaClient = db()): Pr
   await prisma.job.updateMany({ where: { id, state: "running" }, data: { updatedAt: new Date() } });
 }
 
-export async function completeJob(id: string, result: unknown, message = "done", prisma: PrismaClient = db()): Promise<boolean> {
+export async function completeJob(
+  id: string,
+  result: unknown,
+  message = "done",
+  prisma: PrismaClient = db(),
+): Promise<boolean> {
   const updated = await prisma.job.updateMany({
     where: { id, state: "running" },
-    data: { state: "done", progress: 1, progressMessage: message, result: toJsonColumn(result), finishedAt: new Date() },
+    data: {
+      state: "done",
+      progress: 1,
+      progressMessage: message,
+      result: toJsonColumn(result),
+      finishedAt: new Date(),
+    },
   });
   if (updated.count) await notify(prisma, id);
   return updated.count > 0;
@@ -63,7 +99,10 @@ export async function failJob(id: string, error: string, prisma: PrismaClient = 
 
 /** Puts a running job back in the queue (its worker is stopping); false when it was not running. */
 export async function requeueJob(id: string, reason: string, prisma: PrismaClient = db()): Promise<boolean> {
-  const updated = await prisma.job.updateMany({ where: { id, state: "running" }, data: { state: "queued", progressMessage: `requeued: ${reason}` } });
+  const updated = await prisma.job.updateMany({
+    where: { id, state: "running" },
+    data: { state: "queued", progressMessage: `requeued: ${reason}` },
+  });
   if (updated.count) await notify(prisma, id);
   return updated.count > 0;
 }
@@ -83,28 +122,47 @@ export interface SweepResult {
  * Never leaves a job running without a live worker.
  */
 export async function sweepStaleJobs(
-  options: { kinds: readonly string[]; leaseMs: number; maxAttempts: number; now?: Date }, prisma: PrismaClient = db(),
+  options: { kinds: readonly string[]; leaseMs: number; maxAttempts: number; now?: Date },
+  prisma: PrismaClient = db(),
 ): Promise<SweepResult> {
   const now = options.now ?? new Date();
   const staleBefore = new Date(now.getTime() - options.leaseMs);
   const seconds = Math.round(options.leaseMs / 1000);
   const result: SweepResult = { requeued: [], failed: [], resend: [] };
-  const stale = await prisma.job.findMany({ where: { kind: { in: [...options.kinds] }, agentId: null, state: "running", updatedAt: { lt: staleBefore } } });
+  const stale = await prisma.job.findMany({
+    where: { kind: { in: [...options.kinds] }, agentId: null, state: "running", updatedAt: { lt: staleBefore } },
+  });
   for (const job of stale) {
     // Conditional on the row still being stale, so a worker that renews meanwhile keeps its job.
     const where = { id: job.id, state: "running" as const, updatedAt: { lt: staleBefore } };
     if (job.attempts >= options.maxAttempts) {
       const n = await prisma.job.updateMany({
-        where, data: { state: "failed", finishedAt: now, progressMessage: "failed", error: `its worker stopped (no progress for ${seconds} s), ${job.attempts} time(s); not retried` },
+        where,
+        data: {
+          state: "failed",
+          finishedAt: now,
+          progressMessage: "failed",
+          error: `its worker stopped (no progress for ${seconds} s), ${job.attempts} time(s); not retried`,
+        },
       });
-      if (n.count) { result.failed.push(job.id); await notify(prisma, job.id); }
+      if (n.count) {
+        result.failed.push(job.id);
+        await notify(prisma, job.id);
+      }
     } else {
-      const n = await prisma.job.updateMany({ where, data: { state: "queued", progressMessage: `requeued: its worker stopped (no progress for ${seconds} s)` } });
-      if (n.count) { result.requeued.push(job.id); await notify(prisma, job.id); }
+      const n = await prisma.job.updateMany({
+        where,
+        data: { state: "queued", progressMessage: `requeued: its worker stopped (no progress for ${seconds} s)` },
+      });
+      if (n.count) {
+        result.requeued.push(job.id);
+        await notify(prisma, job.id);
+      }
     }
   }
   const forgotten = await prisma.job.findMany({
-    where: { kind: { in: [...options.kinds] }, agentId: null, state: "queued", updatedAt: { lt: staleBefore } }, select: { id: true },
+    where: { kind: { in: [...options.kinds] }, agentId: null, state: "queued", updatedAt: { lt: staleBefore } },
+    select: { id: true },
   });
   for (const { id } of forgotten) {
     await prisma.job.updateMany({ where: { id, state: "queued" }, data: { updatedAt: now } });

@@ -12,11 +12,17 @@ const progressSeen: Array<{ id: string; fraction: number }> = [];
 let release: (() => void) | undefined;
 
 const echo: JobKind<{ value: number; block?: boolean }> = {
-  kind: "test.echo", queue: "test-echo", maxAttempts: 2, expireInSeconds: 60,
+  kind: "test.echo",
+  queue: "test-echo",
+  maxAttempts: 2,
+  expireInSeconds: 60,
   async run(ctx) {
     await ctx.progress(0.5, "halfway");
     progressSeen.push({ id: ctx.id, fraction: (await db().job.findUniqueOrThrow({ where: { id: ctx.id } })).progress });
-    if (ctx.params.block && ctx.attempt === 1) await new Promise<void>((resolve) => { release = resolve; });
+    if (ctx.params.block && ctx.attempt === 1)
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
     if (ctx.params.value < 0) throw new Error(`cannot echo ${ctx.params.value}`);
     return { echoed: ctx.params.value, attempt: ctx.attempt };
   },
@@ -25,8 +31,13 @@ const echo: JobKind<{ value: number; block?: boolean }> = {
 const runners: JobRunner[] = [];
 function newRunner(): JobRunner {
   const runner = new JobRunner({
-    connectionString: testEnv.DATABASE_URL!, prisma: db(), log: createLogger({ level: "error" }), leaseMs: 2_000,
-    kinds: [echo as JobKind<never>], schema: "pgboss_runner_test", pollingIntervalSeconds: 0.5,
+    connectionString: testEnv.DATABASE_URL!,
+    prisma: db(),
+    log: createLogger({ level: "error" }),
+    leaseMs: 2_000,
+    kinds: [echo as JobKind<never>],
+    schema: "pgboss_runner_test",
+    pollingIntervalSeconds: 0.5,
   });
   runners.push(runner);
   return runner;
@@ -46,7 +57,11 @@ async function until<T>(probe: () => Promise<T | null | undefined | false>, what
   }
 }
 const stateOf = async (id: string) => db().job.findUniqueOrThrow({ where: { id } });
-const ended = (id: string) => until(async () => { const j = await stateOf(id); return ["done", "failed"].includes(j.state) && j; }, `job ${id} to end`);
+const ended = (id: string) =>
+  until(async () => {
+    const j = await stateOf(id);
+    return ["done", "failed"].includes(j.state) && j;
+  }, `job ${id} to end`);
 
 let runner: JobRunner;
 beforeAll(async () => {
@@ -54,7 +69,9 @@ beforeAll(async () => {
   runner = newRunner();
   await runner.start();
 });
-afterAll(async () => { for (const r of runners) await r.stop(); });
+afterAll(async () => {
+  for (const r of runners) await r.stop();
+});
 
 describe("JobRunner", () => {
   it("runs a job: queued → running with progress → done with its result", async () => {
@@ -85,14 +102,20 @@ describe("JobRunner", () => {
   it("a running job whose worker is gone (no renewal within the lease) is put back and finished", async () => {
     const id = await queued({ value: 5 });
     // As a crashed worker leaves it: running, claimed once, last renewed long ago.
-    await db().job.update({ where: { id }, data: { state: "running", attempts: 1, startedAt: new Date(), updatedAt: new Date(Date.now() - 10_000) } });
+    await db().job.update({
+      where: { id },
+      data: { state: "running", attempts: 1, startedAt: new Date(), updatedAt: new Date(Date.now() - 10_000) },
+    });
     await runner.sweep();
     expect(await ended(id)).toMatchObject({ state: "done", attempts: 2, result: { echoed: 5, attempt: 2 } });
   });
 
   it("…and failed, with the reason, once it has used its last attempt", async () => {
     const id = await queued({ value: 6 });
-    await db().job.update({ where: { id }, data: { state: "running", attempts: 2, startedAt: new Date(), updatedAt: new Date(Date.now() - 10_000) } });
+    await db().job.update({
+      where: { id },
+      data: { state: "running", attempts: 2, startedAt: new Date(), updatedAt: new Date(Date.now() - 10_000) },
+    });
     await runner.sweep();
     const job = await stateOf(id);
     expect(job.state).toBe("failed");
@@ -120,7 +143,10 @@ describe("JobRunner", () => {
     await first.dispatch(id, echo.kind);
     await until(async () => release !== undefined && (await stateOf(id)).state === "running", "the job to start");
     await first.stop();
-    expect(await stateOf(id)).toMatchObject({ state: "queued", progressMessage: "requeued: the control plane stopped" });
+    expect(await stateOf(id)).toMatchObject({
+      state: "queued",
+      progressMessage: "requeued: the control plane stopped",
+    });
     release?.(); // the abandoned attempt ends; its result is not recorded
     const second = newRunner();
     await second.start();

@@ -6,7 +6,15 @@
 import PgBoss from "pg-boss";
 import type { PrismaClient } from "@/generated/prisma/client";
 import type { Logger } from "@/server/log";
-import { claimJob, completeJob, failJob, renewJobLease, reportJobProgress, requeueJob, sweepStaleJobs } from "./job-records";
+import {
+  claimJob,
+  completeJob,
+  failJob,
+  renewJobLease,
+  reportJobProgress,
+  requeueJob,
+  sweepStaleJobs,
+} from "./job-records";
 
 export interface JobContext<P = unknown> {
   id: string;
@@ -71,25 +79,40 @@ export class JobRunner {
     await this.boss.start();
     const pollingIntervalSeconds = this.options.pollingIntervalSeconds ?? 2;
     for (const kind of this.kinds.values()) {
-      await this.boss.createQueue(kind.queue, { name: kind.queue, retryLimit: 0, expireInSeconds: kind.expireInSeconds });
-      const workerId = await this.boss.work<{ jobId: string }>(kind.queue, { batchSize: 1, pollingIntervalSeconds }, async (jobs) => {
-        for (const job of jobs) await this.execute(job.data.jobId);
+      await this.boss.createQueue(kind.queue, {
+        name: kind.queue,
+        retryLimit: 0,
+        expireInSeconds: kind.expireInSeconds,
       });
+      const workerId = await this.boss.work<{ jobId: string }>(
+        kind.queue,
+        { batchSize: 1, pollingIntervalSeconds },
+        async (jobs) => {
+          for (const job of jobs) await this.execute(job.data.jobId);
+        },
+      );
       this.workers.set(kind.queue, workerId);
     }
     for (const task of this.options.scheduled ?? []) {
       await this.boss.createQueue(task.queue, { name: task.queue, retryLimit: 1, expireInSeconds: 15 * 60 });
-      await this.boss.work(task.queue, { batchSize: 1, pollingIntervalSeconds: Math.max(pollingIntervalSeconds, 10) }, async () => {
-        const outcome = await task.run();
-        this.options.log.info("scheduled task done", { queue: task.queue, outcome });
-      });
+      await this.boss.work(
+        task.queue,
+        { batchSize: 1, pollingIntervalSeconds: Math.max(pollingIntervalSeconds, 10) },
+        async () => {
+          const outcome = await task.run();
+          this.options.log.info("scheduled task done", { queue: task.queue, outcome });
+        },
+      );
       await this.boss.schedule(task.queue, task.cron);
     }
     this.started = true;
     await this.sweep();
     // Queued rows whose message may have died with a previous process: send them again now (a row is claimed
     // once, so a duplicate message is harmless).
-    const queued = await this.options.prisma.job.findMany({ where: { kind: { in: [...this.kinds.keys()] }, agentId: null, state: "queued" }, select: { id: true, kind: true } });
+    const queued = await this.options.prisma.job.findMany({
+      where: { kind: { in: [...this.kinds.keys()] }, agentId: null, state: "queued" },
+      select: { id: true, kind: true },
+    });
     for (const job of queued) await this.dispatch(job.id, job.kind);
     this.sweeper = setInterval(() => void this.sweep(), Math.max(1000, this.options.leaseMs / 2));
     this.sweeper.unref();
@@ -115,12 +138,19 @@ export class JobRunner {
     try {
       // Per kind, since the allowed attempts differ.
       for (const kind of this.kinds.values()) {
-        const result = await sweepStaleJobs({ kinds: [kind.kind], leaseMs: this.options.leaseMs, maxAttempts: kind.maxAttempts }, this.options.prisma);
+        const result = await sweepStaleJobs(
+          { kinds: [kind.kind], leaseMs: this.options.leaseMs, maxAttempts: kind.maxAttempts },
+          this.options.prisma,
+        );
         for (const id of [...result.requeued, ...result.resend]) {
           if (!this.running.has(id)) await this.dispatch(id, kind.kind);
         }
         if (result.requeued.length || result.failed.length) {
-          this.options.log.warn("jobs whose worker stopped", { kind: kind.kind, requeued: result.requeued, failed: result.failed });
+          this.options.log.warn("jobs whose worker stopped", {
+            kind: kind.kind,
+            requeued: result.requeued,
+            failed: result.failed,
+          });
         }
       }
     } catch (error) {
@@ -139,12 +169,17 @@ export class JobRunner {
       return;
     }
     this.running.add(jobId);
-    const lease = setInterval(() => void renewJobLease(jobId, prisma).catch(() => undefined), Math.max(500, this.options.leaseMs / 3));
+    const lease = setInterval(
+      () => void renewJobLease(jobId, prisma).catch(() => undefined),
+      Math.max(500, this.options.leaseMs / 3),
+    );
     const log = this.options.log.child({ jobId, kind: row.kind, attempt: row.attempts });
     log.info("job started");
     try {
       const result = await (kind as JobKind<unknown>).run({
-        id: jobId, params: row.params, attempt: row.attempts,
+        id: jobId,
+        params: row.params,
+        attempt: row.attempts,
         progress: (fraction, message) => reportJobProgress(jobId, fraction, message, prisma),
       });
       if (this.stopping) return; // stop() has put it back in the queue
@@ -165,7 +200,8 @@ export class JobRunner {
     if (this.stopping) return;
     this.stopping = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const id of this.running) await requeueJob(id, "the control plane stopped", this.options.prisma).catch(() => undefined);
+    for (const id of this.running)
+      await requeueJob(id, "the control plane stopped", this.options.prisma).catch(() => undefined);
     await this.boss.stop({ graceful: false, wait: true, timeout: 5000 }).catch(() => undefined);
   }
 }

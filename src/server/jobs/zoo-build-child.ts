@@ -6,7 +6,8 @@ import { zooEntry } from "@/modelzoo/registry";
 const [name, seedText] = process.argv.slice(2);
 const seed = Number(seedText);
 try {
-  if (!name || !Number.isSafeInteger(seed) || seed < 0) throw new Error(`usage: zoo-build-child NAME SEED (got ${name} ${seedText})`);
+  if (!name || !Number.isSafeInteger(seed) || seed < 0)
+    throw new Error(`usage: zoo-build-child NAME SEED (got ${name} ${seedText})`);
   const bytes = zooEntry(name).build(seed);
   process.stdout.write(bytes, (error) => process.exit(error ? 1 : 0));
 } catch (error) {

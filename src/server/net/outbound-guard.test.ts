@@ -25,8 +25,13 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 /** A resolver that answers `name` with the given addresses in turn (the last one repeats), others normally. */
 function scriptedLookup(name: string, answers: string[]): typeof realLookup {
   let call = 0;
-  return ((host: string, options: object, callback: (e: Error | null, a: Array<{ address: string; family: number }>) => void) => {
-    if (host !== name) return (realLookup as unknown as (h: string, o: object, c: unknown) => void)(host, options, callback);
+  return ((
+    host: string,
+    options: object,
+    callback: (e: Error | null, a: Array<{ address: string; family: number }>) => void,
+  ) => {
+    if (host !== name)
+      return (realLookup as unknown as (h: string, o: object, c: unknown) => void)(host, options, callback);
     const address = answers[Math.min(call++, answers.length - 1)]!;
     queueMicrotask(() => callback(null, [{ address, family: address.includes(":") ? 6 : 4 }]));
   }) as unknown as typeof realLookup;
@@ -34,27 +39,54 @@ function scriptedLookup(name: string, answers: string[]): typeof realLookup {
 
 describe("classifyAddress", () => {
   it.each([
-    ["127.0.0.1", "loopback"], ["127.255.1.2", "loopback"], ["::1", "loopback"],
-    ["10.0.0.7", "private"], ["172.16.0.1", "private"], ["172.31.255.255", "private"], ["192.168.1.1", "private"], ["fd12::1", "private"],
-    ["169.254.169.254", "metadata"], ["fd00:ec2::254", "metadata"], ["169.254.1.1", "link-local"], ["fe80::1", "link-local"],
-    ["0.0.0.0", "unspecified"], ["::", "unspecified"], ["100.64.0.1", "shared"], ["224.0.0.1", "multicast"], ["255.255.255.255", "reserved"],
+    ["127.0.0.1", "loopback"],
+    ["127.255.1.2", "loopback"],
+    ["::1", "loopback"],
+    ["10.0.0.7", "private"],
+    ["172.16.0.1", "private"],
+    ["172.31.255.255", "private"],
+    ["192.168.1.1", "private"],
+    ["fd12::1", "private"],
+    ["169.254.169.254", "metadata"],
+    ["fd00:ec2::254", "metadata"],
+    ["169.254.1.1", "link-local"],
+    ["fe80::1", "link-local"],
+    ["0.0.0.0", "unspecified"],
+    ["::", "unspecified"],
+    ["100.64.0.1", "shared"],
+    ["224.0.0.1", "multicast"],
+    ["255.255.255.255", "reserved"],
     // IPv4 hidden in IPv6: mapped (both spellings) and NAT64.
-    ["::ffff:127.0.0.1", "loopback"], ["::ffff:7f00:1", "loopback"], ["::ffff:a9fe:a9fe", "metadata"], ["64:ff9b::10.0.0.1", "private"],
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:7f00:1", "loopback"],
+    ["::ffff:a9fe:a9fe", "metadata"],
+    ["64:ff9b::10.0.0.1", "private"],
   ])("%s is %s", (ip, why) => {
     expect(classifyAddress(ip)).toBe(why);
   });
 
-  it.each(["8.8.8.8", "93.184.216.34", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("%s is public", (ip) => {
-    expect(classifyAddress(ip)).toBeNull();
-  });
+  it.each(["8.8.8.8", "93.184.216.34", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])(
+    "%s is public",
+    (ip) => {
+      expect(classifyAddress(ip)).toBeNull();
+    },
+  );
 });
 
 describe("guard.fetch", () => {
   it("refuses a loopback literal, a private literal and localhost without sending a byte", async () => {
     const guard = createOutboundGuard();
     const before = hits.length;
-    for (const url of [`http://127.0.0.1:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, `http://localhost:${port}/`, "http://169.254.169.254/latest/meta-data/"]) {
-      const error = await guard.fetch(url, { method: "POST", body: "{}" }).then(() => null, (e: unknown) => e);
+    for (const url of [
+      `http://127.0.0.1:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://localhost:${port}/`,
+      "http://169.254.169.254/latest/meta-data/",
+    ]) {
+      const error = await guard.fetch(url, { method: "POST", body: "{}" }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error, url).toBeInstanceOf(OutboundRefusedError);
     }
     expect(hits.length).toBe(before);
@@ -64,7 +96,10 @@ describe("guard.fetch", () => {
     const guard = createOutboundGuard({ lookup: scriptedLookup("rebind.test", ["93.184.216.34", "127.0.0.1"]) });
     const before = hits.length;
     await expect(guard.check(`http://rebind.test:${port}/`)).resolves.toBeUndefined();
-    const error = await guard.fetch(`http://rebind.test:${port}/`).then(() => null, (e: unknown) => e);
+    const error = await guard.fetch(`http://rebind.test:${port}/`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OutboundRefusedError);
     expect((error as OutboundRefusedError).address).toBe("127.0.0.1");
     expect(hits.length).toBe(before);
@@ -97,7 +132,10 @@ describe("guard.fetch", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const error = await guard.fetch(`http://127.0.0.1:${closedPort}/`).then(() => null, (e: unknown) => e);
+    const error = await guard.fetch(`http://127.0.0.1:${closedPort}/`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OutboundRequestError);
     expect((error as OutboundRequestError).code).toBe("ECONNREFUSED");
   });

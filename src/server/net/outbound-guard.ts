@@ -22,20 +22,34 @@ import { request as httpsRequest } from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 
-export type AddressClass = "unspecified" | "loopback" | "private" | "link-local" | "metadata" | "shared" | "multicast" | "reserved";
+export type AddressClass =
+  "unspecified" | "loopback" | "private" | "link-local" | "metadata" | "shared" | "multicast" | "reserved";
 
 /** An address (or name) the guard will not connect to. Its message names the host and the reason, nothing from a response. */
 export class OutboundRefusedError extends Error {
-  constructor(readonly host: string, readonly address: string, readonly reason: AddressClass | "scheme") {
-    super(reason === "scheme" ? `only http:// and https:// URLs may be fetched (got ${host})`
-      : `refused to connect to ${host}${address && address !== host ? ` (${address})` : ""}: a ${reason} address; allow it with PACKRAT_OUTBOUND_ALLOW`);
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly reason: AddressClass | "scheme",
+  ) {
+    super(
+      reason === "scheme"
+        ? `only http:// and https:// URLs may be fetched (got ${host})`
+        : `refused to connect to ${host}${address && address !== host ? ` (${address})` : ""}: a ${reason} address; allow it with PACKRAT_OUTBOUND_ALLOW`,
+    );
     this.name = "OutboundRefusedError";
   }
 }
 
 /** The request failed on the way (refused connection, unknown host, timeout). `code` is the system's (ECONNREFUSED, ENOTFOUND, ETIMEDOUT…). */
 export class OutboundRequestError extends Error {
-  constructor(readonly code: string, message: string) { super(message); this.name = "OutboundRequestError"; }
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "OutboundRequestError";
+  }
 }
 
 const METADATA = new BlockList();
@@ -75,7 +89,8 @@ function embeddedIpv4(ip: string): string | null {
   if (dotted) return dotted[1]!;
   const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (!hex) return null;
-  const hi = parseInt(hex[1]!, 16), lo = parseInt(hex[2]!, 16);
+  const hi = parseInt(hex[1]!, 16),
+    lo = parseInt(hex[2]!, 16);
   return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
@@ -121,7 +136,8 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
     if (!entry) continue;
     const [net, prefix] = entry.split("/");
     const family = isIP(net!);
-    if (family && prefix !== undefined) allowedAddresses.addSubnet(net!, Number(prefix), family === 4 ? "ipv4" : "ipv6");
+    if (family && prefix !== undefined)
+      allowedAddresses.addSubnet(net!, Number(prefix), family === 4 ? "ipv4" : "ipv6");
     else if (family) allowedAddresses.addAddress(net!, family === 4 ? "ipv4" : "ipv6");
     else allowedHosts.add(entry.toLowerCase());
   }
@@ -144,7 +160,12 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
       const list = addresses as unknown as LookupAddress[];
       const refused = list.map((a) => verdict(hostname, a.address));
       const passing = list.filter((_, i) => !refused[i]);
-      if (passing.length === 0) return callback(refused.find(Boolean) ?? new OutboundRequestError("ENOTFOUND", `${hostname} has no address`), "", 0);
+      if (passing.length === 0)
+        return callback(
+          refused.find(Boolean) ?? new OutboundRequestError("ENOTFOUND", `${hostname} has no address`),
+          "",
+          0,
+        );
       if (lookupOptions.all) return callback(null, passing);
       return callback(null, passing[0]!.address, passing[0]!.family);
     });
@@ -152,7 +173,8 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
 
   const parse = (input: string | URL): URL => {
     const url = new URL(input);
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new OutboundRefusedError(url.protocol, "", "scheme");
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new OutboundRefusedError(url.protocol, "", "scheme");
     return url;
   };
   const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -160,32 +182,62 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
   async function check(input: string | URL): Promise<void> {
     const url = parse(input);
     const host = bareHost(url);
-    if (isIP(host)) { const refused = verdict(host, host); if (refused) throw refused; return; }
-    const addresses = await new Promise<LookupAddress[]>((ok, fail) => resolve(host, { all: true }, (e, a) => (e ? fail(e) : ok(a as unknown as LookupAddress[]))));
-    for (const a of addresses) { const refused = verdict(host, a.address); if (refused) throw refused; }
+    if (isIP(host)) {
+      const refused = verdict(host, host);
+      if (refused) throw refused;
+      return;
+    }
+    const addresses = await new Promise<LookupAddress[]>((ok, fail) =>
+      resolve(host, { all: true }, (e, a) => (e ? fail(e) : ok(a as unknown as LookupAddress[]))),
+    );
+    for (const a of addresses) {
+      const refused = verdict(host, a.address);
+      if (refused) throw refused;
+    }
   }
 
   function guardedFetch(input: string | URL, init: OutboundFetchInit = {}): Promise<Response> {
     let url: URL;
-    try { url = parse(input); } catch (error) { return Promise.reject(error); }
+    try {
+      url = parse(input);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const host = bareHost(url);
     // A literal address skips DNS (and so the lookup above): check it here.
-    if (isIP(host)) { const refused = verdict(host, host); if (refused) return Promise.reject(refused); }
+    if (isIP(host)) {
+      const refused = verdict(host, host);
+      if (refused) return Promise.reject(refused);
+    }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise<Response>((resolvePromise, reject) => {
-      const request = send(url, {
-        method: init.method ?? "GET", headers: init.headers, lookup: guardedLookup, agent: false, signal: init.signal,
-      }, (response: IncomingMessage) => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-          else if (value !== undefined) headers.set(name, value);
-        }
-        const status = response.statusCode ?? 502;
-        const noBody = status === 204 || status === 304 || (init.method ?? "GET") === "HEAD";
-        if (noBody) response.resume();
-        resolvePromise(new Response(noBody ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), { status, statusText: response.statusMessage, headers }));
-      });
+      const request = send(
+        url,
+        {
+          method: init.method ?? "GET",
+          headers: init.headers,
+          lookup: guardedLookup,
+          agent: false,
+          signal: init.signal,
+        },
+        (response: IncomingMessage) => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+            else if (value !== undefined) headers.set(name, value);
+          }
+          const status = response.statusCode ?? 502;
+          const noBody = status === 204 || status === 304 || (init.method ?? "GET") === "HEAD";
+          if (noBody) response.resume();
+          resolvePromise(
+            new Response(noBody ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), {
+              status,
+              statusText: response.statusMessage,
+              headers,
+            }),
+          );
+        },
+      );
       request.on("error", (error: Error & { code?: string }) => {
         if (error instanceof OutboundRefusedError) return reject(error);
         if (error.name === "AbortError") return reject(error);

@@ -19,14 +19,25 @@ class NotifyHub {
         for (const wake of this.waiters.get(key) ?? []) wake(message.payload ?? "");
       });
       // A lost connection is replaced on the next wait; waiters time out and poll again meanwhile.
-      client.on("error", () => { this.client = undefined; this.connecting = undefined; });
-      client.on("end", () => { this.client = undefined; this.connecting = undefined; });
+      client.on("error", () => {
+        this.client = undefined;
+        this.connecting = undefined;
+      });
+      client.on("end", () => {
+        this.client = undefined;
+        this.connecting = undefined;
+      });
       await client.connect();
       for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
       this.client = client;
       return client;
     })();
-    try { return await this.connecting; } catch (error) { this.connecting = undefined; throw error; }
+    try {
+      return await this.connecting;
+    } catch (error) {
+      this.connecting = undefined;
+      throw error;
+    }
   }
 
   /**
@@ -34,26 +45,42 @@ class NotifyHub {
    * wait: a change committed between the check and the wait still wakes it. `wait` resolves true when notified,
    * false after `timeoutMs` or on abort.
    */
-  async subscribe(channel: Channel, payload: string): Promise<{ wait: (timeoutMs: number, signal?: AbortSignal) => Promise<boolean>; cancel: () => void }> {
+  async subscribe(
+    channel: Channel,
+    payload: string,
+  ): Promise<{ wait: (timeoutMs: number, signal?: AbortSignal) => Promise<boolean>; cancel: () => void }> {
     await this.connection();
     const key = `${channel}:${payload}`;
     let notified = false;
     let wake: (() => void) | undefined;
     const set = this.waiters.get(key) ?? new Set<Waiter>();
     this.waiters.set(key, set);
-    const waiter: Waiter = () => { notified = true; wake?.(); };
+    const waiter: Waiter = () => {
+      notified = true;
+      wake?.();
+    };
     set.add(waiter);
     const cancel = () => {
       set.delete(waiter);
       if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
     };
-    const wait = (timeoutMs: number, signal?: AbortSignal) => new Promise<boolean>((resolve) => {
-      if (notified || signal?.aborted) { cancel(); resolve(notified); return; }
-      const finish = () => { clearTimeout(timer); signal?.removeEventListener("abort", finish); cancel(); resolve(notified); };
-      const timer = setTimeout(finish, timeoutMs);
-      wake = finish;
-      signal?.addEventListener("abort", finish);
-    });
+    const wait = (timeoutMs: number, signal?: AbortSignal) =>
+      new Promise<boolean>((resolve) => {
+        if (notified || signal?.aborted) {
+          cancel();
+          resolve(notified);
+          return;
+        }
+        const finish = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", finish);
+          cancel();
+          resolve(notified);
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        wake = finish;
+        signal?.addEventListener("abort", finish);
+      });
     return { wait, cancel };
   }
 

@@ -12,7 +12,11 @@ import { log } from "@/server/log";
 import type { AgentIdentity } from "./agent-tokens-service";
 
 /** True when `agentId` may fetch the artifact `sha256` (see above). An unknown hash is simply not allowed. */
-export async function agentMayFetchArtifact(agentId: string, sha256: string, prisma: PrismaClient = db()): Promise<boolean> {
+export async function agentMayFetchArtifact(
+  agentId: string,
+  sha256: string,
+  prisma: PrismaClient = db(),
+): Promise<boolean> {
   const deployed = await prisma.deployment.count({
     where: { agentId, removedAt: null, modelVersion: { artifactSha256: sha256 } },
   });
@@ -26,17 +30,30 @@ export async function agentMayFetchArtifact(agentId: string, sha256: string, pri
 }
 
 /** A model file an agent may have, ready to stream. */
-export interface AgentArtifact { sha256: string; bytes: number; stream: Readable }
+export interface AgentArtifact {
+  sha256: string;
+  bytes: number;
+  stream: Readable;
+}
 
 /**
  * GET /artifacts/{sha256}: the file, when this agent may have it (403 otherwise, whether or not the hash exists, so
  * a token cannot probe the registry; an unregistered token has nothing to fetch) and the registry knows it (a file
  * without its row, an upload in flight or GC pending, is not served: 404, as is a file the store lost).
  */
-export async function artifactForAgent(agent: AgentIdentity, sha256: string, requestId: string, prisma: PrismaClient = db(), store: ArtifactStore = artifactStore()): Promise<AgentArtifact> {
+export async function artifactForAgent(
+  agent: AgentIdentity,
+  sha256: string,
+  requestId: string,
+  prisma: PrismaClient = db(),
+  store: ArtifactStore = artifactStore(),
+): Promise<AgentArtifact> {
   if (!agent.agentId || !(await agentMayFetchArtifact(agent.agentId, sha256, prisma))) {
     log.warn("artifact refused", { requestId, agentToken: agent.tokenId, agentId: agent.agentId, sha256 });
-    throw new DomainError("FORBIDDEN", `artifact ${sha256} is neither deployed to this agent nor named by a job for it`);
+    throw new DomainError(
+      "FORBIDDEN",
+      `artifact ${sha256} is neither deployed to this agent nor named by a job for it`,
+    );
   }
   const row = await prisma.artifact.findUnique({ where: { sha256 } });
   const bytes = row ? await store.size(sha256) : undefined;

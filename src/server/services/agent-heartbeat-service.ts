@@ -4,7 +4,11 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { writeJsonColumn } from "@/server/db/json-column";
 import { agentLastHostColumn, heartbeatBodyColumn } from "@/contracts/agent-columns";
 import { ESTIMATOR_TIMELINE_MAX, type HeartbeatRequest } from "@/contracts/agent-protocol";
-import { deploymentLastReportColumn, generationReportColumn, rollupHistogramsColumn } from "@/contracts/deployment-columns";
+import {
+  deploymentLastReportColumn,
+  generationReportColumn,
+  rollupHistogramsColumn,
+} from "@/contracts/deployment-columns";
 import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
 import { mergeTimeline } from "@/core/estimator/timeline-window";
 import { LatencyHistogram } from "@/core/stats/histogram";
@@ -17,8 +21,10 @@ import { advanceSweeps } from "./batching-sweeps-service";
 import { reconcileGenerationOutcomes } from "./proposals-service";
 import type { AgentIdentity } from "./agent-tokens-service";
 
-
-function mergeHistograms(existing: Record<string, string>, incoming: Record<string, string | undefined>): Record<string, string> {
+function mergeHistograms(
+  existing: Record<string, string>,
+  incoming: Record<string, string | undefined>,
+): Record<string, string> {
   const merged: Record<string, string> = { ...existing };
   for (const [stage, encoded] of Object.entries(incoming)) {
     if (!encoded) continue;
@@ -34,7 +40,11 @@ function mergeHistograms(existing: Record<string, string>, incoming: Record<stri
   return merged;
 }
 
-export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRequest, prisma: PrismaClient = db()): Promise<{ ok: true; revision: number }> {
+export async function recordHeartbeat(
+  identity: AgentIdentity,
+  body: HeartbeatRequest,
+  prisma: PrismaClient = db(),
+): Promise<{ ok: true; revision: number }> {
   if (!identity.agentId) throw conflict("this token has not registered an agent yet: POST /register first");
   const agentId = identity.agentId;
   const now = new Date();
@@ -45,11 +55,19 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
     await tx.agent.update({
       where: { id: agentId },
       data: {
-        lastHeartbeatAt: now, appliedRevision: body.revision, bootId: body.bootId,
-        lastHost: writeJsonColumn(agentLastHostColumn, { ...body.host, servingProcessRestarts: body.servingProcessRestarts, at: now.toISOString() }),
+        lastHeartbeatAt: now,
+        appliedRevision: body.revision,
+        bootId: body.bootId,
+        lastHost: writeJsonColumn(agentLastHostColumn, {
+          ...body.host,
+          servingProcessRestarts: body.servingProcessRestarts,
+          at: now.toISOString(),
+        }),
       },
     });
-    await tx.agentHeartbeat.create({ data: { agentId, receivedAt: now, body: writeJsonColumn(heartbeatBodyColumn, body) } });
+    await tx.agentHeartbeat.create({
+      data: { agentId, receivedAt: now, body: writeJsonColumn(heartbeatBodyColumn, body) },
+    });
     const deployments = await tx.deployment.findMany({ where: { agentId, removedAt: null } });
     for (const report of body.deployments) {
       const deployment = deployments.find((d) => d.id === report.deploymentId);
@@ -61,12 +79,28 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       await tx.deployment.update({
         where: { id: deployment.id },
         data: {
-          observedGeneration: report.observedGeneration, state: report.state, failureReason: report.failureReason ?? null,
+          observedGeneration: report.observedGeneration,
+          state: report.state,
+          failureReason: report.failureReason ?? null,
           lastReport: writeJsonColumn(deploymentLastReportColumn, {
-            at: now.toISOString(), intervalMs: report.intervalMs, arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
-            requests: report.requests, rows: report.rows, queueDepthRows: report.queueDepthRows, instances: report.instances,
-            affinityOk: report.affinityOk, estimator: report.estimator, estimatorTimeline, lastReconfiguration: report.lastReconfiguration,
-            estimatorProposal: report.estimatorProposal ? { batchSize: report.estimatorProposal.batchSize, decision: report.estimatorProposal.decision, at: now.toISOString() } : undefined,
+            at: now.toISOString(),
+            intervalMs: report.intervalMs,
+            arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
+            requests: report.requests,
+            rows: report.rows,
+            queueDepthRows: report.queueDepthRows,
+            instances: report.instances,
+            affinityOk: report.affinityOk,
+            estimator: report.estimator,
+            estimatorTimeline,
+            lastReconfiguration: report.lastReconfiguration,
+            estimatorProposal: report.estimatorProposal
+              ? {
+                  batchSize: report.estimatorProposal.batchSize,
+                  decision: report.estimatorProposal.decision,
+                  at: now.toISOString(),
+                }
+              : undefined,
           }),
         },
       });
@@ -74,7 +108,11 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       if (report.state === "serving") {
         await tx.deploymentGeneration.updateMany({
           where: { deploymentId: deployment.id, generation: report.observedGeneration, outcome: null },
-          data: { outcome: "applied", outcomeAt: now, report: writeJsonColumn(generationReportColumn, report.lastReconfiguration ?? null) },
+          data: {
+            outcome: "applied",
+            outcomeAt: now,
+            report: writeJsonColumn(generationReportColumn, report.lastReconfiguration ?? null),
+          },
         });
       }
       const failedGeneration = /^generation (\d+): /.exec(report.failureReason ?? "");
@@ -91,10 +129,14 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
       await tx.metricsRollup.update({
         where: { deploymentId_minute: { deploymentId: deployment.id, minute } },
         data: {
-          intervalMs: { increment: report.intervalMs }, busyMs: { increment: report.busyMs ?? 0 },
-          requestsCompleted: { increment: report.requests.completed }, requestsRejected: { increment: report.requests.rejected },
-          requestsWithinSlo: { increment: report.requests.withinSlo }, rowsCompleted: { increment: report.rows.completed },
-          rowsRejected: { increment: report.rows.rejected }, queueDepthMax: Math.max(rollup?.queueDepthMax ?? 0, report.queueDepthRows),
+          intervalMs: { increment: report.intervalMs },
+          busyMs: { increment: report.busyMs ?? 0 },
+          requestsCompleted: { increment: report.requests.completed },
+          requestsRejected: { increment: report.requests.rejected },
+          requestsWithinSlo: { increment: report.requests.withinSlo },
+          rowsCompleted: { increment: report.rows.completed },
+          rowsRejected: { increment: report.rows.rejected },
+          queueDepthMax: Math.max(rollup?.queueDepthMax ?? 0, report.queueDepthRows),
           histograms: mergeHistograms(rollupHistogramsColumn.read(rollup?.histograms ?? {}), report.histograms),
         },
       });
@@ -107,27 +149,39 @@ export async function recordHeartbeat(identity: AgentIdentity, body: HeartbeatRe
   // Batching sweeps move on from what this heartbeat reported (a generation applied, a load test done); a sweep's
   // failure to step is logged and retried on the next heartbeat, never failing this one.
   for (const deploymentId of restarted.reported) {
-    await advanceSweeps(deploymentId, prisma).catch((error: Error) => log.error("batching sweep not advanced", { deploymentId, error: error.message }));
+    await advanceSweeps(deploymentId, prisma).catch((error: Error) =>
+      log.error("batching sweep not advanced", { deploymentId, error: error.message }),
+    );
   }
   // A proposed B becomes (or updates) the deployment's estimator proposal; a failure there never fails the heartbeat.
   // A settled estimator (stable B = the running B again) withdraws its pending proposal instead.
   for (const report of body.deployments) {
     if (!restarted.reported.includes(report.deploymentId)) continue;
     if (report.estimatorProposal) {
-      await recordEstimatorProposal(report.deploymentId, report.estimatorProposal, prisma)
-        .catch((error: Error) => log.error("estimator proposal not recorded", { deploymentId: report.deploymentId, error: error.message }));
+      await recordEstimatorProposal(report.deploymentId, report.estimatorProposal, prisma).catch((error: Error) =>
+        log.error("estimator proposal not recorded", { deploymentId: report.deploymentId, error: error.message }),
+      );
     } else if (report.estimatorTimeline?.length) {
       const dwellMs = report.estimator?.params.minDwellMs ?? DEFAULT_ESTIMATOR_PARAMS.minDwellMs;
-      await withdrawSettledEstimatorProposal(report.deploymentId, report.estimatorTimeline, dwellMs, prisma)
-        .catch((error: Error) => log.error("estimator proposal not withdrawn", { deploymentId: report.deploymentId, error: error.message }));
+      await withdrawSettledEstimatorProposal(report.deploymentId, report.estimatorTimeline, dwellMs, prisma).catch(
+        (error: Error) =>
+          log.error("estimator proposal not withdrawn", { deploymentId: report.deploymentId, error: error.message }),
+      );
     }
   }
   return { ok: true, revision: restarted.revision };
 }
 
 /** Retention: raw heartbeats older than an hour, rollups older than the retention period. */
-export async function pruneAgentMetrics(retentionDays: number, prisma: PrismaClient = db()): Promise<{ heartbeats: number; rollups: number }> {
-  const heartbeats = await prisma.agentHeartbeat.deleteMany({ where: { receivedAt: { lt: new Date(Date.now() - 3_600_000) } } });
-  const rollups = await prisma.metricsRollup.deleteMany({ where: { minute: { lt: new Date(Date.now() - retentionDays * 86_400_000) } } });
+export async function pruneAgentMetrics(
+  retentionDays: number,
+  prisma: PrismaClient = db(),
+): Promise<{ heartbeats: number; rollups: number }> {
+  const heartbeats = await prisma.agentHeartbeat.deleteMany({
+    where: { receivedAt: { lt: new Date(Date.now() - 3_600_000) } },
+  });
+  const rollups = await prisma.metricsRollup.deleteMany({
+    where: { minute: { lt: new Date(Date.now() - retentionDays * 86_400_000) } },
+  });
   return { heartbeats: heartbeats.count, rollups: rollups.count };
 }

@@ -2,7 +2,15 @@
 // running jobs are released first), and what it reports about a job (cells, finish) goes to the service of the job's
 // kind, looked up here so the routes do no queries.
 import type { z } from "zod";
-import { LOAD_TEST_JOB_KIND, PLAN_TRIAL_JOB_KIND, PROFILE_JOB_KIND, PROFILE_PROBE_JOB_KIND, type AgentJobKind, type finishJobSchema, type postCellsSchema } from "@/contracts/agent-jobs";
+import {
+  LOAD_TEST_JOB_KIND,
+  PLAN_TRIAL_JOB_KIND,
+  PROFILE_JOB_KIND,
+  PROFILE_PROBE_JOB_KIND,
+  type AgentJobKind,
+  type finishJobSchema,
+  type postCellsSchema,
+} from "@/contracts/agent-jobs";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
@@ -17,7 +25,10 @@ import { claimedProfile, finishProfileJob, recordProfileCells } from "./profile-
 /** Marks running jobs of agents silent for longer than AGENT_LOST_TIMEOUT_MS: requeued once, failed the second time. */
 export async function sweepLostAgents(prisma: PrismaClient = db()): Promise<number> {
   const cutoff = new Date(Date.now() - env().AGENT_LOST_TIMEOUT_MS);
-  const lost = await prisma.job.findMany({ where: { state: "running", agentId: { not: null } }, select: { agentId: true } });
+  const lost = await prisma.job.findMany({
+    where: { state: "running", agentId: { not: null } },
+    select: { agentId: true },
+  });
   let released = 0;
   for (const agentId of new Set(lost.map((j) => j.agentId!))) {
     const agent = await prisma.agent.findUnique({ where: { id: agentId }, select: { lastHeartbeatAt: true } });
@@ -46,7 +57,13 @@ async function claim(agentId: string, prisma: PrismaClient, kinds: readonly Agen
 }
 
 /** Long-poll for the agent's next job; null when none arrives within `holdMs`. */
-export async function claimNextJob(agentId: string, holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db(), kinds: readonly AgentJobKind[] = [PROFILE_JOB_KIND]) {
+export async function claimNextJob(
+  agentId: string,
+  holdMs: number,
+  signal?: AbortSignal,
+  prisma: PrismaClient = db(),
+  kinds: readonly AgentJobKind[] = [PROFILE_JOB_KIND],
+) {
   const deadline = Date.now() + holdMs;
   if (kinds.includes(PROFILE_PROBE_JOB_KIND)) await expireStaleProbes(prisma);
   for (;;) {
@@ -63,26 +80,50 @@ export async function claimNextJob(agentId: string, holdMs: number, signal?: Abo
 }
 
 /** GET /jobs/next: jobs of agents gone silent are released first, then the long-poll for this agent's next job. */
-export async function nextJobForAgent(agentId: string, kinds: readonly AgentJobKind[], holdMs: number, signal?: AbortSignal, prisma: PrismaClient = db()) {
+export async function nextJobForAgent(
+  agentId: string,
+  kinds: readonly AgentJobKind[],
+  holdMs: number,
+  signal?: AbortSignal,
+  prisma: PrismaClient = db(),
+) {
   await sweepLostAgents(prisma);
   return { job: await claimNextJob(agentId, holdMs, signal, prisma, kinds) };
 }
 
-const kindOf = async (jobId: string, prisma: PrismaClient) => (await prisma.job.findUnique({ where: { id: jobId }, select: { kind: true } }))?.kind;
+const kindOf = async (jobId: string, prisma: PrismaClient) =>
+  (await prisma.job.findUnique({ where: { id: jobId }, select: { kind: true } }))?.kind;
 
 /** POST /jobs/{id}/cells: a profile's measured cells (or progress), or a duration probe's one cell. */
-export async function recordJobCells(agentId: string, jobId: string, report: z.infer<typeof postCellsSchema>, prisma: PrismaClient = db()) {
+export async function recordJobCells(
+  agentId: string,
+  jobId: string,
+  report: z.infer<typeof postCellsSchema>,
+  prisma: PrismaClient = db(),
+) {
   if ((await kindOf(jobId, prisma)) === PROFILE_PROBE_JOB_KIND) {
-    if (report.cells.length === 0) throw invalidInput("a duration probe reports its cell, not progress", { field: "cells" });
+    if (report.cells.length === 0)
+      throw invalidInput("a duration probe reports its cell, not progress", { field: "cells" });
     return recordProbeCells(agentId, jobId, report.cells, prisma);
   }
   return recordProfileCells(agentId, jobId, report.cells, report.progress, prisma);
 }
 
 /** POST /jobs/{id}/finish: the agent is done with a job of any kind (or gives up, with the reason). */
-export async function finishAgentJob(agentId: string, jobId: string, report: z.infer<typeof finishJobSchema>, prisma: PrismaClient = db()) {
+export async function finishAgentJob(
+  agentId: string,
+  jobId: string,
+  report: z.infer<typeof finishJobSchema>,
+  prisma: PrismaClient = db(),
+) {
   const kind = await kindOf(jobId, prisma);
-  const finish = kind === LOAD_TEST_JOB_KIND ? finishLoadTestJob : kind === PROFILE_PROBE_JOB_KIND ? finishProbeJob
-    : kind === PLAN_TRIAL_JOB_KIND ? finishTrialJob : finishProfileJob;
+  const finish =
+    kind === LOAD_TEST_JOB_KIND
+      ? finishLoadTestJob
+      : kind === PROFILE_PROBE_JOB_KIND
+        ? finishProbeJob
+        : kind === PLAN_TRIAL_JOB_KIND
+          ? finishTrialJob
+          : finishProfileJob;
   return finish(agentId, jobId, report.outcome, report.error, prisma);
 }

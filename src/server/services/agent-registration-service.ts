@@ -16,23 +16,39 @@ import { agentTopologyColumn } from "@/contracts/host-topology";
 
 function agentData(body: RegisterRequest) {
   return {
-    hostName: body.hostName, agentVersion: body.agentVersion, protocolVersion: body.protocolVersion, bootId: body.bootId,
-    topology: writeJsonColumn(agentTopologyColumn, body.topology), allowedCpus: body.allowedCpus, cpuModel: body.cpuModel,
-    memoryBytes: BigInt(body.memoryBytes), ortVersion: body.ortVersion, inferenceUrl: body.inferenceUrl ?? null,
-    lastHeartbeatAt: new Date(), decommissionedAt: null,
+    hostName: body.hostName,
+    agentVersion: body.agentVersion,
+    protocolVersion: body.protocolVersion,
+    bootId: body.bootId,
+    topology: writeJsonColumn(agentTopologyColumn, body.topology),
+    allowedCpus: body.allowedCpus,
+    cpuModel: body.cpuModel,
+    memoryBytes: BigInt(body.memoryBytes),
+    ortVersion: body.ortVersion,
+    inferenceUrl: body.inferenceUrl ?? null,
+    lastHeartbeatAt: new Date(),
+    decommissionedAt: null,
   };
 }
 
 function checkProtocol(body: RegisterRequest): void {
   if (body.protocolVersion !== AGENT_PROTOCOL_VERSION) {
-    throw new DomainError("INVALID_INPUT", `agent protocol ${body.protocolVersion} is not supported by this control plane (it speaks ${AGENT_PROTOCOL_VERSION}); upgrade the agent or the control plane so they match`);
+    throw new DomainError(
+      "INVALID_INPUT",
+      `agent protocol ${body.protocolVersion} is not supported by this control plane (it speaks ${AGENT_PROTOCOL_VERSION}); upgrade the agent or the control plane so they match`,
+    );
   }
 }
 
 const timing = () => ({ heartbeatIntervalMs: env().HEARTBEAT_INTERVAL_MS, longPollHoldMs: env().LONG_POLL_HOLD_MS });
 
 /** With an agent token (already verified by the route). */
-export async function registerWithAgentToken(identity: AgentIdentity, body: RegisterRequest, requestId: string, prisma: PrismaClient = db()): Promise<RegisterResponse> {
+export async function registerWithAgentToken(
+  identity: AgentIdentity,
+  body: RegisterRequest,
+  requestId: string,
+  prisma: PrismaClient = db(),
+): Promise<RegisterResponse> {
   checkProtocol(body);
   const restartedBootId = await prisma.$transaction(async (tx) => {
     // Lock the token row: two first registrations racing with one token bind only one agent.
@@ -40,9 +56,15 @@ export async function registerWithAgentToken(identity: AgentIdentity, body: Regi
     const token = await tx.agentToken.findUniqueOrThrow({ where: { id: identity.tokenId } });
     if (token.agentId) {
       const agent = await tx.agent.findUniqueOrThrow({ where: { id: token.agentId } });
-      if (agent.decommissionedAt) throw new DomainError("FORBIDDEN", `agent ${agent.hostName} was decommissioned; create a new token to attach this host again`);
+      if (agent.decommissionedAt)
+        throw new DomainError(
+          "FORBIDDEN",
+          `agent ${agent.hostName} was decommissioned; create a new token to attach this host again`,
+        );
       if (agent.hostName !== body.hostName) {
-        throw conflict(`this agent token is bound to host ${agent.hostName}; host ${body.hostName} needs its own token (or an enrollment token)`);
+        throw conflict(
+          `this agent token is bound to host ${agent.hostName}; host ${body.hostName} needs its own token (or an enrollment token)`,
+        );
       }
       await tx.agent.update({ where: { id: agent.id }, data: agentData(body) });
       return { agentId: agent.id, previousBootId: agent.bootId };
@@ -50,12 +72,16 @@ export async function registerWithAgentToken(identity: AgentIdentity, body: Regi
     const agent = await tx.agent.create({ data: { id: randomUUID(), ...agentData(body) } });
     await tx.agentToken.update({ where: { id: token.id }, data: { agentId: agent.id } });
     await recordAudit(tx, {
-      actor: { type: "agent", id: agent.id, label: body.hostName }, action: "agent.register",
-      target: { type: "agent", id: agent.id, label: body.hostName }, after: { hostName: body.hostName, agentVersion: body.agentVersion, token: token.name }, requestId,
+      actor: { type: "agent", id: agent.id, label: body.hostName },
+      action: "agent.register",
+      target: { type: "agent", id: agent.id, label: body.hostName },
+      after: { hostName: body.hostName, agentVersion: body.agentVersion, token: token.name },
+      requestId,
     });
     return { agentId: agent.id, previousBootId: null };
   });
-  if (restartedBootId.previousBootId && restartedBootId.previousBootId !== body.bootId) await onAgentRestarted(restartedBootId.agentId);
+  if (restartedBootId.previousBootId && restartedBootId.previousBootId !== body.bootId)
+    await onAgentRestarted(restartedBootId.agentId);
   return { agentId: restartedBootId.agentId, ...timing() };
 }
 
@@ -65,40 +91,67 @@ export async function registerWithAgentToken(identity: AgentIdentity, body: Regi
  * one. An offline one (a re-imaged node whose state, token included, is gone) is taken over: same agent, same
  * deployments, a new token, the old tokens revoked.
  */
-async function agentToReplace(tx: Prisma.TransactionClient, hostName: string): Promise<{ id: string; bootId: string } | null> {
+async function agentToReplace(
+  tx: Prisma.TransactionClient,
+  hostName: string,
+): Promise<{ id: string; bootId: string } | null> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`packrat:agent-host:${hostName}`}))`;
-  const namesakes = await tx.agent.findMany({ where: { hostName, decommissionedAt: null }, orderBy: { lastHeartbeatAt: { sort: "desc", nulls: "last" } } });
+  const namesakes = await tx.agent.findMany({
+    where: { hostName, decommissionedAt: null },
+    orderBy: { lastHeartbeatAt: { sort: "desc", nulls: "last" } },
+  });
   const newest = namesakes[0];
   if (!newest) return null;
   const ageMs = newest.lastHeartbeatAt ? Date.now() - newest.lastHeartbeatAt.getTime() : null;
   if (ageMs !== null && ageMs < env().AGENT_OFFLINE_AFTER_MS) {
-    throw conflict(`an agent named ${hostName} is online (last heartbeat ${Math.round(ageMs / 1000)} s ago): stop it or decommission it on the Agents page before enrolling another host under that name, or give this host its own name (AGENT_HOST_NAME)`);
+    throw conflict(
+      `an agent named ${hostName} is online (last heartbeat ${Math.round(ageMs / 1000)} s ago): stop it or decommission it on the Agents page before enrolling another host under that name, or give this host its own name (AGENT_HOST_NAME)`,
+    );
   }
   return { id: newest.id, bootId: newest.bootId };
 }
 
 /** With an enrollment token: a new agent (or the offline one of the same host name, taken over) and its own token, returned this once. */
-export async function registerWithEnrollmentToken(enrollmentToken: string, body: RegisterRequest, requestId: string, prisma: PrismaClient = db()): Promise<RegisterResponse> {
+export async function registerWithEnrollmentToken(
+  enrollmentToken: string,
+  body: RegisterRequest,
+  requestId: string,
+  prisma: PrismaClient = db(),
+): Promise<RegisterResponse> {
   checkProtocol(body);
   const { token, tokenHash, prefix } = generateAgentToken();
-  const enrolled = await prisma.$transaction(async (tx) => {
-    // The token first: without a valid one, nobody learns whether a host name is online.
-    const enrollment = await consumeEnrollmentToken(tx, enrollmentToken);
-    const replaced = await agentToReplace(tx, body.hostName);
-    const agentId = replaced?.id ?? randomUUID();
-    if (replaced) {
-      await tx.agentToken.updateMany({ where: { agentId, revokedAt: null }, data: { revokedAt: new Date() } });
-      await tx.agent.update({ where: { id: agentId }, data: agentData(body) });
-    } else {
-      await tx.agent.create({ data: { id: agentId, ...agentData(body) } });
-    }
-    await tx.agentToken.create({ data: { id: randomUUID(), name: `${body.hostName} (enrolled via ${enrollment.name})`, tokenHash, prefix, agentId } });
-    await recordAudit(tx, {
-      actor: { type: "agent", id: agentId, label: body.hostName }, action: "agent.enroll",
-      target: { type: "agent", id: agentId, label: body.hostName }, after: { hostName: body.hostName, enrollmentToken: enrollment.name, replacedOfflineAgent: replaced !== null }, requestId,
-    });
-    return { agentId, previousBootId: replaced?.bootId ?? null };
-  }, { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted });
+  const enrolled = await prisma.$transaction(
+    async (tx) => {
+      // The token first: without a valid one, nobody learns whether a host name is online.
+      const enrollment = await consumeEnrollmentToken(tx, enrollmentToken);
+      const replaced = await agentToReplace(tx, body.hostName);
+      const agentId = replaced?.id ?? randomUUID();
+      if (replaced) {
+        await tx.agentToken.updateMany({ where: { agentId, revokedAt: null }, data: { revokedAt: new Date() } });
+        await tx.agent.update({ where: { id: agentId }, data: agentData(body) });
+      } else {
+        await tx.agent.create({ data: { id: agentId, ...agentData(body) } });
+      }
+      await tx.agentToken.create({
+        data: {
+          id: randomUUID(),
+          name: `${body.hostName} (enrolled via ${enrollment.name})`,
+          tokenHash,
+          prefix,
+          agentId,
+        },
+      });
+      await recordAudit(tx, {
+        actor: { type: "agent", id: agentId, label: body.hostName },
+        action: "agent.enroll",
+        target: { type: "agent", id: agentId, label: body.hostName },
+        after: { hostName: body.hostName, enrollmentToken: enrollment.name, replacedOfflineAgent: replaced !== null },
+        requestId,
+      });
+      return { agentId, previousBootId: replaced?.bootId ?? null };
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
+  );
   // The replaced agent's running jobs go back to the queue, as after any restart.
   if (enrolled.previousBootId && enrolled.previousBootId !== body.bootId) await onAgentRestarted(enrolled.agentId);
   return { agentId: enrolled.agentId, agentToken: token, ...timing() };
@@ -108,6 +161,12 @@ export async function registerWithEnrollmentToken(enrollmentToken: string, body:
 export type RegisteringCaller = { kind: "agent"; agent: AgentIdentity } | { kind: "enrollment"; token: string };
 
 /** POST /register, either way. */
-export function registerAgent(caller: RegisteringCaller, body: RegisterRequest, requestId: string): Promise<RegisterResponse> {
-  return caller.kind === "enrollment" ? registerWithEnrollmentToken(caller.token, body, requestId) : registerWithAgentToken(caller.agent, body, requestId);
+export function registerAgent(
+  caller: RegisteringCaller,
+  body: RegisterRequest,
+  requestId: string,
+): Promise<RegisterResponse> {
+  return caller.kind === "enrollment"
+    ? registerWithEnrollmentToken(caller.token, body, requestId)
+    : registerWithAgentToken(caller.agent, body, requestId);
 }

@@ -44,25 +44,46 @@ export async function listAgentTokens(prisma: PrismaClient = db()): Promise<Agen
     include: { createdBy: { select: { email: true } } },
   });
   return tokens.map((t) => ({
-    id: t.id, name: t.name, prefix: t.prefix, createdAt: t.createdAt, createdBy: t.createdBy?.email ?? null,
-    lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt,
+    id: t.id,
+    name: t.name,
+    prefix: t.prefix,
+    createdAt: t.createdAt,
+    createdBy: t.createdBy?.email ?? null,
+    lastUsedAt: t.lastUsedAt,
+    revokedAt: t.revokedAt,
   }));
 }
 
 /** Creates a token; the returned `token` is the only time anyone sees it. */
 export async function createAgentToken(
-  caller: ServiceCaller, input: { name: string }, prisma: PrismaClient = db(),
+  caller: ServiceCaller,
+  input: { name: string },
+  prisma: PrismaClient = db(),
 ): Promise<AgentTokenRow & { token: string }> {
   const name = input.name.trim();
   if (!name) throw invalidInput("name must not be empty", { field: "name" });
   const { token, tokenHash, prefix } = generateAgentToken();
   return prisma.$transaction(async (tx) => {
-    const row = await tx.agentToken.create({ data: { id: randomUUID(), name, tokenHash, prefix, createdById: caller.user.id } });
-    await recordAudit(tx, {
-      actor: userActor(caller.user), action: "agent_token.create", target: { type: "agent_token", id: row.id, label: name },
-      after: { name, prefix }, requestId: caller.requestId,
+    const row = await tx.agentToken.create({
+      data: { id: randomUUID(), name, tokenHash, prefix, createdById: caller.user.id },
     });
-    return { id: row.id, name, prefix, createdAt: row.createdAt, createdBy: caller.user.email, lastUsedAt: null, revokedAt: null, token };
+    await recordAudit(tx, {
+      actor: userActor(caller.user),
+      action: "agent_token.create",
+      target: { type: "agent_token", id: row.id, label: name },
+      after: { name, prefix },
+      requestId: caller.requestId,
+    });
+    return {
+      id: row.id,
+      name,
+      prefix,
+      createdAt: row.createdAt,
+      createdBy: caller.user.email,
+      lastUsedAt: null,
+      revokedAt: null,
+      token,
+    };
   });
 }
 
@@ -77,16 +98,26 @@ export async function agentTokenRevoked(tokenId: string, prisma: PrismaClient = 
   return !row || row.revokedAt !== null;
 }
 
-export async function revokeAgentToken(caller: ServiceCaller, input: { id: string }, prisma: PrismaClient = db()): Promise<{ revokedAt: Date }> {
+export async function revokeAgentToken(
+  caller: ServiceCaller,
+  input: { id: string },
+  prisma: PrismaClient = db(),
+): Promise<{ revokedAt: Date }> {
   return prisma.$transaction(async (tx) => {
     const before = await tx.agentToken.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("agent token", input.id);
     if (before.revokedAt) return { revokedAt: before.revokedAt }; // already revoked: nothing changes, nothing to audit
-    const after = await tx.agentToken.update({ where: { id: before.id }, data: { revokedAt: new Date(), revokedById: caller.user.id } });
+    const after = await tx.agentToken.update({
+      where: { id: before.id },
+      data: { revokedAt: new Date(), revokedById: caller.user.id },
+    });
     await notifyTokenRevoked(tx, [before.id]);
     await recordAudit(tx, {
-      actor: userActor(caller.user), action: "agent_token.revoke", target: { type: "agent_token", id: before.id, label: before.name },
-      before: { name: before.name, prefix: before.prefix, revokedAt: null }, after: { name: after.name, prefix: after.prefix, revokedAt: after.revokedAt },
+      actor: userActor(caller.user),
+      action: "agent_token.revoke",
+      target: { type: "agent_token", id: before.id, label: before.name },
+      before: { name: before.name, prefix: before.prefix, revokedAt: null },
+      after: { name: after.name, prefix: after.prefix, revokedAt: after.revokedAt },
       requestId: caller.requestId,
     });
     return { revokedAt: after.revokedAt! };
@@ -94,7 +125,10 @@ export async function revokeAgentToken(caller: ServiceCaller, input: { id: strin
 }
 
 /** The agent a bearer token belongs to, or null (unknown or revoked). Records the use. */
-export async function authenticateAgentToken(token: string, prisma: PrismaClient = db()): Promise<AgentIdentity | null> {
+export async function authenticateAgentToken(
+  token: string,
+  prisma: PrismaClient = db(),
+): Promise<AgentIdentity | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
   // One statement: the revocation check and the last-used stamp cannot straddle a concurrent revoke.
   const rows = await prisma.agentToken.updateManyAndReturn({

@@ -21,7 +21,10 @@ const options = { timeoutMs: 2_000, maxAttempts: 6, backoffMs: 100, backoffMaxMs
 beforeAll(async () => {
   delete testEnv.PACKRAT_OUTBOUND_ALLOW;
   resetEnvForTests();
-  receiver = createServer((req, res) => { hits++; res.writeHead(204).end(); });
+  receiver = createServer((req, res) => {
+    hits++;
+    res.writeHead(204).end();
+  });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverPort = (receiver.address() as AddressInfo).port;
   sre = await insertTestUser(db(), "sre");
@@ -37,15 +40,37 @@ afterAll(async () => {
 });
 
 async function queued(url: string) {
-  const alert = await db().alert.create({ data: { key: `agent_offline:agent:guard-${Date.now()}-${Math.random()}`, rule: "agent_offline", severity: "critical", objectType: "agent", objectId: "a", objectLabel: "a", message: "m" } });
-  return db().alertDelivery.create({ data: { alertId: alert.id, event: "fired", url, payload: { source: "packrat" } } });
+  const alert = await db().alert.create({
+    data: {
+      key: `agent_offline:agent:guard-${Date.now()}-${Math.random()}`,
+      rule: "agent_offline",
+      severity: "critical",
+      objectType: "agent",
+      objectId: "a",
+      objectLabel: "a",
+      message: "m",
+    },
+  });
+  return db().alertDelivery.create({
+    data: { alertId: alert.id, event: "fired", url, payload: { source: "packrat" } },
+  });
 }
 
 describe("alert webhook behind the outbound guard", () => {
   it.each([
-    "http://127.0.0.1:5432/", "http://localhost:8000/v2/models", "http://169.254.169.254/latest/meta-data/", "http://[::1]:3000/", "http://10.0.0.5/hook",
+    "http://127.0.0.1:5432/",
+    "http://localhost:8000/v2/models",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[::1]:3000/",
+    "http://10.0.0.5/hook",
   ])("refuses to save %s", async (url) => {
-    const error = await setAlertWebhook({ user: sre, requestId: "t" }, { url, enabled: true, minSeverity: "warning" }).then(() => null, (e: unknown) => e);
+    const error = await setAlertWebhook(
+      { user: sre, requestId: "t" },
+      { url, enabled: true, minSeverity: "warning" },
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).code).toBe("INVALID_INPUT");
     expect((error as Error).message).toMatch(/refused to connect .*PACKRAT_OUTBOUND_ALLOW/);
@@ -61,7 +86,9 @@ describe("alert webhook behind the outbound guard", () => {
     expect(hits).toBe(before);
     expect(row.status).toBe("failed");
     expect(row.attempts).toBe(1);
-    expect(row.log).toEqual([{ at: expect.any(String), ms: 0, error: "refused: loopback address (see PACKRAT_OUTBOUND_ALLOW)" }]);
+    expect(row.log).toEqual([
+      { at: expect.any(String), ms: 0, error: "refused: loopback address (see PACKRAT_OUTBOUND_ALLOW)" },
+    ]);
   });
 
   it("an address the operator allowed is delivered to", async () => {
@@ -71,6 +98,9 @@ describe("alert webhook behind the outbound guard", () => {
     const before = hits;
     await deliverDueAlerts(db(), options);
     expect(hits).toBe(before + 1);
-    expect(await db().alertDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({ status: "delivered", attempts: 1 });
+    expect(await db().alertDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
+      status: "delivered",
+      attempts: 1,
+    });
   });
 });

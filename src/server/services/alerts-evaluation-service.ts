@@ -5,7 +5,13 @@
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
 import { writeJsonColumn } from "@/server/db/json-column";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
-import { evaluateAlertRules, type AgentSnapshot, type AlertCondition, type AlertThresholds, type DeploymentSnapshot } from "@/core/alerts/alert-rules";
+import {
+  evaluateAlertRules,
+  type AgentSnapshot,
+  type AlertCondition,
+  type AlertThresholds,
+  type DeploymentSnapshot,
+} from "@/core/alerts/alert-rules";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { recordAudit } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -25,13 +31,18 @@ const SYSTEM = { type: "system" as const, label: "alert evaluator" };
 export function alertThresholds(): AlertThresholds {
   const e = env();
   return {
-    offlineAfterMs: e.AGENT_OFFLINE_AFTER_MS, latencyGap: CONTENTION_GAP_THRESHOLD, rejectionsPerS: e.ALERT_REJECTIONS_PER_S,
-    minRequests: e.ALERT_MIN_REQUESTS, crashLoopRestarts: e.ALERT_CRASH_LOOP_RESTARTS,
+    offlineAfterMs: e.AGENT_OFFLINE_AFTER_MS,
+    latencyGap: CONTENTION_GAP_THRESHOLD,
+    rejectionsPerS: e.ALERT_REJECTIONS_PER_S,
+    minRequests: e.ALERT_MIN_REQUESTS,
+    crashLoopRestarts: e.ALERT_CRASH_LOOP_RESTARTS,
   };
 }
 
-const deploymentLabel = (d: { modelVersion: { number: number; model: { name: string } }; agent: { hostName: string } }) =>
-  `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
+const deploymentLabel = (d: {
+  modelVersion: { number: number; model: { name: string } };
+  agent: { hostName: string };
+}) => `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
 
 /** Everything the rules read, at `now`. */
 export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
@@ -46,7 +57,10 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
       FROM agent_heartbeat WHERE "receivedAt" >= ${since}) x
     WHERE prev IS NOT NULL GROUP BY "agentId"`;
   const agentSnapshots: AgentSnapshot[] = agents.map((a) => ({
-    id: a.id, label: a.hostName, lastHeartbeatMs: a.lastHeartbeatAt?.getTime() ?? null, registeredMs: a.registeredAt.getTime(),
+    id: a.id,
+    label: a.hostName,
+    lastHeartbeatMs: a.lastHeartbeatAt?.getTime() ?? null,
+    registeredMs: a.registeredAt.getTime(),
     servingRestartsInWindow: Number(restarts.find((r) => r.agentId === a.id)?.restarts ?? 0),
   }));
 
@@ -57,32 +71,48 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   const ids = deployments.map((d) => d.id);
   const [generations, rollups, applied, failed] = await Promise.all([
     // An empty OR matches nothing.
-    tx.deploymentGeneration.findMany({ where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) } }),
+    tx.deploymentGeneration.findMany({
+      where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
+    }),
     tx.metricsRollup.findMany({ where: { deploymentId: { in: ids }, minute: { gte: since } } }),
     tx.proposal.findMany({ where: { deploymentId: { in: ids }, state: "applied" } }),
-    tx.proposal.findMany({ where: { state: "failed", outcomeAt: { gte: new Date(now.getTime() - FAILED_PROPOSAL_WINDOW_MS) } } }),
+    tx.proposal.findMany({
+      where: { state: "failed", outcomeAt: { gte: new Date(now.getTime() - FAILED_PROPOSAL_WINDOW_MS) } },
+    }),
   ]);
   const failedGenerations = await tx.deploymentGeneration.findMany({
-    where: { OR: generations.flatMap((g) => {
-      const m = /^auto-revert: generation (\d+) failed/.exec(g.label);
-      return m ? [{ deploymentId: g.deploymentId, generation: Number(m[1]) }] : [];
-    }) },
+    where: {
+      OR: generations.flatMap((g) => {
+        const m = /^auto-revert: generation (\d+) failed/.exec(g.label);
+        return m ? [{ deploymentId: g.deploymentId, generation: Number(m[1]) }] : [];
+      }),
+    },
   });
 
   const deploymentSnapshots: DeploymentSnapshot[] = deployments.map((d) => {
     const current = generations.find((g) => g.deploymentId === d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
     const mine = rollups.filter((r) => r.deploymentId === d.id);
-    const compute = mine.map((r) => rollupHistogramsColumn.read(r.histograms).compute).filter((x): x is string => !!x).map((x) => LatencyHistogram.decode(x));
+    const compute = mine
+      .map((r) => rollupHistogramsColumn.read(r.histograms).compute)
+      .filter((x): x is string => !!x)
+      .map((x) => LatencyHistogram.decode(x));
     const merged = compute.length ? LatencyHistogram.merge(compute) : null;
     const revert = current ? /^auto-revert: generation (\d+) failed/.exec(current.label) : null;
     const running = applied.find((p) => p.deploymentId === d.id && p.appliedGeneration === d.generation);
     const report = deploymentLastReportColumn.read(d.lastReport);
     return {
-      id: d.id, label: deploymentLabel(d), agentId: d.agentId, state: d.state, failureReason: d.failureReason,
+      id: d.id,
+      label: deploymentLabel(d),
+      agentId: d.agentId,
+      state: d.state,
+      failureReason: d.failureReason,
       crashedInstances: (report?.instances ?? []).filter((i) => i.state === "crashed").length,
       batchSize: plan?.success ? planBatchSize(plan.data) : 1,
-      slo: d.modelVersion.model.sloDeadlineMs && d.modelVersion.model.sloQuantile ? { deadlineMs: d.modelVersion.model.sloDeadlineMs, quantile: d.modelVersion.model.sloQuantile } : null,
+      slo:
+        d.modelVersion.model.sloDeadlineMs && d.modelVersion.model.sloQuantile
+          ? { deadlineMs: d.modelVersion.model.sloDeadlineMs, quantile: d.modelVersion.model.sloQuantile }
+          : null,
       window: {
         windowMs,
         coveredMs: mine.reduce((s, r) => s + r.intervalMs, 0),
@@ -91,11 +121,22 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
         withinSlo: mine.reduce((s, r) => s + r.requestsWithinSlo, 0),
         meanComputeMs: merged && merged.count > 0 ? merged.summary().meanMs : null,
       },
-      running: running ? { proposalId: running.id, predictedLatencyMs: running.predictedLatencyMs, measuredBatchLatencyMs: running.measuredBatchLatencyMs } : null,
-      autoRevert: revert ? {
-        generation: d.generation, failedGeneration: Number(revert[1]),
-        reason: failedGenerations.find((g) => g.deploymentId === d.id && g.generation === Number(revert[1]))?.failureReason ?? null,
-      } : null,
+      running: running
+        ? {
+            proposalId: running.id,
+            predictedLatencyMs: running.predictedLatencyMs,
+            measuredBatchLatencyMs: running.measuredBatchLatencyMs,
+          }
+        : null,
+      autoRevert: revert
+        ? {
+            generation: d.generation,
+            failedGeneration: Number(revert[1]),
+            reason:
+              failedGenerations.find((g) => g.deploymentId === d.id && g.generation === Number(revert[1]))
+                ?.failureReason ?? null,
+          }
+        : null,
     };
   });
   const labels = new Map(deployments.map((d) => [d.id, deploymentLabel(d)]));
@@ -103,38 +144,84 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     nowMs: now.getTime(),
     agents: agentSnapshots,
     deployments: deploymentSnapshots,
-    failedProposals: failed.map((p) => ({ id: p.id, deploymentLabel: labels.get(p.deploymentId) ?? p.deploymentId, failureReason: p.failureReason, atMs: p.outcomeAt?.getTime() ?? now.getTime() })),
+    failedProposals: failed.map((p) => ({
+      id: p.id,
+      deploymentLabel: labels.get(p.deploymentId) ?? p.deploymentId,
+      failureReason: p.failureReason,
+      atMs: p.outcomeAt?.getTime() ?? now.getTime(),
+    })),
   };
 }
 
-export interface EvaluationResult { evaluated: boolean; opened: number; resolved: number; holding: number }
+export interface EvaluationResult {
+  evaluated: boolean;
+  opened: number;
+  resolved: number;
+  holding: number;
+}
 
 /** Opens what newly holds, refreshes what still holds, resolves what cleared. Audited; webhook deliveries queued. */
-async function reconcile(tx: Tx, conditions: AlertCondition[], unjudged: ReadonlySet<string>, now: Date): Promise<Omit<EvaluationResult, "evaluated">> {
+async function reconcile(
+  tx: Tx,
+  conditions: AlertCondition[],
+  unjudged: ReadonlySet<string>,
+  now: Date,
+): Promise<Omit<EvaluationResult, "evaluated">> {
   const unresolved = await tx.alert.findMany({ where: { state: { in: ["open", "acknowledged"] } } });
   let opened = 0;
   let resolved = 0;
   for (const c of conditions) {
     const existing = unresolved.find((a) => a.key === c.key);
     if (existing) {
-      await tx.alert.update({ where: { id: existing.id }, data: { lastSeenAt: now, message: c.message, details: writeJsonColumn(alertDetailsColumn, c.details), severity: c.severity, objectLabel: c.object.label } });
+      await tx.alert.update({
+        where: { id: existing.id },
+        data: {
+          lastSeenAt: now,
+          message: c.message,
+          details: writeJsonColumn(alertDetailsColumn, c.details),
+          severity: c.severity,
+          objectLabel: c.object.label,
+        },
+      });
       continue;
     }
     const alert = await tx.alert.create({
       data: {
-        key: c.key, rule: c.rule, severity: c.severity, objectType: c.object.type, objectId: c.object.id, objectLabel: c.object.label,
-        message: c.message, details: writeJsonColumn(alertDetailsColumn, c.details), firstSeenAt: now, lastSeenAt: now,
+        key: c.key,
+        rule: c.rule,
+        severity: c.severity,
+        objectType: c.object.type,
+        objectId: c.object.id,
+        objectLabel: c.object.label,
+        message: c.message,
+        details: writeJsonColumn(alertDetailsColumn, c.details),
+        firstSeenAt: now,
+        lastSeenAt: now,
       },
     });
-    await recordAudit(tx, { actor: SYSTEM, action: "alert.open", target: { type: "alert", id: alert.id, label: `${c.rule}: ${c.object.label}` }, after: { rule: c.rule, severity: c.severity, object: c.object, message: c.message } });
+    await recordAudit(tx, {
+      actor: SYSTEM,
+      action: "alert.open",
+      target: { type: "alert", id: alert.id, label: `${c.rule}: ${c.object.label}` },
+      after: { rule: c.rule, severity: c.severity, object: c.object, message: c.message },
+    });
     await enqueueAlertDelivery(tx, alert, "fired");
     opened++;
   }
   const holding = new Set(conditions.map((c) => c.key));
   for (const a of unresolved) {
     if (holding.has(a.key) || unjudged.has(a.key)) continue;
-    const done = await tx.alert.update({ where: { id: a.id }, data: { state: "resolved", resolvedAt: now, resolvedById: null } });
-    await recordAudit(tx, { actor: SYSTEM, action: "alert.resolve", target: { type: "alert", id: a.id, label: `${a.rule}: ${a.objectLabel}` }, before: { state: a.state }, after: { state: "resolved", automatic: true, reason: "the condition cleared" } });
+    const done = await tx.alert.update({
+      where: { id: a.id },
+      data: { state: "resolved", resolvedAt: now, resolvedById: null },
+    });
+    await recordAudit(tx, {
+      actor: SYSTEM,
+      action: "alert.resolve",
+      target: { type: "alert", id: a.id, label: `${a.rule}: ${a.objectLabel}` },
+      before: { state: a.state },
+      after: { state: "resolved", automatic: true, reason: "the condition cleared" },
+    });
     await enqueueAlertDelivery(tx, done, "resolved");
     resolved++;
   }
@@ -142,13 +229,21 @@ async function reconcile(tx: Tx, conditions: AlertCondition[], unjudged: Readonl
 }
 
 /** One round. Returns evaluated: false when another replica holds the evaluator's lock. */
-export async function evaluateAlertsOnce(prisma: PrismaClient = db(), options: { now?: Date; windowMs?: number; thresholds?: AlertThresholds } = {}): Promise<EvaluationResult> {
+export async function evaluateAlertsOnce(
+  prisma: PrismaClient = db(),
+  options: { now?: Date; windowMs?: number; thresholds?: AlertThresholds } = {},
+): Promise<EvaluationResult> {
   const now = options.now ?? new Date();
-  return prisma.$transaction(async (tx) => {
-    const [lock] = await tx.$queryRaw<Array<{ locked: boolean }>>`SELECT pg_try_advisory_xact_lock(${ALERT_EVALUATOR_LOCK}::bigint) AS locked`;
-    if (!lock?.locked) return { evaluated: false, opened: 0, resolved: 0, holding: 0 };
-    const snapshot = await alertSnapshot(tx, now, options.windowMs ?? env().ALERT_WINDOW_MS);
-    const { conditions, unjudged } = evaluateAlertRules(snapshot, options.thresholds ?? alertThresholds());
-    return { evaluated: true, ...(await reconcile(tx, conditions, new Set(unjudged), now)) };
-  }, { timeout: 30_000, maxWait: 10_000 });
+  return prisma.$transaction(
+    async (tx) => {
+      const [lock] = await tx.$queryRaw<
+        Array<{ locked: boolean }>
+      >`SELECT pg_try_advisory_xact_lock(${ALERT_EVALUATOR_LOCK}::bigint) AS locked`;
+      if (!lock?.locked) return { evaluated: false, opened: 0, resolved: 0, holding: 0 };
+      const snapshot = await alertSnapshot(tx, now, options.windowMs ?? env().ALERT_WINDOW_MS);
+      const { conditions, unjudged } = evaluateAlertRules(snapshot, options.thresholds ?? alertThresholds());
+      return { evaluated: true, ...(await reconcile(tx, conditions, new Set(unjudged), now)) };
+    },
+    { timeout: 30_000, maxWait: 10_000 },
+  );
 }

@@ -16,7 +16,14 @@ import type { SessionUser } from "@/server/auth/session";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
-import { agentApiRoutes, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  startAgentProcess,
+  startRouteServer,
+  stopProcess,
+  until,
+  type TestAgent,
+} from "../../../test/control-plane-harness";
 import { createAgentToken } from "./agent-tokens-service";
 import { ALERT_EVALUATOR_LOCK, evaluateAlertsOnce } from "./alerts-evaluation-service";
 import { testEnv } from "../../../test/test-env";
@@ -28,7 +35,10 @@ chmodSync(dataDir, 0o755);
 let server: Awaited<ReturnType<typeof startRouteServer>>;
 let receiver: Server;
 let receiverUrl: string;
-const received: Array<{ headers: IncomingHttpHeaders; body: { event: string; alert: { id: string; rule: string; object: { id: string } } } }> = [];
+const received: Array<{
+  headers: IncomingHttpHeaders;
+  body: { event: string; alert: { id: string; rule: string; object: { id: string } } };
+}> = [];
 const evaluator = new AlertEvaluator({ intervalMs: 200 });
 let agent: TestAgent | undefined;
 const children: ChildProcess[] = [];
@@ -38,7 +48,8 @@ let token: string;
 let port: number;
 
 const as = (user: SessionUser) => createCaller(contextFor(user));
-const offlineAlerts = () => db().alert.findMany({ where: { rule: "agent_offline", objectId: agentId }, orderBy: { firstSeenAt: "asc" } });
+const offlineAlerts = () =>
+  db().alert.findMany({ where: { rule: "agent_offline", objectId: agentId }, orderBy: { firstSeenAt: "asc" } });
 const start = () => {
   agent = startAgentProcess(server.url, token, join(dataDir, "agent"), port);
   children.push(agent.process);
@@ -46,8 +57,13 @@ const start = () => {
 
 beforeAll(async () => {
   Object.assign(testEnv, {
-    HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", PACKRAT_DATA_DIR: dataDir, AGENT_OFFLINE_AFTER_MS: String(OFFLINE_AFTER_MS),
-    ALERT_WEBHOOK_BACKOFF_MS: "100", ALERT_WEBHOOK_BACKOFF_MAX_MS: "400", ALERT_WEBHOOK_TIMEOUT_MS: "2000",
+    HEARTBEAT_INTERVAL_MS: "300",
+    LONG_POLL_HOLD_MS: "1000",
+    PACKRAT_DATA_DIR: dataDir,
+    AGENT_OFFLINE_AFTER_MS: String(OFFLINE_AFTER_MS),
+    ALERT_WEBHOOK_BACKOFF_MS: "100",
+    ALERT_WEBHOOK_BACKOFF_MAX_MS: "400",
+    ALERT_WEBHOOK_TIMEOUT_MS: "2000",
     // The receiver is on loopback, which the outbound guard refuses unless allowed.
     PACKRAT_OUTBOUND_ALLOW: "127.0.0.1",
   });
@@ -62,7 +78,9 @@ beforeAll(async () => {
   // The receiver refuses every delivery's first try (HTTP 500) and accepts the retry.
   receiver = createServer((req, res) => {
     let text = "";
-    req.on("data", (chunk) => { text += chunk; });
+    req.on("data", (chunk) => {
+      text += chunk;
+    });
     req.on("end", () => {
       received.push({ headers: req.headers, body: JSON.parse(text) });
       res.writeHead(req.headers["x-packrat-attempt"] === "1" ? 500 : 204).end();
@@ -76,9 +94,15 @@ beforeAll(async () => {
   port = await freePort();
   start();
   // Agents of earlier test files registered from this same host: find ours by its token.
-  const registered = await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: createdToken.id } } } }), "registration");
+  const registered = await until(
+    () => prisma.agent.findFirst({ where: { tokens: { some: { id: createdToken.id } } } }),
+    "registration",
+  );
   agentId = registered.id;
-  await until(async () => (await prisma.agent.findUniqueOrThrow({ where: { id: agentId } })).lastHeartbeatAt, "a first heartbeat");
+  await until(
+    async () => (await prisma.agent.findUniqueOrThrow({ where: { id: agentId } })).lastHeartbeatAt,
+    "a first heartbeat",
+  );
   evaluator.start();
 });
 
@@ -92,11 +116,18 @@ afterAll(async () => {
 
 describe("alerts", () => {
   it("an SRE sets the webhook (audited, the secret-bearing URL kept out of the log); others may not", async () => {
-    await expect(as(manager).alerts.setWebhook({ url: receiverUrl, enabled: true, minSeverity: "warning" })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(as(sre).alerts.setWebhook({ url: "ftp://example.com/x", enabled: true, minSeverity: "warning" })).rejects.toThrow(/http/);
+    await expect(
+      as(manager).alerts.setWebhook({ url: receiverUrl, enabled: true, minSeverity: "warning" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      as(sre).alerts.setWebhook({ url: "ftp://example.com/x", enabled: true, minSeverity: "warning" }),
+    ).rejects.toThrow(/http/);
     await as(sre).alerts.setWebhook({ url: `${receiverUrl}?secret=s3cret`, enabled: true, minSeverity: "warning" });
     expect(await as(sre).alerts.webhook()).toMatchObject({ url: `${receiverUrl}?secret=s3cret`, enabled: true });
-    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "alert_webhook.update" }, orderBy: { id: "desc" } });
+    const event = await db().auditEvent.findFirstOrThrow({
+      where: { action: "alert_webhook.update" },
+      orderBy: { id: "desc" },
+    });
     expect(JSON.stringify(event.after)).not.toContain("s3cret");
   });
 
@@ -108,8 +139,17 @@ describe("alerts", () => {
 
     await stopProcess(agent!.process, "SIGKILL");
     const stoppedAt = Date.now();
-    const [alert] = await until(async () => { const a = await offlineAlerts(); return a.length ? a : undefined; }, "the agent-offline alert");
-    expect(alert).toMatchObject({ state: "open", severity: "critical", objectType: "agent", objectId: agentId, resolvedAt: null });
+    const [alert] = await until(async () => {
+      const a = await offlineAlerts();
+      return a.length ? a : undefined;
+    }, "the agent-offline alert");
+    expect(alert).toMatchObject({
+      state: "open",
+      severity: "critical",
+      objectType: "agent",
+      objectId: agentId,
+      resolvedAt: null,
+    });
     // Raised only once the last heartbeat was older than AGENT_OFFLINE_AFTER_MS (no earlier than the rule allows).
     const lastHeartbeat = (await db().agent.findUniqueOrThrow({ where: { id: agentId } })).lastHeartbeatAt!;
     expect(alert!.firstSeenAt.getTime() - lastHeartbeat.getTime()).toBeGreaterThan(OFFLINE_AFTER_MS);
@@ -118,22 +158,43 @@ describe("alerts", () => {
 
     // Everyone reads it and sees the count; only an SRE acknowledges.
     const listed = await as(manager).alerts.list({ filter: "active" });
-    expect(listed.find((a) => a.id === alert!.id)).toMatchObject({ rule: "agent_offline", state: "open", object: { type: "agent", id: agentId, href: "/agents" } });
+    expect(listed.find((a) => a.id === alert!.id)).toMatchObject({
+      rule: "agent_offline",
+      state: "open",
+      object: { type: "agent", id: agentId, href: "/agents" },
+    });
     expect((await as(manager).alerts.count()).open).toBeGreaterThanOrEqual(1);
     await expect(as(manager).alerts.acknowledge({ id: alert!.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await as(sre).alerts.acknowledge({ id: alert!.id, comment: "looking" });
     await expect(as(sre).alerts.acknowledge({ id: alert!.id })).rejects.toThrow(/acknowledged, not open/);
     // Still one alert while the condition holds (refreshed, not re-opened).
     const before = (await db().alert.findUniqueOrThrow({ where: { id: alert!.id } })).lastSeenAt;
-    await until(async () => (await db().alert.findUniqueOrThrow({ where: { id: alert!.id } })).lastSeenAt > before, "a refresh");
+    await until(
+      async () => (await db().alert.findUniqueOrThrow({ where: { id: alert!.id } })).lastSeenAt > before,
+      "a refresh",
+    );
     expect(await offlineAlerts()).toHaveLength(1);
-    expect((await offlineAlerts())[0]).toMatchObject({ state: "acknowledged", acknowledgedById: sre.id, comment: "looking" });
+    expect((await offlineAlerts())[0]).toMatchObject({
+      state: "acknowledged",
+      acknowledgedById: sre.id,
+      comment: "looking",
+    });
   });
 
   it("the webhook receiver gets the alert (the refused first try retried)", async () => {
     const [alert] = await offlineAlerts();
-    const fired = await until(async () => received.find((r) => r.body.event === "fired" && r.body.alert.id === alert!.id && r.headers["x-packrat-attempt"] === "2"), "the retried delivery");
-    expect(fired.body).toMatchObject({ source: "packrat", event: "fired", alert: { rule: "agent_offline", severity: "critical", object: { type: "agent", id: agentId } } });
+    const fired = await until(
+      async () =>
+        received.find(
+          (r) => r.body.event === "fired" && r.body.alert.id === alert!.id && r.headers["x-packrat-attempt"] === "2",
+        ),
+      "the retried delivery",
+    );
+    expect(fired.body).toMatchObject({
+      source: "packrat",
+      event: "fired",
+      alert: { rule: "agent_offline", severity: "critical", object: { type: "agent", id: agentId } },
+    });
     expect(fired.headers["content-type"]).toBe("application/json");
     const delivery = await until(async () => {
       const d = await db().alertDelivery.findFirst({ where: { alertId: alert!.id, event: "fired" } });
@@ -144,7 +205,10 @@ describe("alerts", () => {
     expect(log.map((a) => a.httpStatus)).toEqual([500, 204]);
     expect(log[0]!.error).toBe("HTTP 500");
     const listed = await as(sre).alerts.deliveries({});
-    expect(listed.find((d) => d.id === delivery.id)).toMatchObject({ status: "delivered", origin: new URL(receiverUrl).origin });
+    expect(listed.find((d) => d.id === delivery.id)).toMatchObject({
+      status: "delivered",
+      origin: new URL(receiverUrl).origin,
+    });
   });
 
   it("the agent returns: the alert resolves by itself, and the receiver hears that too", async () => {
@@ -157,17 +221,41 @@ describe("alerts", () => {
     expect(resolved.resolvedById).toBeNull();
     const back = (await db().agent.findUniqueOrThrow({ where: { id: agentId } })).lastHeartbeatAt!;
     expect(resolved.resolvedAt!.getTime()).toBeGreaterThanOrEqual(back.getTime() - 1000);
-    await until(async () => received.find((r) => r.body.event === "resolved" && r.body.alert.id === alert!.id && r.headers["x-packrat-attempt"] === "2"), "the resolved event");
-    const actions = (await db().auditEvent.findMany({ where: { targetId: alert!.id }, orderBy: { id: "asc" } })).map((e) => e.action);
+    await until(
+      async () =>
+        received.find(
+          (r) => r.body.event === "resolved" && r.body.alert.id === alert!.id && r.headers["x-packrat-attempt"] === "2",
+        ),
+      "the resolved event",
+    );
+    const actions = (await db().auditEvent.findMany({ where: { targetId: alert!.id }, orderBy: { id: "asc" } })).map(
+      (e) => e.action,
+    );
     expect(actions).toEqual(["alert.open", "alert.acknowledge", "alert.resolve"]);
     const listed = await as(manager).alerts.list({ filter: "resolved" });
-    expect(listed.find((a) => a.id === alert!.id)).toMatchObject({ state: "resolved", resolvedBy: "automatically (condition cleared)" });
+    expect(listed.find((a) => a.id === alert!.id)).toMatchObject({
+      state: "resolved",
+      resolvedBy: "automatically (condition cleared)",
+    });
   });
 
   it("an SRE resolves an alert by hand; a second evaluator round is a no-op while another holds the lock", async () => {
-    const row = await db().alert.create({ data: { key: `queue_rejections:deployment:test-${Date.now()}`, rule: "queue_rejections", severity: "warning", objectType: "deployment", objectId: "gone", objectLabel: "gone", message: "m" } });
+    const row = await db().alert.create({
+      data: {
+        key: `queue_rejections:deployment:test-${Date.now()}`,
+        rule: "queue_rejections",
+        severity: "warning",
+        objectType: "deployment",
+        objectId: "gone",
+        objectLabel: "gone",
+        message: "m",
+      },
+    });
     await as(sre).alerts.resolve({ id: row.id, comment: "fixed upstream" });
-    expect(await db().alert.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ state: "resolved", resolvedById: sre.id });
+    expect(await db().alert.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({
+      state: "resolved",
+      resolvedById: sre.id,
+    });
     await expect(as(sre).alerts.resolve({ id: row.id })).rejects.toThrow(/already resolved/);
     // Another replica evaluating (it holds the lock): this one skips its round.
     await db().$transaction(async (tx) => {

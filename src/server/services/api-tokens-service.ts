@@ -26,36 +26,75 @@ export function bearerApiToken(headers: Headers): string | null {
 }
 
 /** The roles a user may give a token: their own, or any for an admin. */
-export const grantableRoles = (role: Role): Role[] => (role === "admin" ? ["ml_engineer", "sre", "manager", "admin"] : [role]);
+export const grantableRoles = (role: Role): Role[] =>
+  role === "admin" ? ["ml_engineer", "sre", "manager", "admin"] : [role];
 
 export interface ApiTokenRow {
-  id: string; name: string; prefix: string; role: Role;
-  createdAt: Date; expiresAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  id: string;
+  name: string;
+  prefix: string;
+  role: Role;
+  createdAt: Date;
+  expiresAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
   /** Past its expiry (as of this answer). */
   expired: boolean;
 }
 
-const row = (t: { id: string; name: string; prefix: string; role: string; createdAt: Date; expiresAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): ApiTokenRow => ({
-  id: t.id, name: t.name, prefix: t.prefix, role: t.role as Role, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt,
+const row = (t: {
+  id: string;
+  name: string;
+  prefix: string;
+  role: string;
+  createdAt: Date;
+  expiresAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): ApiTokenRow => ({
+  id: t.id,
+  name: t.name,
+  prefix: t.prefix,
+  role: t.role as Role,
+  createdAt: t.createdAt,
+  expiresAt: t.expiresAt,
+  lastUsedAt: t.lastUsedAt,
+  revokedAt: t.revokedAt,
   expired: t.expiresAt.getTime() <= Date.now(),
 });
 
 /** The caller's own tokens, live ones first. */
 export async function listApiTokens(caller: ServiceCaller, prisma: PrismaClient = db()): Promise<ApiTokenRow[]> {
-  const tokens = await prisma.apiToken.findMany({ where: { userId: caller.user.id }, orderBy: [{ revokedAt: { sort: "desc", nulls: "first" } }, { createdAt: "desc" }] });
+  const tokens = await prisma.apiToken.findMany({
+    where: { userId: caller.user.id },
+    orderBy: [{ revokedAt: { sort: "desc", nulls: "first" } }, { createdAt: "desc" }],
+  });
   return tokens.map(row);
 }
 
-export interface CreateApiTokenInput { name: string; role: Role; expiresInDays: number }
+export interface CreateApiTokenInput {
+  name: string;
+  role: Role;
+  expiresInDays: number;
+}
 
 /** Creates a token for the caller; the returned `token` is the only time anyone sees it. */
-export async function createApiToken(caller: ServiceCaller, input: CreateApiTokenInput, prisma: PrismaClient = db()): Promise<ApiTokenRow & { token: string }> {
+export async function createApiToken(
+  caller: ServiceCaller,
+  input: CreateApiTokenInput,
+  prisma: PrismaClient = db(),
+): Promise<ApiTokenRow & { token: string }> {
   // A token cannot mint tokens: its lifetime would outlive it. Tokens are made from a signed-in session.
-  if (caller.user.apiToken) throw new DomainError("FORBIDDEN", "API tokens are created from the dashboard, not with another token");
+  if (caller.user.apiToken)
+    throw new DomainError("FORBIDDEN", "API tokens are created from the dashboard, not with another token");
   const name = input.name.trim();
   if (!name) throw invalidInput("name must not be empty", { field: "name" });
   if (!grantableRoles(caller.user.role).includes(input.role)) {
-    throw new DomainError("FORBIDDEN", `a token cannot have a role above yours: you are ${caller.user.role}, the token asks for ${input.role}`, { field: "role" });
+    throw new DomainError(
+      "FORBIDDEN",
+      `a token cannot have a role above yours: you are ${caller.user.role}, the token asks for ${input.role}`,
+      { field: "role" },
+    );
   }
   if (!Number.isInteger(input.expiresInDays) || input.expiresInDays < 1 || input.expiresInDays > MAX_TOKEN_DAYS) {
     throw invalidInput(`a token expires in 1 to ${MAX_TOKEN_DAYS} days`, { field: "expiresInDays" });
@@ -64,26 +103,48 @@ export async function createApiToken(caller: ServiceCaller, input: CreateApiToke
   const prefix = token.slice(0, SHOWN_CHARACTERS);
   const expiresAt = new Date(Date.now() + input.expiresInDays * 86_400_000);
   return prisma.$transaction(async (tx) => {
-    const created = await tx.apiToken.create({ data: { id: randomUUID(), userId: caller.user.id, name, tokenHash: hashApiToken(token), prefix, role: input.role, expiresAt } });
+    const created = await tx.apiToken.create({
+      data: {
+        id: randomUUID(),
+        userId: caller.user.id,
+        name,
+        tokenHash: hashApiToken(token),
+        prefix,
+        role: input.role,
+        expiresAt,
+      },
+    });
     await recordAudit(tx, {
-      actor: userActor(caller.user), action: "api_token.create", target: { type: "api_token", id: created.id, label: name },
-      after: { name, prefix, role: input.role, expiresAt }, requestId: caller.requestId,
+      actor: userActor(caller.user),
+      action: "api_token.create",
+      target: { type: "api_token", id: created.id, label: name },
+      after: { name, prefix, role: input.role, expiresAt },
+      requestId: caller.requestId,
     });
     return { ...row(created), token };
   });
 }
 
 /** Revokes one of the caller's tokens (an admin may revoke anyone's). Revoking twice changes nothing. */
-export async function revokeApiToken(caller: ServiceCaller, input: { id: string }, prisma: PrismaClient = db()): Promise<{ revokedAt: Date }> {
+export async function revokeApiToken(
+  caller: ServiceCaller,
+  input: { id: string },
+  prisma: PrismaClient = db(),
+): Promise<{ revokedAt: Date }> {
   return prisma.$transaction(async (tx) => {
     const before = await tx.apiToken.findUnique({ where: { id: input.id } });
     // Someone else's token is "not found" to a non-admin: its existence is not theirs to learn.
-    if (!before || (before.userId !== caller.user.id && caller.user.role !== "admin")) throw notFound("API token", input.id);
+    if (!before || (before.userId !== caller.user.id && caller.user.role !== "admin"))
+      throw notFound("API token", input.id);
     if (before.revokedAt) return { revokedAt: before.revokedAt };
     const after = await tx.apiToken.update({ where: { id: before.id }, data: { revokedAt: new Date() } });
     await recordAudit(tx, {
-      actor: userActor(caller.user), action: "api_token.revoke", target: { type: "api_token", id: before.id, label: before.name },
-      before: { name: before.name, prefix: before.prefix, role: before.role, revokedAt: null }, after: { revokedAt: after.revokedAt }, requestId: caller.requestId,
+      actor: userActor(caller.user),
+      action: "api_token.revoke",
+      target: { type: "api_token", id: before.id, label: before.name },
+      before: { name: before.name, prefix: before.prefix, role: before.role, revokedAt: null },
+      after: { revokedAt: after.revokedAt },
+      requestId: caller.requestId,
     });
     return { revokedAt: after.revokedAt! };
   });
@@ -99,10 +160,21 @@ export async function authenticateApiToken(token: string, prisma: PrismaClient =
   const rows = await prisma.apiToken.updateManyAndReturn({
     where: { tokenHash: hashApiToken(token), revokedAt: null, expiresAt: { gt: now } },
     data: { lastUsedAt: now },
-    select: { id: true, name: true, role: true, user: { select: { id: true, email: true, name: true, role: true, active: true } } },
+    select: {
+      id: true,
+      name: true,
+      role: true,
+      user: { select: { id: true, email: true, name: true, role: true, active: true } },
+    },
   });
   const found = rows[0];
   if (!found || !found.user.active || !isRole(found.user.role) || !isRole(found.role)) return null;
   if (!roleSatisfies(found.user.role, found.role)) return null;
-  return { id: found.user.id, email: found.user.email, name: found.user.name, role: found.role, apiToken: { id: found.id, name: found.name } };
+  return {
+    id: found.user.id,
+    email: found.user.email,
+    name: found.user.name,
+    role: found.role,
+    apiToken: { id: found.id, name: found.name },
+  };
 }

@@ -14,7 +14,13 @@ import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { sessionCookie } from "../../../test/session-cookie";
 import { recordSecret } from "../../../test/secrets-list";
-import { API_TOKEN_PREFIX, authenticateApiToken, createApiToken, hashApiToken, revokeApiToken } from "./api-tokens-service";
+import {
+  API_TOKEN_PREFIX,
+  authenticateApiToken,
+  createApiToken,
+  hashApiToken,
+  revokeApiToken,
+} from "./api-tokens-service";
 import { setUserActive, setUserRole } from "./users-service";
 import type { ServiceCaller } from "./users-service";
 import { testEnv } from "../../../test/test-env";
@@ -26,23 +32,49 @@ let manager: ServiceCaller;
 
 const as = (user: SessionUser): ServiceCaller => ({ user, requestId: "api-token-test" });
 async function mint(caller: ServiceCaller, role: SessionUser["role"], days = 1) {
-  const created = await createApiToken(caller, { name: `t-${role}-${Math.random().toString(36).slice(2, 7)}`, role, expiresInDays: days });
+  const created = await createApiToken(caller, {
+    name: `t-${role}-${Math.random().toString(36).slice(2, 7)}`,
+    role,
+    expiresInDays: days,
+  });
   recordSecret("api token", created.token);
   return created;
 }
 
 /** A tRPC call as the CLI makes it: no Origin, no cookie, the token as a bearer. */
-async function trpc(token: string, path: string, input?: unknown, mutation = false, extra: Record<string, string> = {}) {
+async function trpc(
+  token: string,
+  path: string,
+  input?: unknown,
+  mutation = false,
+  extra: Record<string, string> = {},
+) {
   const body = JSON.stringify({ json: input });
-  const response = await handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/${path}${mutation ? "" : `?input=${encodeURIComponent(body)}`}`, mutation
-    ? { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...extra }, body }
-    : { method: "GET", headers: { authorization: `Bearer ${token}`, ...extra } }));
-  const json = (await response.json()) as { result?: { data: { json: unknown } }; error?: { json: { message: string; data: { code: string } } } };
+  const response = await handleTrpcRequest(
+    new Request(
+      `${ORIGIN}/api/trpc/${path}${mutation ? "" : `?input=${encodeURIComponent(body)}`}`,
+      mutation
+        ? {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...extra },
+            body,
+          }
+        : { method: "GET", headers: { authorization: `Bearer ${token}`, ...extra } },
+    ),
+  );
+  const json = (await response.json()) as {
+    result?: { data: { json: unknown } };
+    error?: { json: { message: string; data: { code: string } } };
+  };
   return { status: response.status, data: json.result?.data.json, error: json.error?.json };
 }
 
 beforeAll(async () => {
-  Object.assign(testEnv, { PACKRAT_PUBLIC_URL: ORIGIN, BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef", LOG_LEVEL: "error" });
+  Object.assign(testEnv, {
+    PACKRAT_PUBLIC_URL: ORIGIN,
+    BETTER_AUTH_SECRET: "integration-test-secret-0123456789abcdef",
+    LOG_LEVEL: "error",
+  });
   resetEnvForTests();
   resetAuthForTests();
   usePasswordHasherForTests(cheapHasher);
@@ -54,10 +86,15 @@ afterAll(() => resetEnvForTests());
 
 describe("personal API tokens", () => {
   it("a role above the user's is refused; an admin may scope a token to any role", async () => {
-    await expect(mint(engineer, "sre")).rejects.toThrow(/role above yours: you are ml_engineer, the token asks for sre/);
+    await expect(mint(engineer, "sre")).rejects.toThrow(
+      /role above yours: you are ml_engineer, the token asks for sre/,
+    );
     await expect(mint(manager, "admin")).rejects.toThrow(/role above yours/);
-    for (const role of ["ml_engineer", "sre", "manager", "admin"] as const) expect((await mint(admin, role)).role).toBe(role);
-    await expect(createApiToken(engineer, { name: "x", role: "ml_engineer", expiresInDays: 366 })).rejects.toThrow(/1 to 365 days/);
+    for (const role of ["ml_engineer", "sre", "manager", "admin"] as const)
+      expect((await mint(admin, role)).role).toBe(role);
+    await expect(createApiToken(engineer, { name: "x", role: "ml_engineer", expiresInDays: 366 })).rejects.toThrow(
+      /1 to 365 days/,
+    );
   });
 
   it("is shown once and stored as its SHA-256 only; creating and revoking are audited", async () => {
@@ -71,7 +108,9 @@ describe("personal API tokens", () => {
     await revokeApiToken(engineer, { id: created.id });
     const events = await db().auditEvent.findMany({ where: { targetId: created.id }, orderBy: { at: "asc" } });
     expect(events.map((e) => e.action)).toEqual(["api_token.create", "api_token.revoke"]);
-    expect(JSON.stringify(events.map((e) => [e.before, e.after]))).not.toContain(created.token.slice(API_TOKEN_PREFIX.length + 8));
+    expect(JSON.stringify(events.map((e) => [e.before, e.after]))).not.toContain(
+      created.token.slice(API_TOKEN_PREFIX.length + 8),
+    );
   });
 
   it("a bearer token needs no Origin for a mutation, yet the role gate holds; its actions are audited as the user via the token", async () => {
@@ -80,14 +119,30 @@ describe("personal API tokens", () => {
     const me = await trpc(ml.token, "users.me");
     expect(me.data).toMatchObject({ id: engineer.user.id, role: "ml_engineer", apiToken: { id: ml.id } });
     // models.setSlo is an ML engineer's: the admin's manager-scoped token is refused, the engineer's passes the gate.
-    expect((await trpc(asManager.token, "models.setSlo", { modelId: "none", deadlineMs: 10, quantile: 0.99 }, true)).status).toBe(403);
-    expect((await trpc(ml.token, "models.setSlo", { modelId: "none", deadlineMs: 10, quantile: 0.99 }, true)).status).toBe(404);
+    expect(
+      (await trpc(asManager.token, "models.setSlo", { modelId: "none", deadlineMs: 10, quantile: 0.99 }, true)).status,
+    ).toBe(403);
+    expect(
+      (await trpc(ml.token, "models.setSlo", { modelId: "none", deadlineMs: 10, quantile: 0.99 }, true)).status,
+    ).toBe(404);
     // An Origin of another site does not matter to a token caller either (no cookie is read).
-    expect((await trpc(ml.token, "models.setSlo", { modelId: "none", deadlineMs: 10, quantile: 0.99 }, true, { origin: "https://evil.example" })).status).toBe(404);
+    expect(
+      (
+        await trpc(ml.token, "models.setSlo", { modelId: "none", deadlineMs: 10, quantile: 0.99 }, true, {
+          origin: "https://evil.example",
+        })
+      ).status,
+    ).toBe(404);
     // A session cookie without Origin is still refused: only a token is exempt.
     const user = await insertTestUser(db(), "ml_engineer");
     const cookie = await sessionCookie(ORIGIN, user.email, user.password);
-    const refused = await handleTrpcRequest(new Request(`${ORIGIN}/api/trpc/models.setSlo`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{}" }));
+    const refused = await handleTrpcRequest(
+      new Request(`${ORIGIN}/api/trpc/models.setSlo`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
     expect(refused.status).toBe(403);
     // A token named in the header wins over a cookie: a bad token with a good cookie is anonymous.
     const both = await trpc(`${API_TOKEN_PREFIX}unknown`, "users.me", undefined, false, { cookie });
@@ -125,7 +180,12 @@ describe("personal API tokens", () => {
   it("someone else's token is not yours to revoke (an admin's is); a token cannot mint tokens", async () => {
     const mine = await mint(engineer, "ml_engineer");
     await expect(revokeApiToken(manager, { id: mine.id })).rejects.toThrow(/not found/);
-    const created = await trpc(mine.token, "apiTokens.create", { name: "child", role: "ml_engineer", expiresInDays: 365 }, true);
+    const created = await trpc(
+      mine.token,
+      "apiTokens.create",
+      { name: "child", role: "ml_engineer", expiresInDays: 365 },
+      true,
+    );
     expect(created.status).toBe(403);
     expect(created.error?.message).toMatch(/not with another token/);
     await revokeApiToken(admin, { id: mine.id });
@@ -134,9 +194,14 @@ describe("personal API tokens", () => {
 
   it("the upload route takes a token without Origin and holds its role gate", async () => {
     const bytes = zooEntry("tiny-cnn").build();
-    const upload = (token: string) => handleModelUpload(new Request(`${ORIGIN}/api/models/upload?name=token-upload-${Math.random().toString(36).slice(2, 7)}`, {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/octet-stream" }, body: Buffer.from(bytes),
-    }));
+    const upload = (token: string) =>
+      handleModelUpload(
+        new Request(`${ORIGIN}/api/models/upload?name=token-upload-${Math.random().toString(36).slice(2, 7)}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/octet-stream" },
+          body: Buffer.from(bytes),
+        }),
+      );
     expect((await upload((await mint(manager, "manager")).token)).status).toBe(403);
     const revoked = await mint(engineer, "ml_engineer");
     await revokeApiToken(engineer, { id: revoked.id });

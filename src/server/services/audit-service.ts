@@ -41,7 +41,10 @@ function parseCursor(value: string): bigint {
   return BigInt(value);
 }
 
-export async function listAuditEvents(filter: AuditFilter = {}, prisma: PrismaClient = db()): Promise<{ events: AuditEventRow[]; nextBefore: string | null }> {
+export async function listAuditEvents(
+  filter: AuditFilter = {},
+  prisma: PrismaClient = db(),
+): Promise<{ events: AuditEventRow[]; nextBefore: string | null }> {
   const limit = filter.limit ?? AUDIT_PAGE_SIZE;
   const and: Prisma.AuditEventWhereInput[] = [];
   const text = (s?: string) => s?.trim() || undefined;
@@ -66,11 +69,15 @@ export async function listAuditEvents(filter: AuditFilter = {}, prisma: PrismaCl
 }
 
 /** The distinct actions and target types recorded so far, for the filter menus. */
-export async function auditFilterOptions(prisma: PrismaClient = db()): Promise<{ actions: string[]; targetTypes: string[] }> {
+export async function auditFilterOptions(
+  prisma: PrismaClient = db(),
+): Promise<{ actions: string[]; targetTypes: string[] }> {
   // SQL DISTINCT (Prisma's `distinct` would fetch every row and dedupe in memory).
   const [actions, targetTypes] = await Promise.all([
     prisma.$queryRaw<{ value: string }[]>`SELECT DISTINCT "action" AS value FROM "audit_event" ORDER BY 1`,
-    prisma.$queryRaw<{ value: string }[]>`SELECT DISTINCT "targetType" AS value FROM "audit_event" WHERE "targetType" IS NOT NULL ORDER BY 1`,
+    prisma.$queryRaw<
+      { value: string }[]
+    >`SELECT DISTINCT "targetType" AS value FROM "audit_event" WHERE "targetType" IS NOT NULL ORDER BY 1`,
   ]);
   return { actions: actions.map((a) => a.value), targetTypes: targetTypes.map((t) => t.value) };
 }

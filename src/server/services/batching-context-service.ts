@@ -14,20 +14,33 @@ export async function batchingContext(input: { deploymentId?: string }, prisma: 
     include: { agent: true, modelVersion: { include: { model: true } } },
     orderBy: { createdAt: "asc" },
   });
-  const generations = await prisma.deploymentGeneration.findMany({ where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) } });
+  const generations = await prisma.deploymentGeneration.findMany({
+    where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
+  });
   const list = deployments.map((d) => {
     const g = generations.find((x) => x.deploymentId === d.id);
     const plan = g ? servingPlanSchema.safeParse(g.plan) : null;
     return {
-      id: d.id, model: d.modelVersion.model.name, version: d.modelVersion.number, host: d.agent.hostName, state: d.state, generation: d.generation,
+      id: d.id,
+      model: d.modelVersion.model.name,
+      version: d.modelVersion.number,
+      host: d.agent.hostName,
+      state: d.state,
+      generation: d.generation,
       running: plan?.success ? { batchSize: planBatchSize(plan.data), batchTimeoutMs: plan.data.batchTimeoutMs } : null,
-      sloDeadlineMs: d.modelVersion.model.sloDeadlineMs, arrivalRatePerS: deploymentLastReportColumn.read(d.lastReport)?.arrivalRatePerS ?? null,
+      sloDeadlineMs: d.modelVersion.model.sloDeadlineMs,
+      arrivalRatePerS: deploymentLastReportColumn.read(d.lastReport)?.arrivalRatePerS ?? null,
     };
   });
-  const chosen = input.deploymentId ? list.find((d) => d.id === input.deploymentId) ?? null : null;
+  const chosen = input.deploymentId ? (list.find((d) => d.id === input.deploymentId) ?? null) : null;
   const profiles = await prisma.profile.findMany({
-    where: { status: "complete" }, orderBy: { createdAt: "desc" }, take: 30,
-    include: { modelVersion: { include: { model: true } }, cells: { select: { threads: true, batch: true, meanMs: true }, orderBy: [{ threads: "asc" }, { batch: "asc" }] } },
+    where: { status: "complete" },
+    orderBy: { createdAt: "desc" },
+    take: 30,
+    include: {
+      modelVersion: { include: { model: true } },
+      cells: { select: { threads: true, batch: true, meanMs: true }, orderBy: [{ threads: "asc" }, { batch: "asc" }] },
+    },
   });
   return {
     deployments: list,
@@ -36,7 +49,12 @@ export async function batchingContext(input: { deploymentId?: string }, prisma: 
       id: p.id,
       label: `${p.modelVersion.model.name} v${p.modelVersion.number} · ${p.cores} cores · ${p.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC`,
       modelName: p.modelVersion.model.name,
-      curves: p.threads.map((t) => ({ threads: t, points: p.cells.filter((c) => c.threads === t).map((c) => ({ batch: c.batch, latencyMs: c.meanMs })) })).filter((c) => c.points.length > 0),
+      curves: p.threads
+        .map((t) => ({
+          threads: t,
+          points: p.cells.filter((c) => c.threads === t).map((c) => ({ batch: c.batch, latencyMs: c.meanMs })),
+        }))
+        .filter((c) => c.points.length > 0),
     })),
     sweeps: chosen ? await listSweeps({ deploymentId: chosen.id }, prisma) : [],
   };

@@ -8,10 +8,15 @@ const dir = mkdtempSync(join(tmpdir(), "packrat-bench-results-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const result = (name: string, value: unknown = 1.5) => ({
-  name, description: `${name} bench`, date: "2026-11-29T10:00:00.000Z", quick: false, durationS: 12,
+  name,
+  description: `${name} bench`,
+  date: "2026-11-29T10:00:00.000Z",
+  quick: false,
+  durationS: 12,
   machine: { cpuModel: "AMD EPYC", logicalCpus: 2, memoryBytes: 2 ** 34, node: "v20", versions: {} },
   figures: [{ label: "speedup", value, unit: "×", spread: { kind: "min-max", low: 1, high: 2 }, samples: 5 }],
-  tables: [{ title: "t", columns: ["a", "b"], rows: [["x", 1]] }], notes: ["n"],
+  tables: [{ title: "t", columns: ["a", "b"], rows: [["x", 1]] }],
+  notes: ["n"],
 });
 
 describe("listBenchmarkResults", () => {
@@ -22,8 +27,17 @@ describe("listBenchmarkResults", () => {
     writeFileSync(join(dir, "nan.json"), JSON.stringify(result("nan", null))); // JSON writes NaN as null
     writeFileSync(join(dir, "SUMMARY.md"), "# not read");
     const { results, unreadable } = await listBenchmarkResults(dir);
-    expect(results.map((r) => [r.name, r.file])).toEqual([["alpha", "alpha.json"], ["zeta", "zeta.json"]]);
-    expect(results[0]!.figures[0]).toEqual({ label: "speedup", value: 1.5, unit: "×", spread: { kind: "min-max", low: 1, high: 2 }, samples: 5 });
+    expect(results.map((r) => [r.name, r.file])).toEqual([
+      ["alpha", "alpha.json"],
+      ["zeta", "zeta.json"],
+    ]);
+    expect(results[0]!.figures[0]).toEqual({
+      label: "speedup",
+      value: 1.5,
+      unit: "×",
+      spread: { kind: "min-max", low: 1, high: 2 },
+      samples: 5,
+    });
     expect(unreadable.map((u) => u.file)).toEqual(["broken.json", "nan.json"]);
     expect(unreadable[1]!.reason).toMatch(/^figures\.0\.value/);
   });

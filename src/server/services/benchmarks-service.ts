@@ -12,13 +12,33 @@ const resultSchema = z.object({
   date: z.string(),
   quick: z.boolean(),
   durationS: finite,
-  machine: z.object({ cpuModel: z.string(), logicalCpus: z.number(), memoryBytes: z.number(), node: z.string(), versions: z.record(z.string(), z.string()).optional() }),
-  figures: z.array(z.object({
-    label: z.string(), value: finite, unit: z.string(),
-    spread: z.object({ kind: z.string(), low: finite.optional(), high: finite.optional(), value: finite.optional() }).optional(),
-    samples: z.number().optional(),
-  })),
-  tables: z.array(z.object({ title: z.string(), columns: z.array(z.string()), rows: z.array(z.array(z.union([z.string(), finite]))) })).optional(),
+  machine: z.object({
+    cpuModel: z.string(),
+    logicalCpus: z.number(),
+    memoryBytes: z.number(),
+    node: z.string(),
+    versions: z.record(z.string(), z.string()).optional(),
+  }),
+  figures: z.array(
+    z.object({
+      label: z.string(),
+      value: finite,
+      unit: z.string(),
+      spread: z
+        .object({ kind: z.string(), low: finite.optional(), high: finite.optional(), value: finite.optional() })
+        .optional(),
+      samples: z.number().optional(),
+    }),
+  ),
+  tables: z
+    .array(
+      z.object({
+        title: z.string(),
+        columns: z.array(z.string()),
+        rows: z.array(z.array(z.union([z.string(), finite]))),
+      }),
+    )
+    .optional(),
   notes: z.array(z.string()).optional(),
 });
 
@@ -28,7 +48,9 @@ export function benchResultsDir(): string {
   return join(process.cwd(), "bench", "results");
 }
 
-export async function listBenchmarkResults(dir = benchResultsDir()): Promise<{ results: BenchmarkResult[]; unreadable: Array<{ file: string; reason: string }> }> {
+export async function listBenchmarkResults(
+  dir = benchResultsDir(),
+): Promise<{ results: BenchmarkResult[]; unreadable: Array<{ file: string; reason: string }> }> {
   let files: string[];
   try {
     files = (await readdir(dir)).filter((f) => f.endsWith(".json")).sort();
@@ -41,7 +63,11 @@ export async function listBenchmarkResults(dir = benchResultsDir()): Promise<{ r
     try {
       const parsed = resultSchema.safeParse(JSON.parse(await readFile(join(dir, file), "utf8")));
       if (parsed.success) results.push({ ...parsed.data, file });
-      else unreadable.push({ file, reason: `${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}` });
+      else
+        unreadable.push({
+          file,
+          reason: `${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}`,
+        });
     } catch (error) {
       unreadable.push({ file, reason: (error as Error).message });
     }

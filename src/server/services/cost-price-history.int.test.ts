@@ -21,7 +21,8 @@ const HOUR = 3_600_000;
 const now = new Date();
 // Day 0 of the scenario: UTC midnight three days ago (inside the 7-day period, every minute of it in the past).
 const day0 = Math.floor(now.getTime() / 86_400_000) * 86_400_000 - 3 * 86_400_000;
-const t = (days: number, hours: number, minutes = 0, seconds = 0) => new Date(day0 + days * 86_400_000 + hours * HOUR + minutes * 60_000 + seconds * 1000);
+const t = (days: number, hours: number, minutes = 0, seconds = 0) =>
+  new Date(day0 + days * 86_400_000 + hours * HOUR + minutes * 60_000 + seconds * 1000);
 let admin: ServiceCaller;
 let agentId = "";
 let hardwareClass = "";
@@ -31,32 +32,60 @@ beforeAll(async () => {
   const prisma = db();
   admin = { user: await insertTestUser(prisma, "admin"), requestId: `price-history-${tag}` };
   const agent = await prisma.agent.create({
-    data: { hostName: `ph-${tag}`, agentVersion: "test", protocolVersion: 1, bootId: randomUUID(), topology, allowedCpus: [0], cpuModel: `price history cpu ${tag}`, memoryBytes: BigInt(1e9), ortVersion: "1.30.0" },
+    data: {
+      hostName: `ph-${tag}`,
+      agentVersion: "test",
+      protocolVersion: 1,
+      bootId: randomUUID(),
+      topology,
+      allowedCpus: [0],
+      cpuModel: `price history cpu ${tag}`,
+      memoryBytes: BigInt(1e9),
+      ortVersion: "1.30.0",
+    },
   });
   agentId = agent.id;
   hardwareClass = hardwareClassOf(agent);
   const sha = randomUUID().replace(/-/g, "").padEnd(64, "0");
   await prisma.artifact.create({ data: { sha256: sha, bytes: 1n } });
   const model = await prisma.model.create({ data: { name: `ph-${tag}`, sloDeadlineMs: 50, sloQuantile: 0.99 } });
-  const version = await prisma.modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} } });
-  deploymentId = (await prisma.deployment.create({ data: { agentId, modelVersionId: version.id, cpus: [0], generation: 1, observedGeneration: 1, state: "serving" } })).id;
+  const version = await prisma.modelVersion.create({
+    data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} },
+  });
+  deploymentId = (
+    await prisma.deployment.create({
+      data: { agentId, modelVersionId: version.id, cpus: [0], generation: 1, observedGeneration: 1, state: "serving" },
+    })
+  ).id;
 
   // The class's history: $1/h from day 0 06:00, $3/h from day 1 12:00:30 (the minute 12:00 takes it: rollups are per
   // minute), removed at day 2 06:00.
-  await prisma.hardwarePriceChange.createMany({ data: [
-    { hardwareClass, hourlyUsd: 1, effectiveFrom: t(0, 6), changedById: admin.user.id },
-    { hardwareClass, hourlyUsd: 3, effectiveFrom: t(1, 12, 0, 30), changedById: admin.user.id },
-    { hardwareClass, hourlyUsd: null, effectiveFrom: t(2, 6), changedById: admin.user.id },
-  ] });
-  const rollup = (minute: Date, withinSlo: number) => ({ deploymentId, minute, intervalMs: 60_000, requestsCompleted: withinSlo, requestsRejected: 0, requestsWithinSlo: withinSlo });
-  await prisma.metricsRollup.createMany({ data: [
-    rollup(t(0, 5, 0), 100), rollup(t(0, 5, 1), 100), // before the first price: unpriced
-    rollup(t(0, 7), 600), // $1/h
-    rollup(t(1, 11, 59), 300), // $1/h
-    rollup(t(1, 12, 0), 300), // $3/h (changed during this minute)
-    rollup(t(2, 1), 600), // $3/h
-    rollup(t(2, 7), 600), // after the removal: unpriced
-  ] });
+  await prisma.hardwarePriceChange.createMany({
+    data: [
+      { hardwareClass, hourlyUsd: 1, effectiveFrom: t(0, 6), changedById: admin.user.id },
+      { hardwareClass, hourlyUsd: 3, effectiveFrom: t(1, 12, 0, 30), changedById: admin.user.id },
+      { hardwareClass, hourlyUsd: null, effectiveFrom: t(2, 6), changedById: admin.user.id },
+    ],
+  });
+  const rollup = (minute: Date, withinSlo: number) => ({
+    deploymentId,
+    minute,
+    intervalMs: 60_000,
+    requestsCompleted: withinSlo,
+    requestsRejected: 0,
+    requestsWithinSlo: withinSlo,
+  });
+  await prisma.metricsRollup.createMany({
+    data: [
+      rollup(t(0, 5, 0), 100),
+      rollup(t(0, 5, 1), 100), // before the first price: unpriced
+      rollup(t(0, 7), 600), // $1/h
+      rollup(t(1, 11, 59), 300), // $1/h
+      rollup(t(1, 12, 0), 300), // $3/h (changed during this minute)
+      rollup(t(2, 1), 600), // $3/h
+      rollup(t(2, 7), 600), // after the removal: unpriced
+    ],
+  });
   // Today's price, set now (after every minute above): the forward-looking figures use it, the past does not.
   await setPrice(admin, { hardwareClass, hourlyUsd: 5 });
 });
@@ -103,7 +132,17 @@ describe("a price change and its history row are written together", () => {
     expect(Object.keys(history[1]!.changedBy!).sort()).toEqual(["email", "name"]);
 
     const agent = await db().agent.create({
-      data: { hostName: `ph-demo-${tag}`, agentVersion: "test", protocolVersion: 1, bootId: randomUUID(), topology, allowedCpus: [0], cpuModel: `demo cpu ${tag}`, memoryBytes: BigInt(1e9), ortVersion: "1.30.0" },
+      data: {
+        hostName: `ph-demo-${tag}`,
+        agentVersion: "test",
+        protocolVersion: 1,
+        bootId: randomUUID(),
+        topology,
+        allowedCpus: [0],
+        cpuModel: `demo cpu ${tag}`,
+        memoryBytes: BigInt(1e9),
+        ortVersion: "1.30.0",
+      },
     });
     const demoClass = (await ensureDemoPrice(agent.id, { type: "system", label: "npm start" }))!;
     expect(await listPriceHistory(demoClass)).toMatchObject([{ hourlyUsd: 0.17, demo: true, changedBy: null }]);
@@ -111,7 +150,9 @@ describe("a price change and its history row are written together", () => {
 
   it("a refused price writes neither the price nor a history row", async () => {
     const cls = `refused ${tag}`;
-    await expect(setPrice(admin, { hardwareClass: cls, hourlyUsd: -1 })).rejects.toThrow(/hourlyUsd must be a positive number/);
+    await expect(setPrice(admin, { hardwareClass: cls, hourlyUsd: -1 })).rejects.toThrow(
+      /hourlyUsd must be a positive number/,
+    );
     await expect(removePrice(admin, { hardwareClass: cls })).rejects.toThrow(/not found/);
     expect(await db().hardwarePrice.count({ where: { hardwareClass: cls } })).toBe(0);
     expect(await db().hardwarePriceChange.count({ where: { hardwareClass: cls } })).toBe(0);
@@ -121,8 +162,12 @@ describe("a price change and its history row are written together", () => {
     const cls = `rollback ${tag}`;
     // A real failure inside the transaction, after the price row is written: a trigger refusing this class's history.
     const fn = `refuse_history_${tag}`;
-    await db().$executeRawUnsafe(`CREATE FUNCTION ${fn}() RETURNS trigger AS $$ BEGIN IF NEW."hardwareClass" = '${cls}' THEN RAISE EXCEPTION 'history refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
-    await db().$executeRawUnsafe(`CREATE TRIGGER ${fn} BEFORE INSERT ON hardware_price_change FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    await db().$executeRawUnsafe(
+      `CREATE FUNCTION ${fn}() RETURNS trigger AS $$ BEGIN IF NEW."hardwareClass" = '${cls}' THEN RAISE EXCEPTION 'history refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
+    await db().$executeRawUnsafe(
+      `CREATE TRIGGER ${fn} BEFORE INSERT ON hardware_price_change FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+    );
     try {
       await expect(setPrice(admin, { hardwareClass: cls, hourlyUsd: 1 })).rejects.toThrow(/history refused/);
     } finally {
@@ -136,7 +181,9 @@ describe("a price change and its history row are written together", () => {
 
 describe("the migration", () => {
   const cleanup: Array<() => Promise<void> | void> = [];
-  afterAll(async () => { for (const f of cleanup.reverse()) await f(); });
+  afterAll(async () => {
+    for (const f of cleanup.reverse()) await f();
+  });
 
   it("backfills one history row per existing price, effective from its updatedAt", async () => {
     const database = await createDatabase(inject("adminDatabaseUrl"), "packrat_ph");
@@ -154,11 +201,28 @@ describe("the migration", () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     cleanup.push(() => client.end());
-    await client.query(`INSERT INTO hardware_price ("hardwareClass", "hourlyUsd", demo, note, "updatedById", "updatedAt") VALUES ('old class', 0.9, false, 'kept', 'u1', '2026-01-02T03:04:05Z')`);
+    await client.query(
+      `INSERT INTO hardware_price ("hardwareClass", "hourlyUsd", demo, note, "updatedById", "updatedAt") VALUES ('old class', 0.9, false, 'kept', 'u1', '2026-01-02T03:04:05Z')`,
+    );
     await migrate(database.url, all);
-    const rows = (await client.query(`SELECT "hardwareClass", "hourlyUsd", demo, note, "changedById", "effectiveFrom" FROM hardware_price_change`)).rows;
-    expect(rows).toEqual([{ hardwareClass: "old class", hourlyUsd: 0.9, demo: false, note: "kept", changedById: "u1", effectiveFrom: expect.any(Date) }]);
-    const effective = (await client.query(`SELECT to_char("effectiveFrom", 'YYYY-MM-DD HH24:MI:SS') AS at FROM hardware_price_change`)).rows[0].at;
+    const rows = (
+      await client.query(
+        `SELECT "hardwareClass", "hourlyUsd", demo, note, "changedById", "effectiveFrom" FROM hardware_price_change`,
+      )
+    ).rows;
+    expect(rows).toEqual([
+      {
+        hardwareClass: "old class",
+        hourlyUsd: 0.9,
+        demo: false,
+        note: "kept",
+        changedById: "u1",
+        effectiveFrom: expect.any(Date),
+      },
+    ]);
+    const effective = (
+      await client.query(`SELECT to_char("effectiveFrom", 'YYYY-MM-DD HH24:MI:SS') AS at FROM hardware_price_change`)
+    ).rows[0].at;
     expect(effective).toBe("2026-01-02 03:04:05");
   });
 });

@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import type { LoadgenReportJson } from "@/contracts/agent-jobs";
-import { breakEvenBetween, costRow, measuredCapacity, openRunLatencyAtSlo, periodUsage, totals, trendSeries, type CostRowInput, type StoredLoadTest, type UsagePiece } from "./cost-report";
+import {
+  breakEvenBetween,
+  costRow,
+  measuredCapacity,
+  openRunLatencyAtSlo,
+  periodUsage,
+  totals,
+  trendSeries,
+  type CostRowInput,
+  type StoredLoadTest,
+  type UsagePiece,
+} from "./cost-report";
 
 /** An open run: `ok` responses at the given latencies (ms), of `intended` requests. */
 function openRun(latenciesMs: number[], intended: number, okPerS: number): NonNullable<LoadgenReportJson["open"]> {
@@ -9,15 +20,33 @@ function openRun(latenciesMs: number[], intended: number, okPerS: number): NonNu
   for (const ms of latenciesMs) h.recordMs(ms);
   const s = h.summary();
   return {
-    measured: { intended, sent: intended, ok: latenciesMs.length, dropped: 0 }, windowMs: 10_000, offeredPerS: intended / 10, okPerS,
-    latency: { ...s, histogram: h.encode() }, timeline: [],
+    measured: { intended, sent: intended, ok: latenciesMs.length, dropped: 0 },
+    windowMs: 10_000,
+    offeredPerS: intended / 10,
+    okPerS,
+    latency: { ...s, histogram: h.encode() },
+    timeline: [],
   } as NonNullable<LoadgenReportJson["open"]>;
 }
 
 function test(id: string, run: ReturnType<typeof openRun>, generation = 1, versionId = "v1"): StoredLoadTest {
   return {
-    id, modelVersionId: versionId, generationAtStart: generation, generationAtEnd: generation, spec: { mode: "open" }, finishedAt: null,
-    report: { format: "packrat-loadgen/1", startedAt: "", finishedAt: "", target: "", model: "m", mode: "open", config: {}, open: run } as LoadgenReportJson,
+    id,
+    modelVersionId: versionId,
+    generationAtStart: generation,
+    generationAtEnd: generation,
+    spec: { mode: "open" },
+    finishedAt: null,
+    report: {
+      format: "packrat-loadgen/1",
+      startedAt: "",
+      finishedAt: "",
+      target: "",
+      model: "m",
+      mode: "open",
+      config: {},
+      open: run,
+    } as LoadgenReportJson,
   };
 }
 
@@ -39,34 +68,81 @@ describe("measured capacity", () => {
   const faster = openRun(Array(100).fill(12), 100, 40);
   const slow = openRun(Array(100).fill(80), 100, 80);
   it("is the highest rate that met the SLO at the running generation and version", () => {
-    const c = measuredCapacity([test("a", fast), test("b", faster), test("c", slow)], { generation: 1, modelVersionId: "v1" }, slo);
+    const c = measuredCapacity(
+      [test("a", fast), test("b", faster), test("c", slow)],
+      { generation: 1, modelVersionId: "v1" },
+      slo,
+    );
     expect(c?.ratePerS).toBe(40);
     expect(c?.loadTestId).toBe("b");
   });
   it("ignores another generation, another version, a run that spanned a reconfiguration, and a model without an SLO", () => {
     const spanned = { ...test("d", faster), generationAtEnd: 2 };
-    expect(measuredCapacity([test("a", fast, 2), test("b", faster, 1, "v0"), spanned], { generation: 1, modelVersionId: "v1" }, slo)).toBeNull();
+    expect(
+      measuredCapacity(
+        [test("a", fast, 2), test("b", faster, 1, "v0"), spanned],
+        { generation: 1, modelVersionId: "v1" },
+        slo,
+      ),
+    ).toBeNull();
     expect(measuredCapacity([test("a", fast)], { generation: 1, modelVersionId: "v1" }, null)).toBeNull();
   });
 });
 
 const base: CostRowInput = {
-  deploymentId: "d1", modelId: "m1", modelName: "resnet", modelVersion: 1, hostName: "h", hardwareClass: "T4", generation: 1,
-  price: { hourlyUsd: 0.53, demo: false }, slo: { deadlineMs: 50, quantile: 0.99 },
+  deploymentId: "d1",
+  modelId: "m1",
+  modelName: "resnet",
+  modelVersion: 1,
+  hostName: "h",
+  hardwareClass: "T4",
+  generation: 1,
+  price: { hourlyUsd: 0.53, demo: false },
+  slo: { deadlineMs: 50, quantile: 0.99 },
   capacity: { ratePerS: 400, loadTestId: "lt", latencyAtSloMs: 30, finishedAt: null },
   usage: { windowS: 7200, completed: 1_000_000, rejected: 5000, withinSlo: 990_000 },
   // The whole period at $0.53/h: 2 h × $0.53 = $1.06.
-  priced: { windowS: 7200, completed: 1_000_000, rejected: 5000, withinSlo: 990_000, costUsd: 1.06, unpricedMinutes: 0, unpricedS: 0 },
+  priced: {
+    windowS: 7200,
+    completed: 1_000_000,
+    rejected: 5000,
+    withinSlo: 990_000,
+    costUsd: 1.06,
+    unpricedMinutes: 0,
+    unpricedS: 0,
+  },
   measuredPeakPerS: 1000,
-  comparison: { profileId: "p", batchSize: 4, cores: 4, runningLabel: "packrat", runningLatencyMs: 20, defaultLatencyMs: 40 },
+  comparison: {
+    profileId: "p",
+    batchSize: 4,
+    cores: 4,
+    runningLabel: "packrat",
+    runningLatencyMs: 20,
+    defaultLatencyMs: 40,
+  },
 };
 const options = { peakPerS: {}, headroomMultiplier: 1.3, redundancyK: 1 };
 
 /** A piece of usage of d1 at `price` $/h (null: no price in effect). */
-function piece(p: { start: Date; deploymentId?: string; price: number | null; minutes?: number; windowS: number; completed: number; rejected?: number; withinSlo: number }): UsagePiece {
+function piece(p: {
+  start: Date;
+  deploymentId?: string;
+  price: number | null;
+  minutes?: number;
+  windowS: number;
+  completed: number;
+  rejected?: number;
+  withinSlo: number;
+}): UsagePiece {
   return {
-    start: p.start, deploymentId: p.deploymentId ?? "d1", price: p.price === null ? null : { hourlyUsd: p.price, demo: false }, minutes: p.minutes ?? Math.round(p.windowS / 60),
-    windowS: p.windowS, completed: p.completed, rejected: p.rejected ?? 0, withinSlo: p.withinSlo,
+    start: p.start,
+    deploymentId: p.deploymentId ?? "d1",
+    price: p.price === null ? null : { hourlyUsd: p.price, demo: false },
+    minutes: p.minutes ?? Math.round(p.windowS / 60),
+    windowS: p.windowS,
+    completed: p.completed,
+    rejected: p.rejected ?? 0,
+    withinSlo: p.withinSlo,
   };
 }
 
@@ -102,7 +178,15 @@ describe("a cost row", () => {
     expect(r.saving?.costSavingPerMillionUsd).toBeCloseTo(0.736111, 6);
   });
   it("leaves every priced figure empty without a price, and capacity figures empty without a load test", () => {
-    const none = { windowS: 0, completed: 0, rejected: 0, withinSlo: 0, costUsd: 0, unpricedMinutes: 120, unpricedS: 7200 };
+    const none = {
+      windowS: 0,
+      completed: 0,
+      rejected: 0,
+      withinSlo: 0,
+      costUsd: 0,
+      unpricedMinutes: 120,
+      unpricedS: 7200,
+    };
     const r = costRow({ ...base, price: null, priced: none, capacity: null }, options);
     expect(r.actual).toBeNull();
     expect(r.capacityCostPerMillionUsd).toBeNull();
@@ -116,7 +200,16 @@ describe("totals and the trend", () => {
   it("sums cost and goodput per model across agents", () => {
     const a = costRow(base, options);
     const usage = { windowS: 3600, completed: 10_000, rejected: 0, withinSlo: 10_000 };
-    const b = costRow({ ...base, deploymentId: "d2", hostName: "h2", usage, priced: { ...usage, costUsd: 0.53, unpricedMinutes: 0, unpricedS: 0 } }, options);
+    const b = costRow(
+      {
+        ...base,
+        deploymentId: "d2",
+        hostName: "h2",
+        usage,
+        priced: { ...usage, costUsd: 0.53, unpricedMinutes: 0, unpricedS: 0 },
+      },
+      options,
+    );
     const t = totals([a, b]);
     expect(t.models).toHaveLength(1);
     expect(t.models[0]!.costUsd).toBeCloseTo(1.06 + 0.53, 10);
@@ -152,7 +245,14 @@ describe("totals and the trend", () => {
       piece({ start, price: 1.2, minutes: 60, windowS: 3600, completed: 2000, withinSlo: 2000 }),
     ]);
     expect(usage).toEqual({ windowS: 9000, completed: 5000, rejected: 10, withinSlo: 4800 });
-    expect(priced).toMatchObject({ windowS: 7200, completed: 4000, rejected: 10, withinSlo: 3900, unpricedMinutes: 30, unpricedS: 1800 });
+    expect(priced).toMatchObject({
+      windowS: 7200,
+      completed: 4000,
+      rejected: 10,
+      withinSlo: 3900,
+      unpricedMinutes: 30,
+      unpricedS: 1800,
+    });
     expect(priced.costUsd).toBeCloseTo(1.8, 12);
     // The row: $1.80 ÷ 3,900 within the SLO × 10⁶ = $461.54 per 1M (a mean of $0.90/h over the 2 priced hours);
     // goodput per hour still over all 9,000 s reported: 4,800 × 3600 / 9000 = 1,920.
@@ -165,7 +265,10 @@ describe("totals and the trend", () => {
     expect(totals([r]).all).toMatchObject({ unpricedMinutes: 30, unpricedS: 1800 });
   });
   it("break-even uses F-68 with the dearer class as the large one (TV-075: H100 vs T4 ≈ 3,019/s)", () => {
-    const be = breakEvenBetween({ hardwareClass: "T4", hourlyUsd: 0.53, capacityPerS: 400, capacitySource: "measured" }, { hardwareClass: "H100", hourlyUsd: 4, capacityPerS: 7040, capacitySource: "entered" });
+    const be = breakEvenBetween(
+      { hardwareClass: "T4", hourlyUsd: 0.53, capacityPerS: 400, capacitySource: "measured" },
+      { hardwareClass: "H100", hourlyUsd: 4, capacityPerS: 7040, capacitySource: "entered" },
+    );
     expect(be.large.hardwareClass).toBe("H100");
     expect(be.result.continuousPerS).toBeCloseTo(3018.87, 1);
     expect(be.smallCostPerMillionUsd).toBeCloseTo(0.3681, 4);

@@ -3,11 +3,22 @@
 // capacity, which counts are the goodput) and labels what is measured and what is modeled.
 import type { LoadgenReportJson } from "@/contracts/agent-jobs";
 import { replicasAtRatedCapacity, fleetLoad } from "@/core/planning/capacity";
-import { breakEvenLoad, costPerMillionAtRateUsd, costReport, HOURS_PER_MONTH, monthlyCostUsd, type BreakEven, type CostReport } from "@/core/planning/cost";
+import {
+  breakEvenLoad,
+  costPerMillionAtRateUsd,
+  costReport,
+  HOURS_PER_MONTH,
+  monthlyCostUsd,
+  type BreakEven,
+  type CostReport,
+} from "@/core/planning/cost";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import type { PriceInEffect } from "./price-history";
 
-export interface Slo { deadlineMs: number; quantile: number }
+export interface Slo {
+  deadlineMs: number;
+  quantile: number;
+}
 
 /** A finished load test of a deployment, as stored (report as the agent uploaded it). */
 export interface StoredLoadTest {
@@ -33,7 +44,10 @@ export interface MeasuredCapacity {
  * Whether an open run met the SLO: at least q of the *intended* requests finished within the deadline (an error or
  * a client-side drop never meets it). Among the ok ones that needs the latency at percentile q·intended/ok.
  */
-export function openRunLatencyAtSlo(run: NonNullable<LoadgenReportJson["open"]>, slo: Slo): { met: boolean; latencyMs: number | null } {
+export function openRunLatencyAtSlo(
+  run: NonNullable<LoadgenReportJson["open"]>,
+  slo: Slo,
+): { met: boolean; latencyMs: number | null } {
   const ok = run.measured.ok;
   const intended = Math.max(run.measured.intended, ok);
   if (ok <= 0) return { met: false, latencyMs: null };
@@ -47,21 +61,38 @@ export function openRunLatencyAtSlo(run: NonNullable<LoadgenReportJson["open"]>,
  * Capacity: the highest load-tested rate at the running generation (started and ended on it, same model version)
  * with the SLO percentile met. null: not measured.
  */
-export function measuredCapacity(tests: readonly StoredLoadTest[], running: { generation: number; modelVersionId: string }, slo: Slo | null): MeasuredCapacity | null {
+export function measuredCapacity(
+  tests: readonly StoredLoadTest[],
+  running: { generation: number; modelVersionId: string },
+  slo: Slo | null,
+): MeasuredCapacity | null {
   if (!slo) return null;
   let best: MeasuredCapacity | null = null;
-  const take = (c: MeasuredCapacity) => { if (c.ratePerS > 0 && (!best || c.ratePerS > best.ratePerS)) best = c; };
+  const take = (c: MeasuredCapacity) => {
+    if (c.ratePerS > 0 && (!best || c.ratePerS > best.ratePerS)) best = c;
+  };
   for (const t of tests) {
     if (t.modelVersionId !== running.modelVersionId || t.generationAtStart !== running.generation) continue;
     if ((t.generationAtEnd ?? t.generationAtStart) !== running.generation) continue;
     if (t.report.open) {
       const verdict = openRunLatencyAtSlo(t.report.open, slo);
-      if (verdict.met && verdict.latencyMs !== null) take({ ratePerS: t.report.open.okPerS, loadTestId: t.id, latencyAtSloMs: verdict.latencyMs, finishedAt: t.finishedAt });
+      if (verdict.met && verdict.latencyMs !== null)
+        take({
+          ratePerS: t.report.open.okPerS,
+          loadTestId: t.id,
+          latencyAtSloMs: verdict.latencyMs,
+          finishedAt: t.finishedAt,
+        });
     }
     // A search step records its p99 only: it proves an SLO at a quantile of at most 0.99.
     if (t.report.search && slo.quantile <= 0.99) {
       for (const step of t.report.search.steps) {
-        if (step.passed && step.p99Ms <= slo.deadlineMs && step.intended > 0 && step.ok >= slo.quantile * step.intended) {
+        if (
+          step.passed &&
+          step.p99Ms <= slo.deadlineMs &&
+          step.intended > 0 &&
+          step.ok >= slo.quantile * step.intended
+        ) {
           take({ ratePerS: step.rate, loadTestId: t.id, latencyAtSloMs: step.p99Ms, finishedAt: t.finishedAt });
         }
       }
@@ -100,13 +131,25 @@ export interface UsagePiece extends UsageCounts {
 /** What a piece of usage cost at its price (planning core I: hourly × reported time); 0 for an empty one. */
 export function pieceCostUsd(p: UsagePiece): number {
   if (!p.price || p.windowS <= 0) return 0;
-  return costReport({ hourlyCostUsd: p.price.hourlyUsd, windowS: p.windowS, counts: { withinSlo: p.withinSlo, late: Math.max(0, p.completed - p.withinSlo), rejected: p.rejected, fallback: 0 } }).windowCostUsd;
+  return costReport({
+    hourlyCostUsd: p.price.hourlyUsd,
+    windowS: p.windowS,
+    counts: { withinSlo: p.withinSlo, late: Math.max(0, p.completed - p.withinSlo), rejected: p.rejected, fallback: 0 },
+  }).windowCostUsd;
 }
 
 /** One deployment's period from its pieces: all of its reported usage, and the priced part with its cost. */
 export function periodUsage(pieces: readonly UsagePiece[]): { usage: UsageCounts; priced: PricedUsage } {
   const usage: UsageCounts = { windowS: 0, completed: 0, rejected: 0, withinSlo: 0 };
-  const priced: PricedUsage = { windowS: 0, completed: 0, rejected: 0, withinSlo: 0, costUsd: 0, unpricedMinutes: 0, unpricedS: 0 };
+  const priced: PricedUsage = {
+    windowS: 0,
+    completed: 0,
+    rejected: 0,
+    withinSlo: 0,
+    costUsd: 0,
+    unpricedMinutes: 0,
+    unpricedS: 0,
+  };
   for (const p of pieces) {
     for (const into of p.price ? [usage, priced] : [usage]) {
       into.windowS += p.windowS;
@@ -115,7 +158,10 @@ export function periodUsage(pieces: readonly UsagePiece[]): { usage: UsageCounts
       into.withinSlo += p.withinSlo;
     }
     if (p.price) priced.costUsd += pieceCostUsd(p);
-    else { priced.unpricedMinutes += p.minutes; priced.unpricedS += p.windowS; }
+    else {
+      priced.unpricedMinutes += p.minutes;
+      priced.unpricedS += p.windowS;
+    }
   }
   return { usage, priced };
 }
@@ -182,39 +228,76 @@ export function costRow(input: CostRowInput, options: CostOptions): CostRow {
   const goodputPerHour = windowS > 0 ? (withinSlo * 3600) / windowS : null;
   // What was spent: the priced minutes at their own prices, i.e. their time-weighted mean price over their time.
   const p = input.priced;
-  const actual = p.windowS > 0
-    ? costReport({ hourlyCostUsd: (p.costUsd * 3600) / p.windowS, windowS: p.windowS, counts: { withinSlo: p.withinSlo, late: Math.max(0, p.completed - p.withinSlo), rejected: p.rejected, fallback: 0 } })
-    : null;
-  const capacityCostPerMillionUsd = hourly !== null && input.capacity ? costPerMillionAtRateUsd({ hourlyCostUsd: hourly, throughputPerS: input.capacity.ratePerS }) : null;
+  const actual =
+    p.windowS > 0
+      ? costReport({
+          hourlyCostUsd: (p.costUsd * 3600) / p.windowS,
+          windowS: p.windowS,
+          counts: {
+            withinSlo: p.withinSlo,
+            late: Math.max(0, p.completed - p.withinSlo),
+            rejected: p.rejected,
+            fallback: 0,
+          },
+        })
+      : null;
+  const capacityCostPerMillionUsd =
+    hourly !== null && input.capacity
+      ? costPerMillionAtRateUsd({ hourlyCostUsd: hourly, throughputPerS: input.capacity.ratePerS })
+      : null;
   const entered = options.peakPerS[input.deploymentId];
   const peakPerS = entered !== undefined ? entered : input.measuredPeakPerS;
   const peakSource = entered !== undefined ? "entered" : input.measuredPeakPerS !== null ? "measured" : null;
   let replicas: CostRow["replicas"] = null;
   if (input.capacity && peakPerS !== null && peakPerS > 0) {
-    const rated = replicasAtRatedCapacity({ peakArrivalRatePerS: peakPerS, ratedPerReplicaPerS: input.capacity.ratePerS, headroomMultiplier: options.headroomMultiplier });
+    const rated = replicasAtRatedCapacity({
+      peakArrivalRatePerS: peakPerS,
+      ratedPerReplicaPerS: input.capacity.ratePerS,
+      headroomMultiplier: options.headroomMultiplier,
+    });
     const total = rated.provisionedReplicas + options.redundancyK;
     // N+k: with k replicas down, the provisioned count still carries the peak below the measured capacity.
-    const survivesK = fleetLoad({ arrivalRatePerS: peakPerS, perReplicaRatePerS: input.capacity.ratePerS, replicas: Math.max(1, total - options.redundancyK) }).stable;
+    const survivesK = fleetLoad({
+      arrivalRatePerS: peakPerS,
+      perReplicaRatePerS: input.capacity.ratePerS,
+      replicas: Math.max(1, total - options.redundancyK),
+    }).stable;
     replicas = { base: rated.baseReplicas, withHeadroom: rated.provisionedReplicas, total, survivesK };
   }
-  const monthly = hourly !== null && replicas ? monthlyCostUsd({ replicas: replicas.total, hourlyCostUsd: hourly, hoursPerMonth: HOURS_PER_MONTH }) : null;
+  const monthly =
+    hourly !== null && replicas
+      ? monthlyCostUsd({ replicas: replicas.total, hourlyCostUsd: hourly, hoursPerMonth: HOURS_PER_MONTH })
+      : null;
   let saving: CostRow["saving"] = null;
   if (!("missing" in input.comparison)) {
     const c = input.comparison;
     const runningThroughputPerS = (1000 * c.batchSize) / c.runningLatencyMs;
     const defaultThroughputPerS = (1000 * c.batchSize) / c.defaultLatencyMs;
-    const per = (rate: number) => (hourly !== null ? costPerMillionAtRateUsd({ hourlyCostUsd: hourly, throughputPerS: rate }) : null);
+    const per = (rate: number) =>
+      hourly !== null ? costPerMillionAtRateUsd({ hourlyCostUsd: hourly, throughputPerS: rate }) : null;
     const runningCost = per(runningThroughputPerS);
     const defaultCost = per(defaultThroughputPerS);
     saving = {
-      runningThroughputPerS, defaultThroughputPerS,
+      runningThroughputPerS,
+      defaultThroughputPerS,
       latencySavingMs: c.defaultLatencyMs - c.runningLatencyMs,
       latencyRatio: c.defaultLatencyMs / c.runningLatencyMs,
-      runningCostPerMillionUsd: runningCost, defaultCostPerMillionUsd: defaultCost,
+      runningCostPerMillionUsd: runningCost,
+      defaultCostPerMillionUsd: defaultCost,
       costSavingPerMillionUsd: runningCost !== null && defaultCost !== null ? defaultCost - runningCost : null,
     };
   }
-  return { ...input, goodputPerHour, actual, capacityCostPerMillionUsd, peakPerS, peakSource, replicas, monthlyCostUsd: monthly, saving };
+  return {
+    ...input,
+    goodputPerHour,
+    actual,
+    capacityCostPerMillionUsd,
+    peakPerS,
+    peakSource,
+    replicas,
+    monthlyCostUsd: monthly,
+    saving,
+  };
 }
 
 export interface ModelTotal {
@@ -236,20 +319,37 @@ export interface ModelTotal {
 }
 
 /** Per model across agents: sums of each deployment's costReport, and the period total. */
-export function totals(rows: readonly CostRow[]): { models: ModelTotal[]; all: Omit<ModelTotal, "modelId" | "modelName"> } {
+export function totals(rows: readonly CostRow[]): {
+  models: ModelTotal[];
+  all: Omit<ModelTotal, "modelId" | "modelName">;
+} {
   const byModel = new Map<string, ModelTotal>();
   const add = (t: Omit<ModelTotal, "modelId" | "modelName" | "costPerMillionUsd">, r: CostRow) => {
     t.deployments += 1;
     t.unpricedMinutes += r.priced.unpricedMinutes;
     t.unpricedS += r.priced.unpricedS;
-    if (!r.actual) { if (!r.price) t.unpriced += 1; return; }
+    if (!r.actual) {
+      if (!r.price) t.unpriced += 1;
+      return;
+    }
     t.costUsd += r.actual.windowCostUsd;
     t.goodput += r.actual.goodput;
     t.rejected += r.actual.rejected;
     t.late += r.actual.late;
     if (r.monthlyCostUsd !== null) t.monthlyCostUsd = (t.monthlyCostUsd ?? 0) + r.monthlyCostUsd;
   };
-  const empty = () => ({ deployments: 0, costUsd: 0, goodput: 0, rejected: 0, late: 0, monthlyCostUsd: null as number | null, unpriced: 0, unpricedMinutes: 0, unpricedS: 0, costPerMillionUsd: null as number | null });
+  const empty = () => ({
+    deployments: 0,
+    costUsd: 0,
+    goodput: 0,
+    rejected: 0,
+    late: 0,
+    monthlyCostUsd: null as number | null,
+    unpriced: 0,
+    unpricedMinutes: 0,
+    unpricedS: 0,
+    costPerMillionUsd: null as number | null,
+  });
   const all = empty();
   for (const r of rows) {
     const t = byModel.get(r.modelId) ?? { modelId: r.modelId, modelName: r.modelName, ...empty() };
@@ -257,13 +357,18 @@ export function totals(rows: readonly CostRow[]): { models: ModelTotal[]; all: O
     add(all, r);
     byModel.set(r.modelId, t);
   }
-  const perMillion = (t: { costUsd: number; goodput: number }) => (t.goodput > 0 ? (t.costUsd / t.goodput) * 1e6 : null);
-  const models = [...byModel.values()].map((t) => ({ ...t, costPerMillionUsd: perMillion(t) })).sort((a, b) => a.modelName.localeCompare(b.modelName));
+  const perMillion = (t: { costUsd: number; goodput: number }) =>
+    t.goodput > 0 ? (t.costUsd / t.goodput) * 1e6 : null;
+  const models = [...byModel.values()]
+    .map((t) => ({ ...t, costPerMillionUsd: perMillion(t) }))
+    .sort((a, b) => a.modelName.localeCompare(b.modelName));
   return { models, all: { ...all, costPerMillionUsd: perMillion(all) } };
 }
 
 /** Cost per 1M SLO-meeting inferences per bucket, each piece of usage at the price in effect then; unpriced pieces left out. */
-export function trendSeries(pieces: readonly UsagePiece[]): Array<{ t: number; costPerMillionUsd: number; goodput: number }> {
+export function trendSeries(
+  pieces: readonly UsagePiece[],
+): Array<{ t: number; costPerMillionUsd: number; goodput: number }> {
   const byStart = new Map<number, { cost: number; goodput: number }>();
   for (const p of pieces) {
     if (!p.price || p.windowS <= 0) continue;
@@ -272,19 +377,47 @@ export function trendSeries(pieces: readonly UsagePiece[]): Array<{ t: number; c
     acc.goodput += p.withinSlo;
     byStart.set(p.start.getTime(), acc);
   }
-  return [...byStart.entries()].filter(([, a]) => a.goodput > 0).sort(([a], [b]) => a - b).map(([t, a]) => ({ t, costPerMillionUsd: (a.cost / a.goodput) * 1e6, goodput: a.goodput }));
+  return [...byStart.entries()]
+    .filter(([, a]) => a.goodput > 0)
+    .sort(([a], [b]) => a - b)
+    .map(([t, a]) => ({ t, costPerMillionUsd: (a.cost / a.goodput) * 1e6, goodput: a.goodput }));
 }
 
-export interface BreakEvenSide { hardwareClass: string; hourlyUsd: number; capacityPerS: number; capacitySource: "measured" | "entered" }
+export interface BreakEvenSide {
+  hardwareClass: string;
+  hourlyUsd: number;
+  capacityPerS: number;
+  capacitySource: "measured" | "entered";
+}
 
 /** F-68 between two priced hardware classes for one model: the dearer class is the "large" one. */
-export function breakEvenBetween(a: BreakEvenSide, b: BreakEvenSide): { large: BreakEvenSide; small: BreakEvenSide; result: BreakEven; largeCostPerMillionUsd: number; smallCostPerMillionUsd: number } {
+export function breakEvenBetween(
+  a: BreakEvenSide,
+  b: BreakEvenSide,
+): {
+  large: BreakEvenSide;
+  small: BreakEvenSide;
+  result: BreakEven;
+  largeCostPerMillionUsd: number;
+  smallCostPerMillionUsd: number;
+} {
   const [large, small] = a.hourlyUsd >= b.hourlyUsd ? [a, b] : [b, a];
-  const option = (s: BreakEvenSide) => ({ name: s.hardwareClass, hourlyCostUsd: s.hourlyUsd, capacityPerS: s.capacityPerS });
+  const option = (s: BreakEvenSide) => ({
+    name: s.hardwareClass,
+    hourlyCostUsd: s.hourlyUsd,
+    capacityPerS: s.capacityPerS,
+  });
   return {
-    large, small,
+    large,
+    small,
     result: breakEvenLoad({ large: option(large), small: option(small) }),
-    largeCostPerMillionUsd: costPerMillionAtRateUsd({ hourlyCostUsd: large.hourlyUsd, throughputPerS: large.capacityPerS }),
-    smallCostPerMillionUsd: costPerMillionAtRateUsd({ hourlyCostUsd: small.hourlyUsd, throughputPerS: small.capacityPerS }),
+    largeCostPerMillionUsd: costPerMillionAtRateUsd({
+      hourlyCostUsd: large.hourlyUsd,
+      throughputPerS: large.capacityPerS,
+    }),
+    smallCostPerMillionUsd: costPerMillionAtRateUsd({
+      hourlyCostUsd: small.hourlyUsd,
+      throughputPerS: small.capacityPerS,
+    }),
   };
 }

@@ -36,10 +36,19 @@ export function allocatePlan(topology: HostTopology, budget: readonly number[], 
 }
 
 /** Generation 1 of every deployment: one instance on every core of the budget, b = 1 (the runtimes' default). */
-export function defaultPlan(topology: HostTopology, budget: readonly number[], dimensions?: Record<string, number>): ServingPlan {
+export function defaultPlan(
+  topology: HostTopology,
+  budget: readonly number[],
+  dimensions?: Record<string, number>,
+): ServingPlan {
   const cores = budgetCores(topology, budget);
   if (cores === 0) throw invalidInput("the core budget holds none of the agent's usable CPUs", { field: "cpus" });
-  return allocatePlan(topology, budget, { items: [{ count: 1, threads: cores, batch: 1 }], batchSize: 1, batchTimeoutMs: 0, dimensions });
+  return allocatePlan(topology, budget, {
+    items: [{ count: 1, threads: cores, batch: 1 }],
+    batchSize: 1,
+    batchTimeoutMs: 0,
+    dimensions,
+  });
 }
 
 export const DEFAULT_PLAN_LABEL = "default (unprofiled)";

@@ -10,13 +10,23 @@ import { notifyHub } from "@/server/realtime/notify-hub";
 export async function desiredStateFor(agentId: string, prisma: PrismaClient = db()): Promise<DesiredState> {
   const agent = await prisma.agent.findUniqueOrThrow({
     where: { id: agentId },
-    select: { revision: true, deployments: { where: { removedAt: null }, orderBy: { createdAt: "asc" }, select: { id: true, generation: true } } },
+    select: {
+      revision: true,
+      deployments: {
+        where: { removedAt: null },
+        orderBy: { createdAt: "asc" },
+        select: { id: true, generation: true },
+      },
+    },
   });
   const generations = await prisma.deploymentGeneration.findMany({
     where: { OR: agent.deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
   });
   const versionIds = [...new Set(generations.map((g) => g.modelVersionId))];
-  const versions = await prisma.modelVersion.findMany({ where: { id: { in: versionIds } }, include: { model: true, artifact: true } });
+  const versions = await prisma.modelVersion.findMany({
+    where: { id: { in: versionIds } },
+    include: { model: true, artifact: true },
+  });
   const deployments = generations.map((g) => {
     const version = versions.find((v) => v.id === g.modelVersionId)!;
     const model = version.model;
@@ -29,14 +39,21 @@ export async function desiredStateFor(agentId: string, prisma: PrismaClient = db
       artifactFormat: artifactFormatOf(version.artifact.format),
       generation: g.generation,
       plan: servingPlanSchema.parse(g.plan),
-      ...(model.sloDeadlineMs && model.sloQuantile ? { slo: { deadlineMs: model.sloDeadlineMs, quantile: model.sloQuantile } } : {}),
+      ...(model.sloDeadlineMs && model.sloQuantile
+        ? { slo: { deadlineMs: model.sloDeadlineMs, quantile: model.sloQuantile } }
+        : {}),
     };
   });
   return desiredStateSchema.parse({ revision: agent.revision, deployments });
 }
 
 /** Long-poll: a desired state newer than `after`, or undefined when `holdMs` passes (or the agent hangs up). */
-export async function waitForDesiredState(agentId: string, after: number, holdMs: number, signal?: AbortSignal): Promise<DesiredState | undefined> {
+export async function waitForDesiredState(
+  agentId: string,
+  after: number,
+  holdMs: number,
+  signal?: AbortSignal,
+): Promise<DesiredState | undefined> {
   const deadline = Date.now() + holdMs;
   for (;;) {
     const subscription = await notifyHub().subscribe("packrat_desired", agentId);

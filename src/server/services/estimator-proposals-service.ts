@@ -6,7 +6,12 @@ import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { toJsonColumn, writeJsonColumn } from "@/server/db/json-column";
 import type { EstimatorDecisionReport } from "@/contracts/agent-protocol";
-import { proposalEvidenceColumn, proposalItemsColumn, proposalPlanColumn, type EstimatorDecisionEvidence } from "@/contracts/proposal-columns";
+import {
+  proposalEvidenceColumn,
+  proposalItemsColumn,
+  proposalPlanColumn,
+  type EstimatorDecisionEvidence,
+} from "@/contracts/proposal-columns";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { changeKind, type ChangeKind } from "@/core/estimator/approval-policy";
 import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
@@ -24,7 +29,11 @@ const PROPOSAL_TTL_MS = 24 * 3_600_000;
 /** Re-proposals remembered in the evidence (the newest). */
 const HISTORY_LENGTH = 20;
 
-export interface EstimatorProposalReport { batchSize: number; decision: EstimatorDecisionReport; timeline?: EstimatorDecisionReport[] }
+export interface EstimatorProposalReport {
+  batchSize: number;
+  decision: EstimatorDecisionReport;
+  timeline?: EstimatorDecisionReport[];
+}
 
 /** The evidence of an estimator proposal as it is written (the proposal row's `evidence` JSON; read back by
  *  proposal-columns.ts proposalEvidenceColumn). */
@@ -35,33 +44,55 @@ export interface EstimatorEvidence {
   /** Why the proposal was offered without a plan trial (the policy's hourly rate spent), when it was. */
   trialNote?: string | null;
   /** The optimizer's figures, stored as JSON makes them. */
-  baselines?: object; why?: string | null; perturbed?: boolean; idleCores?: number; cores?: number;
+  baselines?: object;
+  why?: string | null;
+  perturbed?: boolean;
+  idleCores?: number;
+  cores?: number;
 }
 
 /** The newest complete profile of the deployment's model version whose conditions match the deployment. */
 export async function latestCompatibleProfile(deploymentId: string, prisma: PrismaClient = db()) {
   const deployment = await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } });
-  const profiles = await prisma.profile.findMany({ where: { modelVersionId: deployment.modelVersionId, status: "complete" }, orderBy: { createdAt: "desc" }, take: 20 });
+  const profiles = await prisma.profile.findMany({
+    where: { modelVersionId: deployment.modelVersionId, status: "complete" },
+    orderBy: { createdAt: "desc" },
+    take: 20,
+  });
   for (const p of profiles) if ((await compatibility(p.id, deploymentId, prisma)).compatible) return p;
   return null;
 }
 
 type PlanOutcome =
-  | { kind: "plan"; profile: { id: string; createdAt: Date }; optimized: Extract<Awaited<ReturnType<typeof optimizeForDeployment>>, { kind: "plan" }> }
+  | {
+      kind: "plan";
+      profile: { id: string; createdAt: Date };
+      optimized: Extract<Awaited<ReturnType<typeof optimizeForDeployment>>, { kind: "plan" }>;
+    }
   | { kind: "blocked"; reason: string; profile: { id: string; createdAt: Date } | null };
 
 async function planFor(deploymentId: string, batchSize: number, prisma: PrismaClient): Promise<PlanOutcome> {
   const profile = await latestCompatibleProfile(deploymentId, prisma);
   if (!profile) {
-    return { kind: "blocked", profile: null, reason: `no complete profile of this model version matches the deployment (hardware, runtime, core budget, input dimensions): profile the deployment to get a plan for B = ${batchSize}` };
+    return {
+      kind: "blocked",
+      profile: null,
+      reason: `no complete profile of this model version matches the deployment (hardware, runtime, core budget, input dimensions): profile the deployment to get a plan for B = ${batchSize}`,
+    };
   }
   try {
     const optimized = await optimizeForDeployment({ deploymentId, profileId: profile.id, batchSize }, prisma);
-    if (optimized.kind === "infeasible") return { kind: "blocked", profile, reason: `the optimizer found no plan for B = ${batchSize} on profile ${profile.id}: ${optimized.reason}` };
+    if (optimized.kind === "infeasible")
+      return {
+        kind: "blocked",
+        profile,
+        reason: `the optimizer found no plan for B = ${batchSize} on profile ${profile.id}: ${optimized.reason}`,
+      };
     return { kind: "plan", profile, optimized };
   } catch (error) {
     // A refusal (the service's, or the optimizer's or allocator's of this B) blocks the proposal; anything else is a bug.
-    if (error instanceof DomainError || error instanceof CoreInputError) return { kind: "blocked", profile, reason: `no plan for B = ${batchSize}: ${error.message}` };
+    if (error instanceof DomainError || error instanceof CoreInputError)
+      return { kind: "blocked", profile, reason: `no plan for B = ${batchSize}: ${error.message}` };
     throw error;
   }
 }
@@ -75,23 +106,45 @@ export type EstimatorProposalOutcome =
  * applied the current generation yet), when it proposes the B the deployment already runs, or when an SRE rejected
  * this very B for this generation.
  */
-export async function recordEstimatorProposal(deploymentId: string, report: EstimatorProposalReport, prisma: PrismaClient = db()): Promise<EstimatorProposalOutcome> {
-  const deployment = await prisma.deployment.findUnique({ where: { id: deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
+export async function recordEstimatorProposal(
+  deploymentId: string,
+  report: EstimatorProposalReport,
+  prisma: PrismaClient = db(),
+): Promise<EstimatorProposalOutcome> {
+  const deployment = await prisma.deployment.findUnique({
+    where: { id: deploymentId },
+    include: { agent: true, modelVersion: { include: { model: true } } },
+  });
   if (!deployment || deployment.removedAt) return { kind: "ignored", reason: "the deployment is gone" };
-  if (deployment.observedGeneration !== deployment.generation) return { kind: "ignored", reason: "the agent has not applied the current generation yet" };
-  const current = await prisma.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId, generation: deployment.generation } } });
+  if (deployment.observedGeneration !== deployment.generation)
+    return { kind: "ignored", reason: "the agent has not applied the current generation yet" };
+  const current = await prisma.deploymentGeneration.findUniqueOrThrow({
+    where: { deploymentId_generation: { deploymentId, generation: deployment.generation } },
+  });
   const currentPlan = servingPlanSchema.parse(current.plan);
   const currentB = planBatchSize(currentPlan);
   const B = report.batchSize;
   if (B === currentB) return { kind: "ignored", reason: `the deployment already runs B = ${B}` };
-  const rejected = await prisma.proposal.findFirst({ where: { deploymentId, source: "estimator", state: "rejected", baseGeneration: deployment.generation, batchSize: B } });
+  const rejected = await prisma.proposal.findFirst({
+    where: {
+      deploymentId,
+      source: "estimator",
+      state: "rejected",
+      baseGeneration: deployment.generation,
+      batchSize: B,
+    },
+  });
   if (rejected) return { kind: "ignored", reason: `an SRE rejected B = ${B} for generation ${deployment.generation}` };
   await expireStaleProposals(prisma);
 
   const outcome = await planFor(deploymentId, B, prisma);
   const reason = `estimator: stable batch size ${currentB} → ${B}`;
   const agentActor: AuditActor = { type: "agent", id: deployment.agentId, label: deployment.agent.hostName };
-  const target = (id: string) => ({ type: "proposal", id, label: `${deployment.modelVersion.model.name} on ${deployment.agent.hostName}` });
+  const target = (id: string) => ({
+    type: "proposal",
+    id,
+    label: `${deployment.modelVersion.model.name} on ${deployment.agent.hostName}`,
+  });
   const now = new Date();
   const timeline = report.timeline ?? [];
   const planned = outcome.kind === "plan" ? outcome.optimized : null;
@@ -108,10 +161,24 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
     lastProposedAt: now,
   };
   const evidenceOf = (reports: number, history: EstimatorEvidence["estimator"]["history"]): EstimatorEvidence => ({
-    estimator: { agent: deployment.agent.hostName, decision: report.decision, timeline, reports, history: [...history, { at: now.toISOString(), batchSize: B }].slice(-HISTORY_LENGTH) },
+    estimator: {
+      agent: deployment.agent.hostName,
+      decision: report.decision,
+      timeline,
+      reports,
+      history: [...history, { at: now.toISOString(), batchSize: B }].slice(-HISTORY_LENGTH),
+    },
     profile: outcome.profile ? { id: outcome.profile.id, createdAt: outcome.profile.createdAt.toISOString() } : null,
     change: planned ? changeKind(currentPlan.instances, planned.instances) : null,
-    ...(planned ? { baselines: planned.baselines, why: planned.why, perturbed: planned.perturbed, idleCores: planned.idleCores, cores: planned.cores } : {}),
+    ...(planned
+      ? {
+          baselines: planned.baselines,
+          why: planned.why,
+          perturbed: planned.perturbed,
+          idleCores: planned.idleCores,
+          cores: planned.cores,
+        }
+      : {}),
   });
 
   // A plan is checked by a plan trial before it is offered, as many an hour as the approval policy approves.
@@ -119,15 +186,25 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
   const trialIfAllowed = async (tx: Prisma.TransactionClient, proposalId: string): Promise<string | null> => {
     if (!planned || !outcome.profile) return null;
     const used = await estimatorTrialsLastHour(deploymentId, tx);
-    if (used >= policy.maxPerHour) return `no plan trial: ${used} in the last hour already (the approval policy's rate is ${policy.maxPerHour} an hour)`;
-    await queueProposalTrial(tx, { proposalId, deploymentId, profileId: outcome.profile.id, optimized: planned, createdById: null });
+    if (used >= policy.maxPerHour)
+      return `no plan trial: ${used} in the last hour already (the approval policy's rate is ${policy.maxPerHour} an hour)`;
+    await queueProposalTrial(tx, {
+      proposalId,
+      deploymentId,
+      profileId: outcome.profile.id,
+      optimized: planned,
+      createdById: null,
+    });
     return null;
   };
 
   const written = await prisma.$transaction(async (tx) => {
     // One writer per deployment: two heartbeats racing cannot both create a pending proposal.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`estimator-proposal:${deploymentId}`}))`;
-    const pending = await tx.proposal.findFirst({ where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] } }, orderBy: { createdAt: "desc" } });
+    const pending = await tx.proposal.findFirst({
+      where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] } },
+      orderBy: { createdAt: "desc" },
+    });
     if (pending && pending.baseGeneration === deployment.generation) {
       const previous = proposalEvidenceColumn.read(pending.evidence);
       const evidence = evidenceOf((previous.estimator?.reports ?? 1) + 1, previous.estimator?.history ?? []);
@@ -136,30 +213,68 @@ export async function recordEstimatorProposal(deploymentId: string, report: Esti
       let trialNote = previous.trialNote ?? null;
       if (!same) {
         if (pending.trialJobId) await trialEndedWithProposal(tx, pending.trialJobId);
-        await tx.proposal.update({ where: { id: pending.id }, data: { state: "pending", trialJobId: null, trial: Prisma.DbNull } });
+        await tx.proposal.update({
+          where: { id: pending.id },
+          data: { state: "pending", trialJobId: null, trial: Prisma.DbNull },
+        });
         trialNote = await trialIfAllowed(tx, pending.id);
       }
-      await tx.proposal.update({ where: { id: pending.id }, data: { ...fields, evidence: toJsonColumn({ ...evidence, trialNote }), expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS) } });
+      await tx.proposal.update({
+        where: { id: pending.id },
+        data: {
+          ...fields,
+          evidence: toJsonColumn({ ...evidence, trialNote }),
+          expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
+        },
+      });
       if (same) return { kind: "refreshed" as const, proposalId: pending.id };
       // What it proposes changed (another B, or a profile now gives it a plan): the audit log says so.
       await recordAudit(tx, {
-        actor: agentActor, action: "proposal.update", target: target(pending.id),
-        before: { batchSize: pending.batchSize, blockedReason: pending.blockedReason }, after: { batchSize: B, reason, blockedReason: fields.blockedReason, predictedLatencyMs: fields.predictedLatencyMs },
+        actor: agentActor,
+        action: "proposal.update",
+        target: target(pending.id),
+        before: { batchSize: pending.batchSize, blockedReason: pending.blockedReason },
+        after: {
+          batchSize: B,
+          reason,
+          blockedReason: fields.blockedReason,
+          predictedLatencyMs: fields.predictedLatencyMs,
+        },
       });
       return { kind: "updated" as const, proposalId: pending.id };
     }
     const id = randomUUID();
     await tx.proposal.create({
       data: {
-        id, deploymentId, ...fields, baseGeneration: deployment.generation, evidence: toJsonColumn(evidenceOf(1, [])), source: "estimator",
-        proposedById: null, expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
+        id,
+        deploymentId,
+        ...fields,
+        baseGeneration: deployment.generation,
+        evidence: toJsonColumn(evidenceOf(1, [])),
+        source: "estimator",
+        proposedById: null,
+        expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
       },
     });
     const trialNote = await trialIfAllowed(tx, id);
-    if (trialNote) await tx.proposal.update({ where: { id }, data: { evidence: toJsonColumn({ ...evidenceOf(1, []), trialNote }) } });
+    if (trialNote)
+      await tx.proposal.update({
+        where: { id },
+        data: { evidence: toJsonColumn({ ...evidenceOf(1, []), trialNote }) },
+      });
     await recordAudit(tx, {
-      actor: agentActor, action: "proposal.create", target: target(id),
-      after: { deploymentId, source: "estimator", batchSize: B, items: planned?.instances ?? null, predictedLatencyMs: fields.predictedLatencyMs, reason, blockedReason: fields.blockedReason },
+      actor: agentActor,
+      action: "proposal.create",
+      target: target(id),
+      after: {
+        deploymentId,
+        source: "estimator",
+        batchSize: B,
+        items: planned?.instances ?? null,
+        predictedLatencyMs: fields.predictedLatencyMs,
+        reason,
+        blockedReason: fields.blockedReason,
+      },
     });
     return { kind: "created" as const, proposalId: id };
   });
@@ -181,27 +296,56 @@ export type EstimatorWithdrawalOutcome = { kind: "none" } | { kind: "withdrawn";
  * a change the load no longer asks for. The dwell is the estimator's own flip-flop guard, applied both ways.
  */
 export async function withdrawSettledEstimatorProposal(
-  deploymentId: string, decisions: readonly EstimatorDecisionReport[], dwellMs: number, prisma: PrismaClient = db(),
+  deploymentId: string,
+  decisions: readonly EstimatorDecisionReport[],
+  dwellMs: number,
+  prisma: PrismaClient = db(),
 ): Promise<EstimatorWithdrawalOutcome> {
   const newest = decisions.at(-1);
   if (!newest || newest.outcome !== "stable-equals-current") return { kind: "none" };
   // The common case on a steady deployment's every heartbeat: nothing pending, one indexed query and done.
-  if (!(await prisma.proposal.findFirst({ where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] } }, select: { id: true } }))) return { kind: "none" };
-  const deployment = await prisma.deployment.findUnique({ where: { id: deploymentId }, include: { agent: true, modelVersion: { include: { model: true } } } });
-  if (!deployment || deployment.removedAt || deployment.observedGeneration !== deployment.generation) return { kind: "none" };
+  if (
+    !(await prisma.proposal.findFirst({
+      where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] } },
+      select: { id: true },
+    }))
+  )
+    return { kind: "none" };
+  const deployment = await prisma.deployment.findUnique({
+    where: { id: deploymentId },
+    include: { agent: true, modelVersion: { include: { model: true } } },
+  });
+  if (!deployment || deployment.removedAt || deployment.observedGeneration !== deployment.generation)
+    return { kind: "none" };
   return prisma.$transaction(async (tx) => {
     // The same lock as recordEstimatorProposal: a re-proposal and a withdrawal never interleave.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`estimator-proposal:${deploymentId}`}))`;
-    const pending = await tx.proposal.findFirst({ where: { deploymentId, source: "estimator", state: { in: ["pending", "trialing"] }, baseGeneration: deployment.generation } });
+    const pending = await tx.proposal.findFirst({
+      where: {
+        deploymentId,
+        source: "estimator",
+        state: { in: ["pending", "trialing"] },
+        baseGeneration: deployment.generation,
+      },
+    });
     const lastProposed = (pending?.lastProposedAt ?? pending?.createdAt)?.getTime() ?? 0;
     if (!pending || Date.now() - lastProposed < dwellMs) return { kind: "none" as const };
     const comment = `its stable batch size is back to B = ${newest.current}, the one the deployment runs`;
-    await tx.proposal.update({ where: { id: pending.id }, data: { state: "withdrawn", outcomeAt: new Date(), decisionComment: comment } });
+    await tx.proposal.update({
+      where: { id: pending.id },
+      data: { state: "withdrawn", outcomeAt: new Date(), decisionComment: comment },
+    });
     if (pending.trialJobId) await trialEndedWithProposal(tx, pending.trialJobId);
     await recordAudit(tx, {
-      actor: { type: "agent", id: deployment.agentId, label: deployment.agent.hostName }, action: "proposal.withdraw",
-      target: { type: "proposal", id: pending.id, label: `${deployment.modelVersion.model.name} on ${deployment.agent.hostName}` },
-      before: { state: pending.state, batchSize: pending.batchSize }, after: { state: "withdrawn", reason: comment },
+      actor: { type: "agent", id: deployment.agentId, label: deployment.agent.hostName },
+      action: "proposal.withdraw",
+      target: {
+        type: "proposal",
+        id: pending.id,
+        label: `${deployment.modelVersion.model.name} on ${deployment.agent.hostName}`,
+      },
+      before: { state: pending.state, batchSize: pending.batchSize },
+      after: { state: "withdrawn", reason: comment },
     });
     return { kind: "withdrawn" as const, proposalId: pending.id };
   });

@@ -22,7 +22,14 @@ import { generateInputs } from "../../../apps/loadgen/src/oip-inputs";
 import { runOpenLoop } from "../../../apps/loadgen/src/open-loop";
 import { buildSchedule } from "../../../apps/loadgen/src/schedule";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
-import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until } from "../../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  insertModelVersion,
+  startAgentProcess,
+  startRouteServer,
+  stopProcess,
+  until,
+} from "../../../test/control-plane-harness";
 import { createAgentToken } from "./agent-tokens-service";
 import { deployModel } from "./deployments-service";
 import { heartbeatBodyColumn } from "@/contracts/agent-columns";
@@ -48,11 +55,13 @@ let modelVersionId: string;
 
 const as = (user: SessionUser) => createCaller(contextFor(user));
 const deployment = () => db().deployment.findUniqueOrThrow({ where: { id: deploymentId } });
-const serving = (generation: number) => until(async () => {
-  const d = await deployment();
-  return d.observedGeneration === generation && d.state === "serving" ? d : undefined;
-}, `generation ${generation} to serve`);
-const estimatorProposals = () => db().proposal.findMany({ where: { deploymentId, source: "estimator" }, orderBy: { createdAt: "asc" } });
+const serving = (generation: number) =>
+  until(async () => {
+    const d = await deployment();
+    return d.observedGeneration === generation && d.state === "serving" ? d : undefined;
+  }, `generation ${generation} to serve`);
+const estimatorProposals = () =>
+  db().proposal.findMany({ where: { deploymentId, source: "estimator" }, orderBy: { createdAt: "asc" } });
 
 /** A CNN slow enough that 400 requests a second overload it on any CPU: 5 convolutions of 128 channels at 64×64
  *  take ≈ 23 ms per image on one core of this EPYC (12 ms on two), so it serves ≈ 80/s here and would need a host
@@ -69,8 +78,17 @@ function buildSlowCnn(): Uint8Array {
 
 /** A decision as the agent reports it, for the proposals this test makes by hand. */
 const decision = (proposed: number, current: number): EstimatorDecisionReport => ({
-  tMs: Date.now(), samples: 40, qHat: proposed * 1.5, qTilde: proposed * 1.2, estimate: proposed, stable: proposed, current,
-  triggers: { timeoutShare: 1, batchTimeouts: true, meanQueueDelayMs: 4, queueDelay: true, holds: true }, dwellRemainingMs: 0, proposed, outcome: "proposed",
+  tMs: Date.now(),
+  samples: 40,
+  qHat: proposed * 1.5,
+  qTilde: proposed * 1.2,
+  estimate: proposed,
+  stable: proposed,
+  current,
+  triggers: { timeoutShare: 1, batchTimeouts: true, meanQueueDelayMs: 4, queueDelay: true, holds: true },
+  dwellRemainingMs: 0,
+  proposed,
+  outcome: "proposed",
 });
 
 /** A complete profile "measured here": L(t, b) = 1 + 4·b/t ms, so for every B one instance on all T cores wins (ties go to fewer instances). */
@@ -81,12 +99,37 @@ async function insertProfile(): Promise<string> {
   const batches = [1, 2, 4, 8, 16, 32, 64];
   const profile = await db().profile.create({
     data: {
-      id: crypto.randomUUID(), modelVersionId, agentId, deploymentId, hardwareClass: hardwareClassOf(agent), runtimeSignature: runtimeSignatureOf(agent),
-      cores: T, threads, batches, stoppingRule: { kind: "fixed", warmup: 10, iterations: 100 }, status: "complete",
-      cells: { create: threads.flatMap((t) => batches.map((b) => {
-        const ms = 1 + (4 * b) / t;
-        return { threads: t, batch: b, meanMs: ms, p50Ms: ms, p90Ms: ms, p99Ms: ms, stddevMs: 0.01, ciHalfWidthMs: 0.01, iterations: 100, stopReason: "fixed-count", histogram: "" };
-      })) },
+      id: crypto.randomUUID(),
+      modelVersionId,
+      agentId,
+      deploymentId,
+      hardwareClass: hardwareClassOf(agent),
+      runtimeSignature: runtimeSignatureOf(agent),
+      cores: T,
+      threads,
+      batches,
+      stoppingRule: { kind: "fixed", warmup: 10, iterations: 100 },
+      status: "complete",
+      cells: {
+        create: threads.flatMap((t) =>
+          batches.map((b) => {
+            const ms = 1 + (4 * b) / t;
+            return {
+              threads: t,
+              batch: b,
+              meanMs: ms,
+              p50Ms: ms,
+              p90Ms: ms,
+              p99Ms: ms,
+              stddevMs: 0.01,
+              ciHalfWidthMs: 0.01,
+              iterations: 100,
+              stopReason: "fixed-count",
+              histogram: "",
+            };
+          }),
+        ),
+      },
     },
   });
   return profile.id;
@@ -110,16 +153,26 @@ beforeAll(async () => {
   const port = await freePort();
   // The serving process reads the estimator's timing from its environment.
   const agent = startAgentProcess(server.url, token, join(dataDir, "agent"), port, {
-    ESTIMATOR_DECISION_INTERVAL_MS: String(DECISION_MS), ESTIMATOR_MIN_DWELL_MS: String(DWELL_MS), AGENT_WARMUP_ITERATIONS: "1",
+    ESTIMATOR_DECISION_INTERVAL_MS: String(DECISION_MS),
+    ESTIMATOR_MIN_DWELL_MS: String(DWELL_MS),
+    AGENT_WARMUP_ITERATIONS: "1",
   });
   children.push(agent.process);
   agentUrl = agent.url;
   // Agents of earlier test files registered from this same host: find ours by its token.
-  const registered = await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: createdToken.id } } } }), "registration");
+  const registered = await until(
+    () => prisma.agent.findFirst({ where: { tokens: { some: { id: createdToken.id } } } }),
+    "registration",
+  );
   agentId = registered.id;
   const version = await insertModelVersion(dataDir, MODEL, buildSlowCnn());
   modelVersionId = version.id;
-  deploymentId = (await deployModel({ user: admin, requestId: "t" }, { agentId, modelVersionId: version.id, cpus: registered.allowedCpus })).id;
+  deploymentId = (
+    await deployModel(
+      { user: admin, requestId: "t" },
+      { agentId, modelVersionId: version.id, cpus: registered.allowedCpus },
+    )
+  ).id;
   await serving(1);
 });
 
@@ -132,16 +185,31 @@ afterAll(async () => {
 describe("estimator proposals", () => {
   it("without a profile, a proposal says so and cannot be approved", async () => {
     // B = 128: more than this test's load can ever propose (at most 40 requests in flight), so it never collides below.
-    const outcome = await recordEstimatorProposal(deploymentId, { batchSize: 128, decision: decision(128, 1), timeline: [decision(128, 1)] });
+    const outcome = await recordEstimatorProposal(deploymentId, {
+      batchSize: 128,
+      decision: decision(128, 1),
+      timeline: [decision(128, 1)],
+    });
     expect(outcome.kind).toBe("created");
     const [p] = await estimatorProposals();
-    expect(p).toMatchObject({ state: "pending", reason: "estimator: stable batch size 1 → 128", profileId: null, proposedById: null });
-    expect(p!.blockedReason).toMatch(/no complete profile of this model version matches the deployment.*profile the deployment/);
-    await expect(as(sre).proposals.approve({ proposalId: p!.id })).rejects.toThrow(/cannot be approved: no complete profile/);
+    expect(p).toMatchObject({
+      state: "pending",
+      reason: "estimator: stable batch size 1 → 128",
+      profileId: null,
+      proposedById: null,
+    });
+    expect(p!.blockedReason).toMatch(
+      /no complete profile of this model version matches the deployment.*profile the deployment/,
+    );
+    await expect(as(sre).proposals.approve({ proposalId: p!.id })).rejects.toThrow(
+      /cannot be approved: no complete profile/,
+    );
     expect((await deployment()).generation).toBe(1);
     // Rejected, the same B is not proposed again for this generation.
     await as(sre).proposals.reject({ proposalId: p!.id, comment: "profile first" });
-    expect(await recordEstimatorProposal(deploymentId, { batchSize: 128, decision: decision(128, 1) })).toMatchObject({ kind: "ignored" });
+    expect(await recordEstimatorProposal(deploymentId, { batchSize: 128, decision: decision(128, 1) })).toMatchObject({
+      kind: "ignored",
+    });
     expect(await estimatorProposals()).toHaveLength(1);
     await db().proposal.deleteMany({ where: { deploymentId } });
   });
@@ -154,27 +222,45 @@ describe("estimator proposals", () => {
       const body = encodeInferRequest(generateInputs(metadata.inputs, { batch: 1, seed: 3 }), { binary: true });
       // Low: 20/s for 2.5 s (the queue stays near empty: B̃ = 1 = B). High: 400/s, more than the instance serves, for
       // 3× the dwell time; at most 40 in flight, so the queue stays bounded (and B ≤ 32).
-      const schedule = buildSchedule({ kind: "steps", steps: [{ rate: 20, durationMs: 2500 }, { rate: 400, durationMs: 3 * DWELL_MS }], arrivals: "constant" }, { durationMs: 2500 + 3 * DWELL_MS, seed: 1, maxRequests: 100_000 });
+      const schedule = buildSchedule(
+        {
+          kind: "steps",
+          steps: [
+            { rate: 20, durationMs: 2500 },
+            { rate: 400, durationMs: 3 * DWELL_MS },
+          ],
+          arrivals: "constant",
+        },
+        { durationMs: 2500 + 3 * DWELL_MS, seed: 1, maxRequests: 100_000 },
+      );
       const run = await runOpenLoop({ schedule, send: () => client.send(body), maxInFlight: 40, warmupMs: 0 });
       expect(run.measured.ok).toBeGreaterThan(0);
     } finally {
       client.close();
     }
     // Heartbeats after the run carry the last proposals: wait for one to be recorded.
-    const [proposal] = await until(async () => { const all = await estimatorProposals(); return all.length ? all : undefined; }, "an estimator proposal");
+    const [proposal] = await until(async () => {
+      const all = await estimatorProposals();
+      return all.length ? all : undefined;
+    }, "an estimator proposal");
     // Without traffic the agent settles (B̃ back to the running B = 1): the load no longer asks for the change, so
     // the proposal is withdrawn (not left for an SRE to approve), with the reason and the agent as the actor.
     await until(async () => {
       const timeline = deploymentLastReportColumn.read((await deployment()).lastReport)?.estimatorTimeline ?? [];
       return timeline.at(-1)?.stable === 1;
     }, "the estimator to settle");
-    await until(async () => (await estimatorProposals()).every((x) => x.state === "withdrawn"), "the proposal to be withdrawn");
+    await until(
+      async () => (await estimatorProposals()).every((x) => x.state === "withdrawn"),
+      "the proposal to be withdrawn",
+    );
     const all = await estimatorProposals();
     expect(all).toHaveLength(1);
     const p = all[0]!;
     expect(p.id).toBe(proposal!.id);
     expect(p.decisionComment).toBe("its stable batch size is back to B = 1, the one the deployment runs");
-    const withdrawn = await db().auditEvent.findFirstOrThrow({ where: { targetId: p.id, action: "proposal.withdraw" } });
+    const withdrawn = await db().auditEvent.findFirstOrThrow({
+      where: { targetId: p.id, action: "proposal.withdraw" },
+    });
     expect(withdrawn).toMatchObject({ actorType: "agent", actorId: agentId });
     await expect(as(sre).proposals.approve({ proposalId: p.id })).rejects.toThrow();
     expect(p.batchSize).toBeGreaterThanOrEqual(2);
@@ -186,7 +272,9 @@ describe("estimator proposals", () => {
     expect(p.predictedLatencyMs).toBeCloseTo(1 + (4 * p.batchSize) / T, 9);
     // Every time the agent proposed went into this one proposal (the raw heartbeats say how often it proposed).
     const heartbeats = await db().agentHeartbeat.findMany({ where: { agentId } });
-    const proposedTimes = heartbeats.filter((h) => heartbeatBodyColumn.read(h.body).deployments.some((d) => d.estimatorProposal)).length;
+    const proposedTimes = heartbeats.filter((h) =>
+      heartbeatBodyColumn.read(h.body).deployments.some((d) => d.estimatorProposal),
+    ).length;
     const stored = proposalEvidenceColumn.read(p.evidence);
     const evidence = stored.estimator!;
     expect(proposedTimes).toBeGreaterThanOrEqual(1);
@@ -208,26 +296,64 @@ describe("estimator proposals", () => {
   });
 
   it("an auto-approve policy leaves an out-of-bounds proposal pending, and applies an in-bounds one", async () => {
-    await expect(as(ml).estimator.setPolicy({ deploymentId, mode: "auto_approve", minBatch: 1, maxBatch: 16, singleStep: true, changes: "scale_only", maxPerHour: 1 }))
-      .rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(as(sre).estimator.setPolicy({ deploymentId, mode: "auto_approve", minBatch: 32, maxBatch: 16, singleStep: true, changes: "scale_only", maxPerHour: 1 }))
-      .rejects.toThrow(/maxBatch/);
-    await as(sre).estimator.setPolicy({ deploymentId, mode: "auto_approve", minBatch: 1, maxBatch: 16, singleStep: true, changes: "scale_only", maxPerHour: 1 });
-    expect(await db().auditEvent.count({ where: { action: "approval_policy.update", targetId: deploymentId } })).toBe(1);
+    await expect(
+      as(ml).estimator.setPolicy({
+        deploymentId,
+        mode: "auto_approve",
+        minBatch: 1,
+        maxBatch: 16,
+        singleStep: true,
+        changes: "scale_only",
+        maxPerHour: 1,
+      }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      as(sre).estimator.setPolicy({
+        deploymentId,
+        mode: "auto_approve",
+        minBatch: 32,
+        maxBatch: 16,
+        singleStep: true,
+        changes: "scale_only",
+        maxPerHour: 1,
+      }),
+    ).rejects.toThrow(/maxBatch/);
+    await as(sre).estimator.setPolicy({
+      deploymentId,
+      mode: "auto_approve",
+      minBatch: 1,
+      maxBatch: 16,
+      singleStep: true,
+      changes: "scale_only",
+      maxPerHour: 1,
+    });
+    expect(await db().auditEvent.count({ where: { action: "approval_policy.update", targetId: deploymentId } })).toBe(
+      1,
+    );
 
     // Out of bounds: B = 64 (a new proposal: the last one was withdrawn) stays pending, saying why.
-    const out = await recordEstimatorProposal(deploymentId, { batchSize: 64, decision: decision(64, 1), timeline: [decision(64, 1)] });
+    const out = await recordEstimatorProposal(deploymentId, {
+      batchSize: 64,
+      decision: decision(64, 1),
+      timeline: [decision(64, 1)],
+    });
     expect(out).toMatchObject({ kind: "created", autoApproved: false });
     const pendingOnes = async () => (await estimatorProposals()).filter((x) => x.state === "pending");
     const [pending] = await pendingOnes();
     expect(await pendingOnes()).toHaveLength(1);
     expect(pending).toMatchObject({ state: "pending", batchSize: 64, reason: "estimator: stable batch size 1 → 64" });
-    expect(pending!.policyNote).toBe("auto-approval refused: B = 64 is outside the policy's bounds [1, 16]; 1 → 64 is more than one doubling or halving");
+    expect(pending!.policyNote).toBe(
+      "auto-approval refused: B = 64 is outside the policy's bounds [1, 16]; 1 → 64 is more than one doubling or halving",
+    );
     expect((await deployment()).generation).toBe(1);
 
     // In bounds: 1 → 2 (the pending proposal becomes B = 2), one doubling, only the batch changes: approved by the
     // policy, through the approve path.
-    const inside = await recordEstimatorProposal(deploymentId, { batchSize: 2, decision: decision(2, 1), timeline: [decision(2, 1)] });
+    const inside = await recordEstimatorProposal(deploymentId, {
+      batchSize: 2,
+      decision: decision(2, 1),
+      timeline: [decision(2, 1)],
+    });
     expect(inside).toMatchObject({ kind: "updated", autoApproved: true });
     const d = await deployment();
     expect(d.generation).toBe(2);
@@ -237,55 +363,102 @@ describe("estimator proposals", () => {
       return p.state === "applied" ? p : undefined;
     }, "the auto-approved proposal to apply");
     expect(applied).toMatchObject({ batchSize: 2, decidedById: null, appliedGeneration: 2, policyNote: null });
-    expect(applied.autoApprovedPolicy).toMatchObject({ mode: "auto_approve", minBatch: 1, maxBatch: 16, singleStep: true, changes: "scale_only", maxPerHour: 1 });
+    expect(applied.autoApprovedPolicy).toMatchObject({
+      mode: "auto_approve",
+      minBatch: 1,
+      maxBatch: 16,
+      singleStep: true,
+      changes: "scale_only",
+      maxPerHour: 1,
+    });
     const events = await db().auditEvent.findMany({ where: { targetId: pending!.id }, orderBy: { id: "asc" } });
     const auto = events.find((e) => e.action === "proposal.auto_approve");
     expect(auto).toMatchObject({ actorType: "system", actorLabel: "approval policy" });
     expect((auto!.after as { policy: { maxBatch: number } }).policy.maxBatch).toBe(16);
     expect(events.map((e) => e.action).at(-1)).toBe("proposal.applied");
-    const generation = await db().deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId, generation: 2 } } });
+    const generation = await db().deploymentGeneration.findUniqueOrThrow({
+      where: { deploymentId_generation: { deploymentId, generation: 2 } },
+    });
     expect(generation.label).toBe("proposal: estimator: stable batch size 1 → 2");
     expect((generation.plan as { batchSize?: number }).batchSize).toBe(2);
 
     // The hourly limit (1): the next in-bounds proposal (2 → 4) waits for an SRE, saying why.
-    const limited = await recordEstimatorProposal(deploymentId, { batchSize: 4, decision: decision(4, 2), timeline: [decision(4, 2)] });
+    const limited = await recordEstimatorProposal(deploymentId, {
+      batchSize: 4,
+      decision: decision(4, 2),
+      timeline: [decision(4, 2)],
+    });
     expect(limited).toMatchObject({ kind: "created", autoApproved: false });
     const next = await db().proposal.findFirstOrThrow({ where: { deploymentId, state: "pending" } });
-    expect(next.policyNote).toBe("auto-approval refused: 1 auto-approval in the last hour reach the policy's limit of 1");
+    expect(next.policyNote).toBe(
+      "auto-approval refused: 1 auto-approval in the last hour reach the policy's limit of 1",
+    );
     expect((await deployment()).generation).toBe(2);
   });
 
-  it("an estimator proposal is checked by a plan trial before it is offered; past the policy's rate it is offered without one, saying why", { timeout: 300_000 }, async () => {
-    await db().proposal.deleteMany({ where: { deploymentId } });
-    await db().job.deleteMany({ where: { kind: "plan_trial" } });
-    await as(sre).estimator.setPolicy({ deploymentId, mode: "require_approval", minBatch: 1, maxBatch: 64, singleStep: true, changes: "scale_only", maxPerHour: 1 });
-    const current = (await deployment()).generation;
-    await serving(current);
+  it(
+    "an estimator proposal is checked by a plan trial before it is offered; past the policy's rate it is offered without one, saying why",
+    { timeout: 300_000 },
+    async () => {
+      await db().proposal.deleteMany({ where: { deploymentId } });
+      await db().job.deleteMany({ where: { kind: "plan_trial" } });
+      await as(sre).estimator.setPolicy({
+        deploymentId,
+        mode: "require_approval",
+        minBatch: 1,
+        maxBatch: 64,
+        singleStep: true,
+        changes: "scale_only",
+        maxPerHour: 1,
+      });
+      const current = (await deployment()).generation;
+      await serving(current);
 
-    // The first proposal of the hour: trialing until the agent has measured its plans (the optimizer's top plans and
-    // ⟨1,T,B⟩, run as served), then pending with the trial beside the prediction.
-    const first = await recordEstimatorProposal(deploymentId, { batchSize: 8, decision: decision(8, 2), timeline: [decision(8, 2)] });
-    expect(first).toMatchObject({ kind: "created", autoApproved: false });
-    const queued = await db().proposal.findUniqueOrThrow({ where: { id: (first as { proposalId: string }).proposalId } });
-    expect(queued.state).toBe("trialing");
-    const job = await db().job.findUniqueOrThrow({ where: { id: queued.trialJobId! } });
-    expect(job).toMatchObject({ kind: "plan_trial", createdById: null });
-    expect((job.params as { batch: number; deploymentId: string })).toMatchObject({ batch: 8, deploymentId });
-    const offered = await until(async () => {
-      const p = await db().proposal.findUniqueOrThrow({ where: { id: queued.id } });
-      return p.state === "pending" ? p : undefined;
-    }, "the plan trial to settle", 240_000);
-    const trial = offered.trial as { state: string; candidates: Array<{ measured: { meanMs: number } | null; predictedMs: number | null }>; verdict: unknown };
-    expect(trial.state).toBe("done");
-    expect(trial.candidates.filter((c) => c.measured !== null).length).toBeGreaterThanOrEqual(1);
-    expect(trial.verdict).not.toBeNull();
+      // The first proposal of the hour: trialing until the agent has measured its plans (the optimizer's top plans and
+      // ⟨1,T,B⟩, run as served), then pending with the trial beside the prediction.
+      const first = await recordEstimatorProposal(deploymentId, {
+        batchSize: 8,
+        decision: decision(8, 2),
+        timeline: [decision(8, 2)],
+      });
+      expect(first).toMatchObject({ kind: "created", autoApproved: false });
+      const queued = await db().proposal.findUniqueOrThrow({
+        where: { id: (first as { proposalId: string }).proposalId },
+      });
+      expect(queued.state).toBe("trialing");
+      const job = await db().job.findUniqueOrThrow({ where: { id: queued.trialJobId! } });
+      expect(job).toMatchObject({ kind: "plan_trial", createdById: null });
+      expect(job.params as { batch: number; deploymentId: string }).toMatchObject({ batch: 8, deploymentId });
+      const offered = await until(
+        async () => {
+          const p = await db().proposal.findUniqueOrThrow({ where: { id: queued.id } });
+          return p.state === "pending" ? p : undefined;
+        },
+        "the plan trial to settle",
+        240_000,
+      );
+      const trial = offered.trial as {
+        state: string;
+        candidates: Array<{ measured: { meanMs: number } | null; predictedMs: number | null }>;
+        verdict: unknown;
+      };
+      expect(trial.state).toBe("done");
+      expect(trial.candidates.filter((c) => c.measured !== null).length).toBeGreaterThanOrEqual(1);
+      expect(trial.verdict).not.toBeNull();
 
-    // The estimator changes its mind (B = 16): the hour's one trial is spent, so it is offered on its predictions,
-    // and says why.
-    const second = await recordEstimatorProposal(deploymentId, { batchSize: 16, decision: decision(16, 2), timeline: [decision(16, 2)] });
-    expect(second).toMatchObject({ kind: "updated", proposalId: queued.id });
-    const updated = await db().proposal.findUniqueOrThrow({ where: { id: queued.id } });
-    expect(updated).toMatchObject({ state: "pending", batchSize: 16, trialJobId: null, trial: null });
-    expect(proposalEvidenceColumn.read(updated.evidence).trialNote).toBe("no plan trial: 1 in the last hour already (the approval policy's rate is 1 an hour)");
-  });
+      // The estimator changes its mind (B = 16): the hour's one trial is spent, so it is offered on its predictions,
+      // and says why.
+      const second = await recordEstimatorProposal(deploymentId, {
+        batchSize: 16,
+        decision: decision(16, 2),
+        timeline: [decision(16, 2)],
+      });
+      expect(second).toMatchObject({ kind: "updated", proposalId: queued.id });
+      const updated = await db().proposal.findUniqueOrThrow({ where: { id: queued.id } });
+      expect(updated).toMatchObject({ state: "pending", batchSize: 16, trialJobId: null, trial: null });
+      expect(proposalEvidenceColumn.read(updated.evidence).trialNote).toBe(
+        "no plan trial: 1 in the last hour already (the approval policy's rate is 1 an hour)",
+      );
+    },
+  );
 });

@@ -14,24 +14,44 @@ export async function estimatorView(deploymentId: string, prisma: PrismaClient =
   if (!deployment) throw notFound("deployment", deploymentId);
   await expireStaleProposals(prisma);
   const report = deploymentLastReportColumn.read(deployment.lastReport);
-  const running = await prisma.deploymentGeneration.findUnique({ where: { deploymentId_generation: { deploymentId, generation: deployment.generation } } });
+  const running = await prisma.deploymentGeneration.findUnique({
+    where: { deploymentId_generation: { deploymentId, generation: deployment.generation } },
+  });
   const plan = running ? generationPlanColumn.schema.safeParse(running.plan) : null;
-  const proposals = await prisma.proposal.findMany({ where: { deploymentId, source: "estimator" }, orderBy: { createdAt: "desc" }, take: 10 });
+  const proposals = await prisma.proposal.findMany({
+    where: { deploymentId, source: "estimator" },
+    orderBy: { createdAt: "desc" },
+    take: 10,
+  });
   const state = report?.estimator ?? null;
   return {
     deploymentId,
     currentB: plan?.success ? planBatchSize(plan.data) : null,
     reportedAt: report?.at ?? null,
-    state: state ? { qTilde: state.qTilde, stable: state.stable, estimates: state.estimates, params: state.params } : null,
+    state: state
+      ? { qTilde: state.qTilde, stable: state.stable, estimates: state.estimates, params: state.params }
+      : null,
     timeline: report?.estimatorTimeline ?? [],
     proposals: proposals.map((p) => {
       const evidence = proposalEvidenceColumn.read(p.evidence);
       return {
-        id: p.id, state: p.state, reason: p.reason, batchSize: p.batchSize, createdAt: p.createdAt, lastProposedAt: p.lastProposedAt,
-        items: proposalItemsColumn.read(p.items), predictedLatencyMs: p.predictedLatencyMs, predictedThroughputPerS: p.predictedThroughputPerS,
-        blockedReason: p.blockedReason, policyNote: p.policyNote, autoApproved: p.autoApprovedPolicy !== null, appliedGeneration: p.appliedGeneration,
-        failureReason: p.failureReason, decisionComment: p.decisionComment,
-        reports: evidence.estimator?.reports ?? 1, change: evidence.change ?? null,
+        id: p.id,
+        state: p.state,
+        reason: p.reason,
+        batchSize: p.batchSize,
+        createdAt: p.createdAt,
+        lastProposedAt: p.lastProposedAt,
+        items: proposalItemsColumn.read(p.items),
+        predictedLatencyMs: p.predictedLatencyMs,
+        predictedThroughputPerS: p.predictedThroughputPerS,
+        blockedReason: p.blockedReason,
+        policyNote: p.policyNote,
+        autoApproved: p.autoApprovedPolicy !== null,
+        appliedGeneration: p.appliedGeneration,
+        failureReason: p.failureReason,
+        decisionComment: p.decisionComment,
+        reports: evidence.estimator?.reports ?? 1,
+        change: evidence.change ?? null,
         timeline: evidence.estimator?.timeline ?? [],
       };
     }),

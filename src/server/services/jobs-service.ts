@@ -21,8 +21,18 @@ export interface JobView {
 type Row = Awaited<ReturnType<PrismaClient["job"]["findFirstOrThrow"]>>;
 
 const view = (j: Row): JobView => ({
-  id: j.id, kind: j.kind, state: j.state, progress: j.progress, progressMessage: j.progressMessage, error: j.error,
-  result: j.result, params: j.params, attempts: j.attempts, createdAt: j.createdAt, startedAt: j.startedAt, finishedAt: j.finishedAt,
+  id: j.id,
+  kind: j.kind,
+  state: j.state,
+  progress: j.progress,
+  progressMessage: j.progressMessage,
+  error: j.error,
+  result: j.result,
+  params: j.params,
+  attempts: j.attempts,
+  createdAt: j.createdAt,
+  startedAt: j.startedAt,
+  finishedAt: j.finishedAt,
 });
 
 export async function getJob(id: string, prisma: PrismaClient = db()): Promise<JobView> {
@@ -32,7 +42,14 @@ export async function getJob(id: string, prisma: PrismaClient = db()): Promise<J
 }
 
 /** The latest jobs of a kind, newest first. */
-export async function listJobs(input: { kind: string; limit?: number }, prisma: PrismaClient = db()): Promise<JobView[]> {
-  const jobs = await prisma.job.findMany({ where: { kind: input.kind }, orderBy: { createdAt: "desc" }, take: Math.min(Math.max(input.limit ?? 20, 1), 100) });
+export async function listJobs(
+  input: { kind: string; limit?: number },
+  prisma: PrismaClient = db(),
+): Promise<JobView[]> {
+  const jobs = await prisma.job.findMany({
+    where: { kind: input.kind },
+    orderBy: { createdAt: "desc" },
+    take: Math.min(Math.max(input.limit ?? 20, 1), 100),
+  });
   return jobs.map(view);
 }

@@ -9,27 +9,63 @@ function openReport() {
   for (let ms = 1; ms <= 100; ms++) histogram.recordMs(ms);
   const summary = histogram.summary();
   return loadgenReportSchema.parse({
-    format: "packrat-loadgen/1", startedAt: "2026-11-29T10:00:00.000Z", finishedAt: "2026-11-29T10:00:02.000Z", target: "http://127.0.0.1:8000",
-    model: "tiny-cnn", mode: "open", config: { pattern: { kind: "constant", rate: 60 } },
+    format: "packrat-loadgen/1",
+    startedAt: "2026-11-29T10:00:00.000Z",
+    finishedAt: "2026-11-29T10:00:02.000Z",
+    target: "http://127.0.0.1:8000",
+    model: "tiny-cnn",
+    mode: "open",
+    config: { pattern: { kind: "constant", rate: 60 } },
     open: {
-      measured: { intended: 110, sent: 106, ok: 100, httpErrors: { "503": 2, "500": 0 }, badResponses: 1, transportErrors: { refused: 0, reset: 2, timed_out: 1, other: 0 }, dropped: 4 },
-      warmup: { intended: 10 }, windowMs: 2000, offeredPerS: 55, okPerS: 50,
+      measured: {
+        intended: 110,
+        sent: 106,
+        ok: 100,
+        httpErrors: { "503": 2, "500": 0 },
+        badResponses: 1,
+        transportErrors: { refused: 0, reset: 2, timed_out: 1, other: 0 },
+        dropped: 4,
+      },
+      warmup: { intended: 10 },
+      windowMs: 2000,
+      offeredPerS: 55,
+      okPerS: 50,
       latency: { ...summary, histogram: histogram.encode() },
-      service: summary, sendLag: summary,
+      service: summary,
+      sendLag: summary,
       serverTiming: { compute: { count: 100, meanMs: 0.4, p50Ms: 0.4, p90Ms: 0.5, p95Ms: 0.5, p99Ms: 0.9, maxMs: 1 } },
       timeline: [
-        { second: 0, warmup: true, intended: 60, sent: 58, ok: 55, errors: 1, dropped: 2, p50Ms: 40, p99Ms: 90, maxMs: 95 },
+        {
+          second: 0,
+          warmup: true,
+          intended: 60,
+          sent: 58,
+          ok: 55,
+          errors: 1,
+          dropped: 2,
+          p50Ms: 40,
+          p99Ms: 90,
+          maxMs: 95,
+        },
         { second: 1, warmup: false, intended: 60, sent: 58, ok: 55, errors: 4, dropped: 2 },
       ],
       errorSamples: ["503: queue full"],
-      durationMs: 2000, notReached: 0,
+      durationMs: 2000,
+      notReached: 0,
     },
   });
 }
 
 describe("errorClasses", () => {
   it("HTTP errors by status, bad responses, transport errors by kind and drops; zero counts left out", () => {
-    expect(errorClasses({ httpErrors: { "503": 2, "500": 0, "429": 1 }, badResponses: 1, transportErrors: { refused: 0, reset: 2, timed_out: 1, other: 0 }, dropped: 4 })).toEqual([
+    expect(
+      errorClasses({
+        httpErrors: { "503": 2, "500": 0, "429": 1 },
+        badResponses: 1,
+        transportErrors: { refused: 0, reset: 2, timed_out: 1, other: 0 },
+        dropped: 4,
+      }),
+    ).toEqual([
       { errorClass: "HTTP 429", count: 1 },
       { errorClass: "HTTP 503", count: 2 },
       { errorClass: "bad response (200 without an inference body)", count: 1 },
@@ -40,7 +76,14 @@ describe("errorClasses", () => {
   });
 
   it("a run without failures has no classes", () => {
-    expect(errorClasses({ httpErrors: {}, badResponses: 0, transportErrors: { refused: 0, reset: 0, timed_out: 0, other: 0 }, dropped: 0 })).toEqual([]);
+    expect(
+      errorClasses({
+        httpErrors: {},
+        badResponses: 0,
+        transportErrors: { refused: 0, reset: 0, timed_out: 0, other: 0 },
+        dropped: 0,
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -62,20 +105,37 @@ describe("summarizeLoadgenReport", () => {
     expect(Math.abs(at(99) - 99) / 99).toBeLessThan(0.001);
     expect(Math.abs(at(100) - 100) / 100).toBeLessThan(0.001);
     // A spectrum never falls.
-    for (let i = 1; i < s.spectrum.length; i++) expect(s.spectrum[i]!.latencyMs).toBeGreaterThanOrEqual(s.spectrum[i - 1]!.latencyMs);
+    for (let i = 1; i < s.spectrum.length; i++)
+      expect(s.spectrum[i]!.latencyMs).toBeGreaterThanOrEqual(s.spectrum[i - 1]!.latencyMs);
   });
 
   it("a second without successes has no percentiles (null, never NaN)", () => {
     const t = summarizeLoadgenReport(openReport()).open!.timeline;
-    expect(t[0]).toEqual({ second: 0, warmup: true, intended: 60, ok: 55, errors: 1, dropped: 2, p50Ms: 40, p99Ms: 90 });
+    expect(t[0]).toEqual({
+      second: 0,
+      warmup: true,
+      intended: 60,
+      ok: 55,
+      errors: 1,
+      dropped: 2,
+      p50Ms: 40,
+      p99Ms: 90,
+    });
     expect(t[1]).toMatchObject({ second: 1, warmup: false, p50Ms: null, p99Ms: null });
   });
 
   it("a search: its steps, the max rate and the first failing rate", () => {
     const report = loadgenReportSchema.parse({
-      format: "packrat-loadgen/1", startedAt: "a", finishedAt: "b", target: "t", model: "m", mode: "search", config: {},
+      format: "packrat-loadgen/1",
+      startedAt: "a",
+      finishedAt: "b",
+      target: "t",
+      model: "m",
+      mode: "search",
+      config: {},
       search: {
-        maxRate: 15, firstFailingRate: 22.5,
+        maxRate: 15,
+        firstFailingRate: 22.5,
         steps: [
           { rate: 10, p99Ms: 20, intended: 40, ok: 40, passed: true, reason: "p99 20.0 ms ≤ 50 ms" },
           { rate: 15, p99Ms: 30, intended: 60, ok: 60, passed: true, reason: "p99 30.0 ms ≤ 50 ms" },
@@ -86,7 +146,8 @@ describe("summarizeLoadgenReport", () => {
     const s = summarizeLoadgenReport(report);
     expect(s.open).toBeNull();
     expect(s.search).toEqual({
-      maxRatePerS: 15, firstFailingRatePerS: 22.5,
+      maxRatePerS: 15,
+      firstFailingRatePerS: 22.5,
       steps: [
         { ratePerS: 10, p99Ms: 20, intended: 40, ok: 40, passed: true, reason: "p99 20.0 ms ≤ 50 ms" },
         { ratePerS: 15, p99Ms: 30, intended: 60, ok: 60, passed: true, reason: "p99 30.0 ms ≤ 50 ms" },
@@ -97,8 +158,17 @@ describe("summarizeLoadgenReport", () => {
 
   it("a search where even the start rate failed has no max rate (null)", () => {
     const report = loadgenReportSchema.parse({
-      format: "packrat-loadgen/1", startedAt: "a", finishedAt: "b", target: "t", model: "m", mode: "search", config: {},
-      search: { firstFailingRate: 10, steps: [{ rate: 10, p99Ms: 90, intended: 40, ok: 40, passed: false, reason: "p99 90.0 ms > 50 ms" }] },
+      format: "packrat-loadgen/1",
+      startedAt: "a",
+      finishedAt: "b",
+      target: "t",
+      model: "m",
+      mode: "search",
+      config: {},
+      search: {
+        firstFailingRate: 10,
+        steps: [{ rate: 10, p99Ms: 90, intended: 40, ok: 40, passed: false, reason: "p99 90.0 ms > 50 ms" }],
+      },
     });
     expect(summarizeLoadgenReport(report).search).toMatchObject({ maxRatePerS: null, firstFailingRatePerS: 10 });
   });

@@ -7,7 +7,10 @@ import type { LoadgenReportJson } from "@/contracts/agent-jobs";
 /** Percentiles of the spectrum chart: dense near the tail, where latency goals live. */
 export const SPECTRUM_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 100] as const;
 
-export interface ErrorClassCount { errorClass: string; count: number }
+export interface ErrorClassCount {
+  errorClass: string;
+  count: number;
+}
 
 export interface LoadTestSummary {
   mode: "open" | "closed" | "search";
@@ -16,11 +19,28 @@ export interface LoadTestSummary {
     offeredPerS: number;
     okPerS: number;
     counts: { intended: number; sent: number; ok: number; dropped: number; errors: number };
-    latency: { count: number; meanMs: number; p50Ms: number; p90Ms: number | null; p95Ms: number | null; p99Ms: number; maxMs: number };
+    latency: {
+      count: number;
+      meanMs: number;
+      p50Ms: number;
+      p90Ms: number | null;
+      p95Ms: number | null;
+      p99Ms: number;
+      maxMs: number;
+    };
     /** Latency (ms, from intended send time) at each of SPECTRUM_PERCENTILES; empty with no successful request. */
     spectrum: Array<{ percentile: number; latencyMs: number }>;
     errors: ErrorClassCount[];
-    timeline: Array<{ second: number; warmup: boolean; intended: number; ok: number; errors: number; dropped: number; p50Ms: number | null; p99Ms: number | null }>;
+    timeline: Array<{
+      second: number;
+      warmup: boolean;
+      intended: number;
+      ok: number;
+      errors: number;
+      dropped: number;
+      p50Ms: number | null;
+      p99Ms: number | null;
+    }>;
     serverTiming: Array<{ name: string; meanMs: number; p99Ms: number }>;
     errorSamples: string[];
   };
@@ -38,11 +58,16 @@ const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(
 export function errorClasses(measured: Record<string, unknown>): ErrorClassCount[] {
   const out: ErrorClassCount[] = [];
   const http = (measured.httpErrors ?? {}) as Record<string, unknown>;
-  for (const status of Object.keys(http).sort()) if (count(http[status])) out.push({ errorClass: `HTTP ${status}`, count: count(http[status]) });
-  if (count(measured.badResponses)) out.push({ errorClass: "bad response (200 without an inference body)", count: count(measured.badResponses) });
+  for (const status of Object.keys(http).sort())
+    if (count(http[status])) out.push({ errorClass: `HTTP ${status}`, count: count(http[status]) });
+  if (count(measured.badResponses))
+    out.push({ errorClass: "bad response (200 without an inference body)", count: count(measured.badResponses) });
   const transport = (measured.transportErrors ?? {}) as Record<string, unknown>;
-  for (const kind of ["refused", "reset", "timed_out", "other"]) if (count(transport[kind])) out.push({ errorClass: `transport: ${kind.replace("_", " ")}`, count: count(transport[kind]) });
-  if (count(measured.dropped)) out.push({ errorClass: "dropped by the client (in-flight cap)", count: count(measured.dropped) });
+  for (const kind of ["refused", "reset", "timed_out", "other"])
+    if (count(transport[kind]))
+      out.push({ errorClass: `transport: ${kind.replace("_", " ")}`, count: count(transport[kind]) });
+  if (count(measured.dropped))
+    out.push({ errorClass: "dropped by the client (in-flight cap)", count: count(measured.dropped) });
   return out;
 }
 
@@ -50,35 +75,83 @@ export function summarizeLoadgenReport(report: LoadgenReportJson): LoadTestSumma
   let open: LoadTestSummary["open"] = null;
   if (report.open) {
     const run = report.open as LoadgenReportJson["open"] & Record<string, unknown>;
-    const measured = run.measured as Record<string, unknown> & { intended: number; sent: number; ok: number; dropped: number };
+    const measured = run.measured as Record<string, unknown> & {
+      intended: number;
+      sent: number;
+      ok: number;
+      dropped: number;
+    };
     const errors = errorClasses(measured);
     const histogram = LatencyHistogram.decode(run.latency.histogram);
-    const spectrum = histogram.count > 0 ? SPECTRUM_PERCENTILES.map((p) => ({ percentile: p, latencyMs: histogram.percentileMs(p) })) : [];
-    const latency = run.latency as Record<string, unknown> & { count: number; meanMs: number; p50Ms: number; p99Ms: number; maxMs: number };
-    const serverTiming = Object.entries((run.serverTiming ?? {}) as Record<string, { meanMs?: unknown; p99Ms?: unknown }>)
+    const spectrum =
+      histogram.count > 0
+        ? SPECTRUM_PERCENTILES.map((p) => ({ percentile: p, latencyMs: histogram.percentileMs(p) }))
+        : [];
+    const latency = run.latency as Record<string, unknown> & {
+      count: number;
+      meanMs: number;
+      p50Ms: number;
+      p99Ms: number;
+      maxMs: number;
+    };
+    const serverTiming = Object.entries(
+      (run.serverTiming ?? {}) as Record<string, { meanMs?: unknown; p99Ms?: unknown }>,
+    )
       .map(([name, s]) => ({ name, meanMs: num(s.meanMs), p99Ms: num(s.p99Ms) }))
       .filter((s): s is { name: string; meanMs: number; p99Ms: number } => s.meanMs !== null && s.p99Ms !== null);
     open = {
       windowS: run.windowMs / 1000,
       offeredPerS: run.offeredPerS,
       okPerS: run.okPerS,
-      counts: { intended: measured.intended, sent: measured.sent, ok: measured.ok, dropped: measured.dropped, errors: errors.filter((e) => !e.errorClass.startsWith("dropped")).reduce((s, e) => s + e.count, 0) },
-      latency: { count: latency.count, meanMs: latency.meanMs, p50Ms: latency.p50Ms, p90Ms: num(latency.p90Ms), p95Ms: num(latency.p95Ms), p99Ms: latency.p99Ms, maxMs: latency.maxMs },
+      counts: {
+        intended: measured.intended,
+        sent: measured.sent,
+        ok: measured.ok,
+        dropped: measured.dropped,
+        errors: errors.filter((e) => !e.errorClass.startsWith("dropped")).reduce((s, e) => s + e.count, 0),
+      },
+      latency: {
+        count: latency.count,
+        meanMs: latency.meanMs,
+        p50Ms: latency.p50Ms,
+        p90Ms: num(latency.p90Ms),
+        p95Ms: num(latency.p95Ms),
+        p99Ms: latency.p99Ms,
+        maxMs: latency.maxMs,
+      },
       spectrum,
       errors,
       timeline: run.timeline.map((t) => {
         const s = t as Record<string, unknown>;
-        return { second: t.second, warmup: s.warmup === true, intended: t.intended, ok: t.ok, errors: t.errors, dropped: count(s.dropped), p50Ms: num(s.p50Ms), p99Ms: num(s.p99Ms) };
+        return {
+          second: t.second,
+          warmup: s.warmup === true,
+          intended: t.intended,
+          ok: t.ok,
+          errors: t.errors,
+          dropped: count(s.dropped),
+          p50Ms: num(s.p50Ms),
+          p99Ms: num(s.p99Ms),
+        };
       }),
       serverTiming,
-      errorSamples: Array.isArray(run.errorSamples) ? (run.errorSamples as unknown[]).filter((e): e is string => typeof e === "string").slice(0, 10) : [],
+      errorSamples: Array.isArray(run.errorSamples)
+        ? (run.errorSamples as unknown[]).filter((e): e is string => typeof e === "string").slice(0, 10)
+        : [],
     };
   }
   const search: LoadTestSummary["search"] = report.search
     ? {
         maxRatePerS: num(report.search.maxRate),
         firstFailingRatePerS: num(report.search.firstFailingRate),
-        steps: report.search.steps.map((s) => ({ ratePerS: s.rate, p99Ms: s.p99Ms, intended: s.intended, ok: s.ok, passed: s.passed, reason: s.reason })),
+        steps: report.search.steps.map((s) => ({
+          ratePerS: s.rate,
+          p99Ms: s.p99Ms,
+          intended: s.intended,
+          ok: s.ok,
+          passed: s.passed,
+          reason: s.reason,
+        })),
       }
     : null;
   return { mode: report.mode, open, search };

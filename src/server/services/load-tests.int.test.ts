@@ -12,7 +12,15 @@ import { insertTestUser } from "@/server/auth/test-support";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
 import { loadTestReportPath } from "../../../apps/agent/src/attached/load-test-job";
-import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  insertModelVersion,
+  startAgentProcess,
+  startRouteServer,
+  stopProcess,
+  until,
+  type TestAgent,
+} from "../../../test/control-plane-harness";
 import { createAgentToken } from "./agent-tokens-service";
 import { deployModel } from "./deployments-service";
 import { getLoadTest, listLoadTestsForDeployment, startLoadTest } from "./load-tests-service";
@@ -31,7 +39,12 @@ let deploymentId: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, {
+    HEARTBEAT_INTERVAL_MS: "300",
+    LONG_POLL_HOLD_MS: "1000",
+    AGENT_LOST_TIMEOUT_MS: "20000",
+    PACKRAT_DATA_DIR: dataDir,
+  });
   resetEnvForTests();
   const prisma = db();
   await prisma.loadTest.deleteMany({});
@@ -49,10 +62,22 @@ beforeAll(async () => {
   agent = startAgentProcess(server.url, agentToken, stateDir, await freePort());
   children.push(agent.process);
   // Agents of earlier test files registered from this same host: find ours by its token.
-  const registered = await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: created.id } } } }), "registration");
-  const version = await insertModelVersion(dataDir, "tiny-cnn", buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }));
-  deploymentId = (await deployModel(admin, { agentId: registered.id, modelVersionId: version.id, cpus: registered.allowedCpus })).id;
-  await until(async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).state === "serving", "the deployment to serve");
+  const registered = await until(
+    () => prisma.agent.findFirst({ where: { tokens: { some: { id: created.id } } } }),
+    "registration",
+  );
+  const version = await insertModelVersion(
+    dataDir,
+    "tiny-cnn",
+    buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }),
+  );
+  deploymentId = (
+    await deployModel(admin, { agentId: registered.id, modelVersionId: version.id, cpus: registered.allowedCpus })
+  ).id;
+  await until(
+    async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).state === "serving",
+    "the deployment to serve",
+  );
 });
 
 afterAll(async () => {
@@ -62,18 +87,33 @@ afterAll(async () => {
 });
 
 const finished = (loadTestId: string) =>
-  until(async () => { const t = await getLoadTest(loadTestId); return t.status === "done" || t.status === "failed" ? t : undefined; }, "the load test to finish", 90_000);
+  until(
+    async () => {
+      const t = await getLoadTest(loadTestId);
+      return t.status === "done" || t.status === "failed" ? t : undefined;
+    },
+    "the load test to finish",
+    90_000,
+  );
 
 describe("load tests", () => {
   it("refuses to load a serving deployment without a confirmation, and nothing is queued", async () => {
     const before = await db().job.count({ where: { kind: "load_test" } });
-    await expect(startLoadTest(ml, { deploymentId, spec: { mode: "open", pattern: "constant", ratePerS: 10, durationS: 2, binary: true, batch: 1 } }))
-      .rejects.toMatchObject({ code: "PRECONDITION_FAILED", details: { confirmationRequired: true } });
+    await expect(
+      startLoadTest(ml, {
+        deploymentId,
+        spec: { mode: "open", pattern: "constant", ratePerS: 10, durationS: 2, binary: true, batch: 1 },
+      }),
+    ).rejects.toMatchObject({ code: "PRECONDITION_FAILED", details: { confirmationRequired: true } });
     expect(await db().job.count({ where: { kind: "load_test" } })).toBe(before);
   });
 
   it("runs 20 requests/s for 3 s on the tiny CNN: the stored result is the load generator's JSON, as the agent wrote it", async () => {
-    const { loadTestId } = await startLoadTest(ml, { deploymentId, confirmServing: true, spec: { mode: "open", pattern: "constant", ratePerS: 20, durationS: 3, binary: true, batch: 1 } });
+    const { loadTestId } = await startLoadTest(ml, {
+      deploymentId,
+      confirmServing: true,
+      spec: { mode: "open", pattern: "constant", ratePerS: 20, durationS: 3, binary: true, batch: 1 },
+    });
     const test = await finished(loadTestId);
     expect(test.error).toBeNull();
     expect(test.status).toBe("done");
@@ -96,14 +136,19 @@ describe("load tests", () => {
     expect(test.generationAtStart).toBe(1);
     expect(test.generationAtEnd).toBe(1);
     expect(test.planAtStart).not.toBeNull();
-    const audit = await db().auditEvent.findFirst({ where: { action: "load_test.start", targetId: deploymentId }, orderBy: { id: "desc" } });
+    const audit = await db().auditEvent.findFirst({
+      where: { action: "load_test.start", targetId: deploymentId },
+      orderBy: { id: "desc" },
+    });
     expect(audit?.after).toMatchObject({ loadTestId, confirmedServing: true });
     expect((await listLoadTestsForDeployment(deploymentId)).find((t) => t.id === loadTestId)?.status).toBe("done");
   });
 
   it("'max rate under the SLO' runs the ramp search: 5 → 20 requests/s by ×1.5 with a p99 limit the tiny CNN meets", async () => {
     const { loadTestId } = await startLoadTest(sre, {
-      deploymentId, confirmServing: true, spec: { mode: "search", p99LimitMs: 2000, startRatePerS: 5, maxRatePerS: 20, stepS: 1, binary: false, batch: 1 },
+      deploymentId,
+      confirmServing: true,
+      spec: { mode: "search", p99LimitMs: 2000, startRatePerS: 5, maxRatePerS: 20, stepS: 1, binary: false, batch: 1 },
     });
     const test = await finished(loadTestId);
     expect(test.error).toBeNull();
@@ -116,10 +161,15 @@ describe("load tests", () => {
   });
 
   it("GET /jobs/next refuses a job kind it does not know", async () => {
-    const response = await fetch(`${server.url}/api/agent/v1/jobs/next?kinds=profile,benchmark`, { headers: { authorization: `Bearer ${agentToken}` } });
+    const response = await fetch(`${server.url}/api/agent/v1/jobs/next?kinds=profile,benchmark`, {
+      headers: { authorization: `Bearer ${agentToken}` },
+    });
     expect(response.status).toBe(400);
     const { error } = (await response.json()) as { error: { code: string; message: string; allowed?: string[] } };
     expect(error.message).toMatch(/unknown job kind benchmark/);
-    expect(error).toMatchObject({ code: "unknown_job_kind", allowed: expect.arrayContaining(["profile", "load_test"]) });
+    expect(error).toMatchObject({
+      code: "unknown_job_kind",
+      allowed: expect.arrayContaining(["profile", "load_test"]),
+    });
   });
 });

@@ -15,7 +15,10 @@ const SYSTEM = { type: "system" as const, label: "npm start" };
 export const DEMO_ZOO_MODEL = "mobilenet-v2";
 
 /** The local agent's token: the one in `tokenFile` while the database still accepts it, else a new one. */
-export async function ensureLocalAgentToken(tokenFile: string, prisma: PrismaClient = db()): Promise<{ token: string; tokenId: string; created: boolean }> {
+export async function ensureLocalAgentToken(
+  tokenFile: string,
+  prisma: PrismaClient = db(),
+): Promise<{ token: string; tokenId: string; created: boolean }> {
   if (existsSync(tokenFile)) {
     const token = readFileSync(tokenFile, "utf8").trim();
     const row = await prisma.agentToken.findUnique({ where: { tokenHash: hashAgentToken(token) } });
@@ -25,7 +28,12 @@ export async function ensureLocalAgentToken(tokenFile: string, prisma: PrismaCli
   const id = randomUUID();
   await prisma.$transaction(async (tx) => {
     await tx.agentToken.create({ data: { id, name: "local agent (npm start)", tokenHash, prefix } });
-    await recordAudit(tx, { actor: SYSTEM, action: "agent_token.create", target: { type: "agent_token", id, label: "local agent (npm start)" }, after: { prefix } });
+    await recordAudit(tx, {
+      actor: SYSTEM,
+      action: "agent_token.create",
+      target: { type: "agent_token", id, label: "local agent (npm start)" },
+      after: { prefix },
+    });
   });
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   chmodSync(tokenFile, 0o600);
@@ -36,12 +44,22 @@ export async function ensureLocalAgentToken(tokenFile: string, prisma: PrismaCli
  * First start only (a marker file remembers): registers MobileNetV2 from the zoo (seeded synthetic weights) and
  * deploys it on every usable CPU of the local agent, once that agent has registered.
  */
-export async function ensureDemoDeployment(tokenId: string, markerFile: string, log: (line: string) => void, prisma: PrismaClient = db()): Promise<void> {
+export async function ensureDemoDeployment(
+  tokenId: string,
+  markerFile: string,
+  log: (line: string) => void,
+  prisma: PrismaClient = db(),
+): Promise<void> {
   if (existsSync(markerFile)) return;
   const deadline = Date.now() + 120_000;
   let agent = null;
-  while (!(agent = await prisma.agent.findFirst({ where: { tokens: { some: { id: tokenId } }, decommissionedAt: null } }))) {
-    if (Date.now() > deadline) { log("the local agent did not register within 2 minutes; no demo deployment"); return; }
+  while (
+    !(agent = await prisma.agent.findFirst({ where: { tokens: { some: { id: tokenId } }, decommissionedAt: null } }))
+  ) {
+    if (Date.now() > deadline) {
+      log("the local agent did not register within 2 minutes; no demo deployment");
+      return;
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   const existing = await prisma.deployment.findFirst({ where: { agentId: agent.id, removedAt: null } });
@@ -49,11 +67,24 @@ export async function ensureDemoDeployment(tokenId: string, markerFile: string, 
     const entry = zooEntry(DEMO_ZOO_MODEL);
     log(`registering ${entry.title} from the zoo (synthetic weights) for the demo deployment`);
     const registered = await runZooRegistration({
-      id: `npm-start-${randomUUID()}`, attempt: 1, progress: async () => {},
-      params: { zooName: DEMO_ZOO_MODEL, seed: entry.defaultSeed, builderVersion: String(entry.builderVersion), requestedBy: null },
+      id: `npm-start-${randomUUID()}`,
+      attempt: 1,
+      progress: async () => {},
+      params: {
+        zooName: DEMO_ZOO_MODEL,
+        seed: entry.defaultSeed,
+        builderVersion: String(entry.builderVersion),
+        requestedBy: null,
+      },
     });
-    await deployModelAs({ actor: SYSTEM, userId: null }, { agentId: agent.id, modelVersionId: registered.versionId, cpus: agent.allowedCpus }, prisma);
-    log(`deployed ${registered.modelName} v${registered.versionNumber} to the local agent (CPUs ${agent.allowedCpus.join(", ")})`);
+    await deployModelAs(
+      { actor: SYSTEM, userId: null },
+      { agentId: agent.id, modelVersionId: registered.versionId, cpus: agent.allowedCpus },
+      prisma,
+    );
+    log(
+      `deployed ${registered.modelName} v${registered.versionNumber} to the local agent (CPUs ${agent.allowedCpus.join(", ")})`,
+    );
   }
   writeFileSync(markerFile, JSON.stringify({ deployedAt: new Date().toISOString() }));
 }
@@ -62,13 +93,25 @@ export async function ensureDemoDeployment(tokenId: string, markerFile: string, 
  * With demo users on: once the local agent has registered, a labelled demo price for its hardware class (unless
  * the class has a price already), so the cost report has numbers on a fresh install.
  */
-export async function ensureDemoPriceForLocalAgent(tokenId: string, log: (line: string) => void, prisma: PrismaClient = db()): Promise<void> {
+export async function ensureDemoPriceForLocalAgent(
+  tokenId: string,
+  log: (line: string) => void,
+  prisma: PrismaClient = db(),
+): Promise<void> {
   const deadline = Date.now() + 120_000;
   let agent = null;
-  while (!(agent = await prisma.agent.findFirst({ where: { tokens: { some: { id: tokenId } }, decommissionedAt: null } }))) {
-    if (Date.now() > deadline) { log("the local agent did not register within 2 minutes; no demo price"); return; }
+  while (
+    !(agent = await prisma.agent.findFirst({ where: { tokens: { some: { id: tokenId } }, decommissionedAt: null } }))
+  ) {
+    if (Date.now() > deadline) {
+      log("the local agent did not register within 2 minutes; no demo price");
+      return;
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   const seeded = await ensureDemoPrice(agent.id, SYSTEM, prisma);
-  if (seeded) log(`seeded a demo price of $${DEMO_HOURLY_USD}/h for hardware class ${seeded} (labelled "demo price"; admins set real ones on /cost)`);
+  if (seeded)
+    log(
+      `seeded a demo price of $${DEMO_HOURLY_USD}/h for hardware class ${seeded} (labelled "demo price"; admins set real ones on /cost)`,
+    );
 }

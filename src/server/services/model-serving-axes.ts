@@ -8,14 +8,17 @@ import { invalidInput } from "@/server/errors/domain-errors";
 import { readStoredAnalysis } from "./models-analysis";
 
 /** null for a version whose analysis this code cannot read (then the agent alone decides). */
-export function versionServingAxes(analysisJson: unknown): { axes: ServingAxes; batchAxes: Record<string, number | null> } | null {
+export function versionServingAxes(
+  analysisJson: unknown,
+): { axes: ServingAxes; batchAxes: Record<string, number | null> } | null {
   const stored = readStoredAnalysis(analysisJson);
   if (!stored) return null;
   const batchAxes = stored.batchAxes ?? {};
   try {
     return { axes: servingAxes(stored.summary.inputs, stored.summary.outputs, batchAxes), batchAxes };
   } catch (error) {
-    if (error instanceof ModelAnalysisInputError) return { axes: servingAxes(stored.summary.inputs, stored.summary.outputs), batchAxes: {} };
+    if (error instanceof ModelAnalysisInputError)
+      return { axes: servingAxes(stored.summary.inputs, stored.summary.outputs), batchAxes: {} };
     throw error;
   }
 }

@@ -32,27 +32,39 @@ export interface StoredAnalysis {
   };
 }
 
-export function toStoredAnalysis(analysis: ModelAnalysis, validation: ModelValidation, batchAxes?: Record<string, number | null>): StoredAnalysis {
-  const flops: StoredFlops = analysis.flops.status === "counted"
-    ? {
-      status: "counted",
-      perSample: {
-        total: analysis.flops.perSample.total, byOperator: analysis.flops.perSample.byOperator,
-        notCounted: analysis.flops.perSample.notCounted, unresolved: analysis.flops.perSample.unresolved,
-        upperBounds: analysis.flops.perSample.upperBounds,
-      },
-      inputs: analysis.flops.inputs,
-      peakRssBytes: analysis.flops.peakRssBytes,
-    }
-    : analysis.flops;
+export function toStoredAnalysis(
+  analysis: ModelAnalysis,
+  validation: ModelValidation,
+  batchAxes?: Record<string, number | null>,
+): StoredAnalysis {
+  const flops: StoredFlops =
+    analysis.flops.status === "counted"
+      ? {
+          status: "counted",
+          perSample: {
+            total: analysis.flops.perSample.total,
+            byOperator: analysis.flops.perSample.byOperator,
+            notCounted: analysis.flops.perSample.notCounted,
+            unresolved: analysis.flops.perSample.unresolved,
+            upperBounds: analysis.flops.perSample.upperBounds,
+          },
+          inputs: analysis.flops.inputs,
+          peakRssBytes: analysis.flops.peakRssBytes,
+        }
+      : analysis.flops;
   return {
     schemaVersion: STORED_ANALYSIS_VERSION,
     summary: analysis.summary,
     dimValues: analysis.dimValues,
     ...(batchAxes && Object.keys(batchAxes).length ? { batchAxes } : {}),
     flops,
-    validation: { loadMs: Math.round(validation.loadMs * 10) / 10, peakRssBytes: validation.peakRssBytes, inputNames: validation.inputNames, outputNames: validation.outputNames,
-      ...(validation.dataFiles.length ? { dataFiles: validation.dataFiles } : {}) },
+    validation: {
+      loadMs: Math.round(validation.loadMs * 10) / 10,
+      peakRssBytes: validation.peakRssBytes,
+      inputNames: validation.inputNames,
+      outputNames: validation.outputNames,
+      ...(validation.dataFiles.length ? { dataFiles: validation.dataFiles } : {}),
+    },
   };
 }
 

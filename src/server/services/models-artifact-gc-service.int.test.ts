@@ -16,7 +16,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const HOUR = 3_600_000;
 const tag = Math.random().toString(36).slice(2, 8);
 
-async function stored(content: string, options: { row: boolean; ageMs: number; referenced?: boolean }): Promise<string> {
+async function stored(
+  content: string,
+  options: { row: boolean; ageMs: number; referenced?: boolean },
+): Promise<string> {
   const staged = await store.stage(Readable.from([Buffer.from(`${tag}:${content}`)]), 1024);
   await store.commit(staged);
   const then = new Date(Date.now() - options.ageMs);
@@ -25,7 +28,9 @@ async function stored(content: string, options: { row: boolean; ageMs: number; r
     await db().artifact.create({ data: { sha256: staged.sha256, bytes: BigInt(staged.bytes), createdAt: then } });
     if (options.referenced) {
       const model = await db().model.create({ data: { name: `gc-${tag}-${content}` } });
-      await db().modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: staged.sha256, source: "upload", analysis: {} } });
+      await db().modelVersion.create({
+        data: { modelId: model.id, number: 1, artifactSha256: staged.sha256, source: "upload", analysis: {} },
+      });
     }
   }
   return staged.sha256;
@@ -58,7 +63,10 @@ describe("collectArtifactGarbage", () => {
     expect(await db().artifact.count({ where: { sha256: { in: [unreferencedNew, referencedOld] } } })).toBe(2);
     expect(readdirSync(join(root, "staging"))).toEqual(["live.part"]);
     // Each removed file had `${tag}:<content>` bytes in it.
-    const expectedBytes = [`${tag}:unreferenced-old`, `${tag}:orphan-old`].reduce((sum, s) => sum + Buffer.byteLength(s), 0);
+    const expectedBytes = [`${tag}:unreferenced-old`, `${tag}:orphan-old`].reduce(
+      (sum, s) => sum + Buffer.byteLength(s),
+      0,
+    );
     expect(result.bytesFreed).toBeGreaterThanOrEqual(expectedBytes);
     expect(createHash("sha256").update(`${tag}:unreferenced-old`).digest("hex")).toBe(unreferencedOld);
 

@@ -23,16 +23,23 @@ export interface GcResult {
 }
 
 export async function collectArtifactGarbage(
-  options: { graceMs?: number; stagingGraceMs?: number; now?: Date } = {}, store: ArtifactStore = artifactStore(), prisma: PrismaClient = db(),
+  options: { graceMs?: number; stagingGraceMs?: number; now?: Date } = {},
+  store: ArtifactStore = artifactStore(),
+  prisma: PrismaClient = db(),
 ): Promise<GcResult> {
   const now = options.now ?? new Date();
   const cutoff = new Date(now.getTime() - (options.graceMs ?? DEFAULT_GC_GRACE_MS));
   const result: GcResult = { artifactsRemoved: [], orphanFilesRemoved: [], stagedFilesRemoved: 0, bytesFreed: 0 };
 
-  const unreferenced = await prisma.artifact.findMany({ where: { versions: { none: {} }, createdAt: { lt: cutoff } }, select: { sha256: true } });
+  const unreferenced = await prisma.artifact.findMany({
+    where: { versions: { none: {} }, createdAt: { lt: cutoff } },
+    select: { sha256: true },
+  });
   for (const { sha256 } of unreferenced) {
     const removed = await prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<Array<{ sha256: string }>>`SELECT sha256 FROM "artifact" WHERE sha256 = ${sha256} FOR UPDATE`;
+      const locked = await tx.$queryRaw<
+        Array<{ sha256: string }>
+      >`SELECT sha256 FROM "artifact" WHERE sha256 = ${sha256} FOR UPDATE`;
       if (!locked.length) return null;
       // Checked again under the lock: a version may have been created meanwhile.
       if (await tx.modelVersion.count({ where: { artifactSha256: sha256 } })) return null;
@@ -59,6 +66,8 @@ export async function collectArtifactGarbage(
     result.orphanFilesRemoved.push(sha256);
   }
 
-  result.stagedFilesRemoved = await store.removeStaleStaging(new Date(now.getTime() - (options.stagingGraceMs ?? STAGING_GRACE_MS)));
+  result.stagedFilesRemoved = await store.removeStaleStaging(
+    new Date(now.getTime() - (options.stagingGraceMs ?? STAGING_GRACE_MS)),
+  );
   return result;
 }

@@ -43,11 +43,18 @@ export function displayUrl(url: URL): string {
 
 function parseUrl(text: string, allowHttp: boolean): URL {
   let url: URL;
-  try { url = new URL(text); } catch { throw invalidInput(`"${text.slice(0, 200)}" is not a URL (e.g. https://example.com/model.onnx)`, { field: "url" }); }
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalidInput(`"${text.slice(0, 200)}" is not a URL (e.g. https://example.com/model.onnx)`, { field: "url" });
+  }
   if (url.protocol === "https:") return url;
   if (url.protocol === "http:") {
     if (allowHttp) return url;
-    throw invalidInput("plain http:// imports are off (anyone on the path could swap the model): use https://, or an admin sets MODEL_IMPORT_ALLOW_HTTP=true", { field: "url" });
+    throw invalidInput(
+      "plain http:// imports are off (anyone on the path could swap the model): use https://, or an admin sets MODEL_IMPORT_ALLOW_HTTP=true",
+      { field: "url" },
+    );
   }
   throw invalidInput(`only https:// URLs can be imported (got ${url.protocol})`, { field: "url" });
 }
@@ -57,14 +64,27 @@ const refusal = (error: ModelRejectedError) => invalidInput(error.message, { fie
 export function importLimits(): ImportLimits {
   const e = env();
   return {
-    maxBytes: e.MODEL_UPLOAD_MAX_BYTES, archiveMaxBytes: e.MODEL_ARCHIVE_MAX_BYTES, validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS, validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS,
-    downloadTimeoutMs: e.MODEL_IMPORT_TIMEOUT_MS, allowHttp: e.MODEL_IMPORT_ALLOW_HTTP,
+    maxBytes: e.MODEL_UPLOAD_MAX_BYTES,
+    archiveMaxBytes: e.MODEL_ARCHIVE_MAX_BYTES,
+    validateTimeoutMs: e.MODEL_VALIDATE_TIMEOUT_MS,
+    validateMaxRssBytes: e.MODEL_VALIDATE_MAX_RSS,
+    downloadTimeoutMs: e.MODEL_IMPORT_TIMEOUT_MS,
+    allowHttp: e.MODEL_IMPORT_ALLOW_HTTP,
   };
 }
 
-export interface ImportDeps { limits?: ImportLimits; guard?: OutboundGuard; store?: ArtifactStore; prisma?: PrismaClient }
+export interface ImportDeps {
+  limits?: ImportLimits;
+  guard?: OutboundGuard;
+  store?: ArtifactStore;
+  prisma?: PrismaClient;
+}
 
-export async function importModelFromUrl(caller: ServiceCaller, request: ModelImport, deps: ImportDeps = {}): Promise<ImportResult> {
+export async function importModelFromUrl(
+  caller: ServiceCaller,
+  request: ModelImport,
+  deps: ImportDeps = {},
+): Promise<ImportResult> {
   const limits = deps.limits ?? importLimits();
   const guard = deps.guard ?? outboundGuard();
   const store = deps.store ?? artifactStore();
@@ -72,17 +92,26 @@ export async function importModelFromUrl(caller: ServiceCaller, request: ModelIm
   const url = parseUrl(request.url, limits.allowHttp);
   const shown = displayUrl(url);
   // Name, description and dimensions first: a bad request costs no download.
-  try { checkUploadRequest(request, limits); } catch (error) { throw error instanceof ModelRejectedError ? refusal(error) : error; }
+  try {
+    checkUploadRequest(request, limits);
+  } catch (error) {
+    throw error instanceof ModelRejectedError ? refusal(error) : error;
+  }
 
   const signal = AbortSignal.timeout(limits.downloadTimeoutMs);
-  const timedOut = () => invalidInput(`downloading ${shown} took longer than ${limits.downloadTimeoutMs} ms (MODEL_IMPORT_TIMEOUT_MS); nothing was kept`, { field: "url" });
+  const timedOut = () =>
+    invalidInput(
+      `downloading ${shown} took longer than ${limits.downloadTimeoutMs} ms (MODEL_IMPORT_TIMEOUT_MS); nothing was kept`,
+      { field: "url" },
+    );
   let response: Response;
   try {
     response = await guard.fetch(url, { headers: { accept: "application/octet-stream, */*" }, signal });
   } catch (error) {
     if (error instanceof OutboundRefusedError) throw invalidInput(error.message, { field: "url" });
     if (signal.aborted) throw timedOut();
-    if (error instanceof OutboundRequestError) throw invalidInput(`could not download ${shown}: ${error.code} (${error.message})`, { field: "url" });
+    if (error instanceof OutboundRequestError)
+      throw invalidInput(`could not download ${shown}: ${error.code} (${error.message})`, { field: "url" });
     throw error;
   }
 
@@ -90,11 +119,17 @@ export async function importModelFromUrl(caller: ServiceCaller, request: ModelIm
   if (response.status >= 300 && response.status < 400) {
     await drop();
     const location = response.headers.get("location");
-    throw invalidInput(`${shown} answered HTTP ${response.status}, a redirect${location ? ` to ${location.slice(0, 200)}` : ""}; redirects are not followed: import the final URL`, { field: "url" });
+    throw invalidInput(
+      `${shown} answered HTTP ${response.status}, a redirect${location ? ` to ${location.slice(0, 200)}` : ""}; redirects are not followed: import the final URL`,
+      { field: "url" },
+    );
   }
   if (response.status !== 200) {
     await drop();
-    throw invalidInput(`${shown} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}, not the model`, { field: "url" });
+    throw invalidInput(
+      `${shown} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}, not the model`,
+      { field: "url" },
+    );
   }
   // The guard does not decompress: Content-Length is the size of the bytes that will be stored.
   const length = response.headers.get("content-length");
@@ -109,12 +144,27 @@ export async function importModelFromUrl(caller: ServiceCaller, request: ModelIm
   // The time limit is the download's: once the last byte is in, validation runs under its own limit.
   let downloaded = false;
   const source = response.body as unknown as AsyncIterable<Uint8Array>;
-  async function* body() { yield* source; downloaded = true; }
+  async function* body() {
+    yield* source;
+    downloaded = true;
+  }
   try {
-    const result = await uploadModel(caller, {
-      name: request.name, description: request.description, dims: request.dims, batchAxes: request.batchAxes,
-      fileName: shown, body: body(), declaredBytes, auditAction: "model.import",
-    }, limits, store, prisma);
+    const result = await uploadModel(
+      caller,
+      {
+        name: request.name,
+        description: request.description,
+        dims: request.dims,
+        batchAxes: request.batchAxes,
+        fileName: shown,
+        body: body(),
+        declaredBytes,
+        auditAction: "model.import",
+      },
+      limits,
+      store,
+      prisma,
+    );
     return { ...result, source: shown };
   } catch (error) {
     await drop();

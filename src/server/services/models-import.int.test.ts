@@ -28,7 +28,10 @@ const store = new FileArtifactStore(join(root, "artifacts"));
 const cnn = zooEntry("tiny-cnn").build();
 const junk = randomBytes(4096);
 const external = externalWeightsModel();
-const externalZip = zipArchive([{ name: "model.onnx", data: external.onnx }, ...Object.entries(external.files).map(([name, data]) => ({ name, data, deflate: true }))]);
+const externalZip = zipArchive([
+  { name: "model.onnx", data: external.onnx },
+  ...Object.entries(external.files).map(([name, data]) => ({ name, data, deflate: true })),
+]);
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const suffix = () => Math.random().toString(36).slice(2, 8);
 
@@ -45,20 +48,29 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     hits.push(req.url ?? "");
     const path = (req.url ?? "").split("?")[0];
-    if (path === "/tiny_cnn.onnx") res.writeHead(200, { "content-type": "application/octet-stream", "content-length": cnn.length }).end(cnn);
-    else if (path === "/chunked.onnx") { res.writeHead(200, { "content-type": "application/octet-stream" }); for (let i = 0; i < cnn.length; i += 1024) res.write(cnn.subarray(i, i + 1024)); res.end(); }
-    else if (path === "/with-data.zip") res.writeHead(200, { "content-length": externalZip.length }).end(externalZip);
+    if (path === "/tiny_cnn.onnx")
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": cnn.length }).end(cnn);
+    else if (path === "/chunked.onnx") {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      for (let i = 0; i < cnn.length; i += 1024) res.write(cnn.subarray(i, i + 1024));
+      res.end();
+    } else if (path === "/with-data.zip") res.writeHead(200, { "content-length": externalZip.length }).end(externalZip);
     else if (path === "/junk.onnx") res.writeHead(200, { "content-length": junk.length }).end(junk);
     else if (path === "/moved") res.writeHead(302, { location: `${base}/tiny_cnn.onnx` }).end();
-    else if (path === "/stall") { res.writeHead(200, { "content-length": cnn.length }); res.write(cnn.subarray(0, 100)); /* never ends */ }
-    else res.writeHead(404, "Not Found").end("no such file");
+    else if (path === "/stall") {
+      res.writeHead(200, { "content-length": cnn.length });
+      res.write(cnn.subarray(0, 100)); /* never ends */
+    } else res.writeHead(404, "Not Found").end("no such file");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  await new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
   delete testEnv.PACKRAT_OUTBOUND_ALLOW;
   delete testEnv.MODEL_IMPORT_ALLOW_HTTP;
   resetEnvForTests();
@@ -67,13 +79,24 @@ afterAll(async () => {
 
 const caller = () => ({ user: ml, requestId: "import-test" });
 const run = (request: Partial<ModelImport> & { url: string }, limits?: Partial<ImportLimits>) =>
-  importModelFromUrl(caller(), { name: `m-${suffix()}`, ...request }, { store, limits: { ...importLimits(), ...limits } });
+  importModelFromUrl(
+    caller(),
+    { name: `m-${suffix()}`, ...request },
+    { store, limits: { ...importLimits(), ...limits } },
+  );
 
 /** Refused with a 400 whose message matches; nothing of it stays behind. */
-async function expectRefused(request: Partial<ModelImport> & { url: string }, message: RegExp, limits?: Partial<ImportLimits>) {
+async function expectRefused(
+  request: Partial<ModelImport> & { url: string },
+  message: RegExp,
+  limits?: Partial<ImportLimits>,
+) {
   const name = `refused-${suffix()}`;
   const files = (await store.list()).sort();
-  const error = await run({ name, ...request }, limits).then(() => null, (e: unknown) => e);
+  const error = await run({ name, ...request }, limits).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DomainError);
   expect((error as DomainError).code).toBe("INVALID_INPUT");
   expect((error as Error).message).toMatch(message);
@@ -87,7 +110,14 @@ describe("import a model by URL", () => {
   it("a served model becomes version 1, stored under its sha256, analysed and audited as an import", async () => {
     const name = `tiny-cnn-${suffix()}`;
     const result = await run({ name, url: `${base}/tiny_cnn.onnx?token=secret` });
-    expect(result).toMatchObject({ sha256: sha(cnn), bytes: cnn.length, deduplicated: false, flops: "counted", version: { number: 1 }, model: { name, created: true } });
+    expect(result).toMatchObject({
+      sha256: sha(cnn),
+      bytes: cnn.length,
+      deduplicated: false,
+      flops: "counted",
+      version: { number: 1 },
+      model: { name, created: true },
+    });
     // The query (which may hold a token) is not kept.
     expect(result.source).toBe(`${base}/tiny_cnn.onnx`);
     const version = await db().modelVersion.findFirstOrThrow({ where: { model: { name } } });
@@ -102,8 +132,16 @@ describe("import a model by URL", () => {
 
   it("a .zip of a model and its external data files is imported as one bundle, like an upload", async () => {
     const result = await run({ url: `${base}/with-data.zip` });
-    expect(result).toMatchObject({ format: "onnx-bundle", dataFiles: ["data/weights.bin", "v.bin"], flops: "counted", source: `${base}/with-data.zip` });
-    const version = await db().modelVersion.findUniqueOrThrow({ where: { id: result.version.id }, include: { artifact: true } });
+    expect(result).toMatchObject({
+      format: "onnx-bundle",
+      dataFiles: ["data/weights.bin", "v.bin"],
+      flops: "counted",
+      source: `${base}/with-data.zip`,
+    });
+    const version = await db().modelVersion.findUniqueOrThrow({
+      where: { id: result.version.id },
+      include: { artifact: true },
+    });
     expect(version.artifact.format).toBe("onnx-bundle");
     expect(readStoredAnalysis(version.analysis)!.summary.parameters.parameters).toBe(208);
   });
@@ -118,7 +156,10 @@ describe("import a model by URL", () => {
     resetEnvForTests();
     try {
       const before = hits.length;
-      await expectRefused({ url: `${base}/tiny_cnn.onnx` }, /refused to connect to 127\.0\.0\.1: a loopback address; allow it with PACKRAT_OUTBOUND_ALLOW/);
+      await expectRefused(
+        { url: `${base}/tiny_cnn.onnx` },
+        /refused to connect to 127\.0\.0\.1: a loopback address; allow it with PACKRAT_OUTBOUND_ALLOW/,
+      );
       await expectRefused({ url: "http://169.254.169.254/latest/meta-data/" }, /metadata address/);
       expect(hits.length).toBe(before);
     } finally {
@@ -129,7 +170,9 @@ describe("import a model by URL", () => {
 
   it("refuses plain http:// unless an admin allows it, and schemes other than http(s)", async () => {
     const before = hits.length;
-    await expectRefused({ url: `${base}/tiny_cnn.onnx` }, /plain http:\/\/ imports are off.*MODEL_IMPORT_ALLOW_HTTP/, { allowHttp: false });
+    await expectRefused({ url: `${base}/tiny_cnn.onnx` }, /plain http:\/\/ imports are off.*MODEL_IMPORT_ALLOW_HTTP/, {
+      allowHttp: false,
+    });
     await expectRefused({ url: "file:///etc/passwd" }, /only https:\/\/ URLs can be imported \(got file:\)/);
     await expectRefused({ url: "not a url" }, /is not a URL/);
     expect(hits.length).toBe(before);
@@ -138,20 +181,31 @@ describe("import a model by URL", () => {
   it("names the remote's status and refuses a redirect without following it", async () => {
     await expectRefused({ url: `${base}/missing.onnx` }, /answered HTTP 404 Not Found, not the model/);
     const before = hits.length;
-    await expectRefused({ url: `${base}/moved` }, /answered HTTP 302, a redirect to http:\/\/127\.0\.0\.1:\d+\/tiny_cnn\.onnx; redirects are not followed/);
+    await expectRefused(
+      { url: `${base}/moved` },
+      /answered HTTP 302, a redirect to http:\/\/127\.0\.0\.1:\d+\/tiny_cnn\.onnx; redirects are not followed/,
+    );
     expect(hits.slice(before)).toEqual(["/moved"]);
   });
 
   it("refuses a file over the upload limit, declared or streamed, and a file that is not ONNX", async () => {
-    await expectRefused({ url: `${base}/tiny_cnn.onnx` }, /larger than the upload limit .*MODEL_UPLOAD_MAX_BYTES/, { maxBytes: 1024 });
-    await expectRefused({ url: `${base}/chunked.onnx` }, /larger than the upload limit .*MODEL_UPLOAD_MAX_BYTES/, { maxBytes: 1024 });
+    await expectRefused({ url: `${base}/tiny_cnn.onnx` }, /larger than the upload limit .*MODEL_UPLOAD_MAX_BYTES/, {
+      maxBytes: 1024,
+    });
+    await expectRefused({ url: `${base}/chunked.onnx` }, /larger than the upload limit .*MODEL_UPLOAD_MAX_BYTES/, {
+      maxBytes: 1024,
+    });
     const error = await expectRefused({ url: `${base}/junk.onnx` }, /./);
     expect(error.details).toMatchObject({ field: "file" });
     expect(["NOT_ONNX", "VALIDATION_FAILED"]).toContain(error.details?.code);
   });
 
   it("stops a download that runs past its time limit and keeps nothing", async () => {
-    await expectRefused({ url: `${base}/stall` }, /took longer than 300 ms \(MODEL_IMPORT_TIMEOUT_MS\); nothing was kept/, { downloadTimeoutMs: 300 });
+    await expectRefused(
+      { url: `${base}/stall` },
+      /took longer than 300 ms \(MODEL_IMPORT_TIMEOUT_MS\); nothing was kept/,
+      { downloadTimeoutMs: 300 },
+    );
   });
 
   it("checks the name before downloading", async () => {

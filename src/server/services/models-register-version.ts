@@ -38,62 +38,107 @@ export interface NewVersionResult {
   deduplicated: boolean;
 }
 
-export async function registerModelVersion(input: NewVersionInput, store: ArtifactStore, prisma: PrismaClient = db()): Promise<NewVersionResult> {
+export async function registerModelVersion(
+  input: NewVersionInput,
+  store: ArtifactStore,
+  prisma: PrismaClient = db(),
+): Promise<NewVersionResult> {
   const { staged } = input;
   let placedFile = false;
   try {
-    const result = await prisma.$transaction(async (tx) => {
-      if (input.zoo) {
-        const same = await tx.modelVersion.findFirst({
-          where: { zooName: input.zoo.name, zooBuilderVersion: input.zoo.builderVersion, zooSeed: input.zoo.seed },
-          include: { model: { select: { id: true, name: true } } },
+    const result = await prisma.$transaction(
+      async (tx) => {
+        if (input.zoo) {
+          const same = await tx.modelVersion.findFirst({
+            where: { zooName: input.zoo.name, zooBuilderVersion: input.zoo.builderVersion, zooSeed: input.zoo.seed },
+            include: { model: { select: { id: true, name: true } } },
+          });
+          if (same)
+            return {
+              model: { ...same.model, created: false },
+              version: { id: same.id, number: same.number },
+              deduplicated: true,
+            };
+        }
+        const existingModel = await tx.model.findUnique({ where: { name: input.name } });
+        const model =
+          existingModel ??
+          (await tx.model.create({ data: { name: input.name, description: input.description ?? "" } }));
+        // Version numbers are handed out one at a time per model.
+        await tx.$queryRaw`SELECT id FROM "model" WHERE id = ${model.id} FOR UPDATE`;
+        const duplicate = await tx.modelVersion.findFirst({
+          where: { modelId: model.id, artifactSha256: staged.sha256, source: input.source },
         });
-        if (same) return { model: { ...same.model, created: false }, version: { id: same.id, number: same.number }, deduplicated: true };
-      }
-      const existingModel = await tx.model.findUnique({ where: { name: input.name } });
-      const model = existingModel ?? await tx.model.create({ data: { name: input.name, description: input.description ?? "" } });
-      // Version numbers are handed out one at a time per model.
-      await tx.$queryRaw`SELECT id FROM "model" WHERE id = ${model.id} FOR UPDATE`;
-      const duplicate = await tx.modelVersion.findFirst({ where: { modelId: model.id, artifactSha256: staged.sha256, source: input.source } });
-      if (duplicate && !input.zoo) return { model: { id: model.id, name: model.name, created: false }, version: { id: duplicate.id, number: duplicate.number }, deduplicated: true };
+        if (duplicate && !input.zoo)
+          return {
+            model: { id: model.id, name: model.name, created: false },
+            version: { id: duplicate.id, number: duplicate.number },
+            deduplicated: true,
+          };
 
-      await tx.artifact.upsert({ where: { sha256: staged.sha256 }, create: { sha256: staged.sha256, bytes: BigInt(staged.bytes), format: input.format ?? "onnx" }, update: {} });
-      await tx.$queryRaw`SELECT sha256 FROM "artifact" WHERE sha256 = ${staged.sha256} FOR UPDATE`;
-      const hadFile = await store.has(staged.sha256);
-      await store.commit(staged);
-      placedFile = !hadFile;
+        await tx.artifact.upsert({
+          where: { sha256: staged.sha256 },
+          create: { sha256: staged.sha256, bytes: BigInt(staged.bytes), format: input.format ?? "onnx" },
+          update: {},
+        });
+        await tx.$queryRaw`SELECT sha256 FROM "artifact" WHERE sha256 = ${staged.sha256} FOR UPDATE`;
+        const hadFile = await store.has(staged.sha256);
+        await store.commit(staged);
+        placedFile = !hadFile;
 
-      const last = await tx.modelVersion.aggregate({ where: { modelId: model.id }, _max: { number: true } });
-      const number = (last._max.number ?? 0) + 1;
-      const version = await tx.modelVersion.create({
-        data: {
-          modelId: model.id, number, artifactSha256: staged.sha256, source: input.source,
-          zooName: input.zoo?.name ?? null, zooBuilderVersion: input.zoo?.builderVersion ?? null, zooSeed: input.zoo?.seed ?? null,
-          syntheticWeights: input.analysis.summary.syntheticWeights, analysis: toJsonColumn(input.analysis), servingDims: writeJsonColumn(servingDimsColumn, input.servingDims),
-          createdById: input.createdById,
-        },
-      });
-      await recordAudit(tx, {
-        actor: input.actor, action: input.auditAction, target: { type: "model", id: model.id, label: model.name },
-        after: {
-          version: number, sha256: staged.sha256, bytes: staged.bytes, source: input.source, syntheticWeights: version.syntheticWeights,
-          ...(input.format && input.format !== "onnx" ? { format: input.format } : {}),
-          ...(input.zoo ? { zoo: input.zoo } : {}), ...(input.fileName !== undefined ? { fileName: input.fileName } : {}),
-          ...(existingModel ? {} : { modelCreated: true }),
-        },
-        requestId: input.requestId,
-      });
-      return { model: { id: model.id, name: model.name, created: !existingModel }, version: { id: version.id, number }, deduplicated: false };
-    }, {
-      // Committing into a store that copies the bytes (ARTIFACT_STORE=postgres) takes as long as the file is big.
-      timeout: 15 * 60_000, maxWait: 30_000,
-    });
+        const last = await tx.modelVersion.aggregate({ where: { modelId: model.id }, _max: { number: true } });
+        const number = (last._max.number ?? 0) + 1;
+        const version = await tx.modelVersion.create({
+          data: {
+            modelId: model.id,
+            number,
+            artifactSha256: staged.sha256,
+            source: input.source,
+            zooName: input.zoo?.name ?? null,
+            zooBuilderVersion: input.zoo?.builderVersion ?? null,
+            zooSeed: input.zoo?.seed ?? null,
+            syntheticWeights: input.analysis.summary.syntheticWeights,
+            analysis: toJsonColumn(input.analysis),
+            servingDims: writeJsonColumn(servingDimsColumn, input.servingDims),
+            createdById: input.createdById,
+          },
+        });
+        await recordAudit(tx, {
+          actor: input.actor,
+          action: input.auditAction,
+          target: { type: "model", id: model.id, label: model.name },
+          after: {
+            version: number,
+            sha256: staged.sha256,
+            bytes: staged.bytes,
+            source: input.source,
+            syntheticWeights: version.syntheticWeights,
+            ...(input.format && input.format !== "onnx" ? { format: input.format } : {}),
+            ...(input.zoo ? { zoo: input.zoo } : {}),
+            ...(input.fileName !== undefined ? { fileName: input.fileName } : {}),
+            ...(existingModel ? {} : { modelCreated: true }),
+          },
+          requestId: input.requestId,
+        });
+        return {
+          model: { id: model.id, name: model.name, created: !existingModel },
+          version: { id: version.id, number },
+          deduplicated: false,
+        };
+      },
+      {
+        // Committing into a store that copies the bytes (ARTIFACT_STORE=postgres) takes as long as the file is big.
+        timeout: 15 * 60_000,
+        maxWait: 30_000,
+      },
+    );
     if (result.deduplicated) await store.discard(staged);
     return result;
   } catch (error) {
     await store.discard(staged);
     // The row that would have kept the file never committed: take the file back unless something else refers to it.
-    if (placedFile && !(await prisma.artifact.findUnique({ where: { sha256: staged.sha256 } }))) await store.remove(staged.sha256);
+    if (placedFile && !(await prisma.artifact.findUnique({ where: { sha256: staged.sha256 } })))
+      await store.remove(staged.sha256);
     throw error;
   }
 }

@@ -69,26 +69,39 @@ export interface UploadResult extends NewVersionResult {
   flops: "counted" | "unavailable";
 }
 
-const mib = (bytes: number) => (bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`);
+const mib = (bytes: number) =>
+  bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 
 function tooLarge(limit: number): ModelRejectedError {
-  return new ModelRejectedError("TOO_LARGE", `the file is larger than the upload limit of ${mib(limit)} (MODEL_UPLOAD_MAX_BYTES)`);
+  return new ModelRejectedError(
+    "TOO_LARGE",
+    `the file is larger than the upload limit of ${mib(limit)} (MODEL_UPLOAD_MAX_BYTES)`,
+  );
 }
 
 function archiveTooLarge(limit: number): ModelRejectedError {
-  return new ModelRejectedError("TOO_LARGE", `the archive is larger than the limit of ${mib(limit)} for a model with its data files (MODEL_ARCHIVE_MAX_BYTES)`);
+  return new ModelRejectedError(
+    "TOO_LARGE",
+    `the archive is larger than the limit of ${mib(limit)} for a model with its data files (MODEL_ARCHIVE_MAX_BYTES)`,
+  );
 }
 
 /** Checks what can be checked before a byte is read, so a bad request costs nothing. */
-export function checkUploadRequest(upload: Pick<ModelUpload, "name" | "description" | "dims" | "declaredBytes">, limits: UploadLimits): void {
+export function checkUploadRequest(
+  upload: Pick<ModelUpload, "name" | "description" | "dims" | "declaredBytes">,
+  limits: UploadLimits,
+): void {
   const problem = modelNameProblem(upload.name);
   if (problem) throw invalidInput(problem, { field: "name" });
-  if ((upload.description ?? "").length > 2000) throw invalidInput("the description is longer than 2000 characters", { field: "description" });
+  if ((upload.description ?? "").length > 2000)
+    throw invalidInput("the description is longer than 2000 characters", { field: "description" });
   for (const [key, value] of Object.entries(upload.dims ?? {})) {
-    if (!Number.isSafeInteger(value) || value < 1) throw invalidInput(`dimension ${key} must be a positive integer, got ${value}`, { field: "dims" });
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw invalidInput(`dimension ${key} must be a positive integer, got ${value}`, { field: "dims" });
   }
   const largest = Math.max(limits.maxBytes, limits.archiveMaxBytes);
-  if (upload.declaredBytes !== undefined && upload.declaredBytes > largest) throw largest === limits.maxBytes ? tooLarge(largest) : archiveTooLarge(largest);
+  if (upload.declaredBytes !== undefined && upload.declaredBytes > largest)
+    throw largest === limits.maxBytes ? tooLarge(largest) : archiveTooLarge(largest);
   if (upload.declaredBytes === 0) throw new ModelRejectedError("EMPTY", "the file is empty");
 }
 
@@ -99,7 +112,12 @@ async function stageBody(upload: ModelUpload, limits: UploadLimits, store: Artif
   let received = 0;
   let head = new Uint8Array(0);
   let kind: ArchiveFormat | "onnx" | undefined;
-  const limitOf = (k: typeof kind) => (k === undefined ? Math.max(limits.maxBytes, limits.archiveMaxBytes) : k === "onnx" ? limits.maxBytes : limits.archiveMaxBytes);
+  const limitOf = (k: typeof kind) =>
+    k === undefined
+      ? Math.max(limits.maxBytes, limits.archiveMaxBytes)
+      : k === "onnx"
+        ? limits.maxBytes
+        : limits.archiveMaxBytes;
   async function* counted(source: AsyncIterable<Uint8Array>) {
     for await (const chunk of source) {
       received += chunk.length;
@@ -114,7 +132,8 @@ async function stageBody(upload: ModelUpload, limits: UploadLimits, store: Artif
           throw kind === "onnx" ? tooLarge(limits.maxBytes) : archiveTooLarge(limits.archiveMaxBytes);
         }
       }
-      if (received > limitOf(kind)) throw kind === "onnx" ? tooLarge(limits.maxBytes) : archiveTooLarge(limits.archiveMaxBytes);
+      if (received > limitOf(kind))
+        throw kind === "onnx" ? tooLarge(limits.maxBytes) : archiveTooLarge(limits.archiveMaxBytes);
       yield chunk;
     }
   }
@@ -123,13 +142,22 @@ async function stageBody(upload: ModelUpload, limits: UploadLimits, store: Artif
     staged = await store.stage(counted(upload.body as AsyncIterable<Uint8Array>), limitOf(undefined));
   } catch (error) {
     if (error instanceof ModelRejectedError) throw error;
-    if (error instanceof ArtifactTooLargeError) throw limits.maxBytes >= limits.archiveMaxBytes ? tooLarge(limits.maxBytes) : archiveTooLarge(limits.archiveMaxBytes);
+    if (error instanceof ArtifactTooLargeError)
+      throw limits.maxBytes >= limits.archiveMaxBytes
+        ? tooLarge(limits.maxBytes)
+        : archiveTooLarge(limits.archiveMaxBytes);
     if (storageFailure(error)) throw error; // the store's disk, not the client's upload
-    throw new ModelRejectedError("TRUNCATED", `the upload was interrupted after ${received} bytes (${(error as Error).message}); nothing was kept`);
+    throw new ModelRejectedError(
+      "TRUNCATED",
+      `the upload was interrupted after ${received} bytes (${(error as Error).message}); nothing was kept`,
+    );
   }
   if (upload.declaredBytes !== undefined && staged.bytes !== upload.declaredBytes) {
     await store.discard(staged);
-    throw new ModelRejectedError("TRUNCATED", `the upload ended after ${staged.bytes} of ${upload.declaredBytes} bytes; nothing was kept`);
+    throw new ModelRejectedError(
+      "TRUNCATED",
+      `the upload ended after ${staged.bytes} of ${upload.declaredBytes} bytes; nothing was kept`,
+    );
   }
   if (staged.bytes === 0) {
     await store.discard(staged);
@@ -154,26 +182,41 @@ function checkServingDims(analysis: ModelAnalysis, upload: Pick<ModelUpload, "di
   const keys = new Set(toFix.map((d) => d.key));
   for (const key of Object.keys(upload.dims ?? {})) {
     if (!keys.has(key)) {
-      const wanted = toFix.length ? `it needs ${toFix.map((d) => d.label).join(", ")}` : "it has no dynamic dimension to fix besides the batch";
+      const wanted = toFix.length
+        ? `it needs ${toFix.map((d) => d.label).join(", ")}`
+        : "it has no dynamic dimension to fix besides the batch";
       throw invalidInput(`the model has no dynamic dimension "${key}" (${wanted})`, { field: "dims" });
     }
   }
   const missing = toFix.filter((d) => analysis.dimValues[d.key] === undefined);
   if (missing.length > 0) {
-    throw invalidInput(`give a value for each dynamic dimension besides the batch (dims=${missing.map((d) => `${d.key}=…`).join(",")}): ${missing.map((d) => d.label).join(", ")}`, { field: "dims" });
+    throw invalidInput(
+      `give a value for each dynamic dimension besides the batch (dims=${missing.map((d) => `${d.key}=…`).join(",")}): ${missing.map((d) => d.label).join(", ")}`,
+      { field: "dims" },
+    );
   }
 }
 
 export async function uploadModel(
-  caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient = db(),
+  caller: ServiceCaller,
+  upload: ModelUpload,
+  limits: UploadLimits,
+  store: ArtifactStore,
+  prisma: PrismaClient = db(),
 ): Promise<UploadResult> {
   checkUploadRequest(upload, limits);
   // The slot is taken before a byte is read: a refused upload costs the server nothing.
-  return withUploadSlot(limits.maxConcurrent ?? env().MODEL_UPLOAD_MAX_CONCURRENT, () => stageAndRegister(caller, upload, limits, store, prisma));
+  return withUploadSlot(limits.maxConcurrent ?? env().MODEL_UPLOAD_MAX_CONCURRENT, () =>
+    stageAndRegister(caller, upload, limits, store, prisma),
+  );
 }
 
 async function stageAndRegister(
-  caller: ServiceCaller, upload: ModelUpload, limits: UploadLimits, store: ArtifactStore, prisma: PrismaClient,
+  caller: ServiceCaller,
+  upload: ModelUpload,
+  limits: UploadLimits,
+  store: ArtifactStore,
+  prisma: PrismaClient,
 ): Promise<UploadResult> {
   const received = await stageBody(upload, limits, store);
   const childLimits = { timeoutMs: limits.validateTimeoutMs, memoryLimitBytes: limits.validateMaxRssBytes };
@@ -184,7 +227,10 @@ async function stageAndRegister(
     let format: ArtifactFormat = "onnx";
     let withDataFiles = false;
     if (received.archive) {
-      const unpacked = await unpackModelArchive(received.path, received.archive, unpackDir, { maxBytes: limits.archiveMaxBytes, limitName: "MODEL_ARCHIVE_MAX_BYTES" });
+      const unpacked = await unpackModelArchive(received.path, received.archive, unpackDir, {
+        maxBytes: limits.archiveMaxBytes,
+        limitName: "MODEL_ARCHIVE_MAX_BYTES",
+      });
       await store.discard(received); // what is kept is packed again from the directory
       modelPath = unpacked.modelPath;
       withDataFiles = true;
@@ -192,7 +238,11 @@ async function stageAndRegister(
     const validation = await validateOnnxFile(modelPath, childLimits, { withDataFiles });
     let analysis;
     try {
-      analysis = await analyzeOnnxFileInSandbox(modelPath, { dims: upload.dims, probe: childLimits, batchAxes: upload.batchAxes, withDataFiles }, childLimits);
+      analysis = await analyzeOnnxFileInSandbox(
+        modelPath,
+        { dims: upload.dims, probe: childLimits, batchAxes: upload.batchAxes, withDataFiles },
+        childLimits,
+      );
     } catch (error) {
       // Validation has decoded the file already; this is a file the analysis cannot read after all.
       if (error instanceof OnnxFileError) throw new ModelRejectedError("NOT_ONNX", error.message);
@@ -206,15 +256,37 @@ async function stageAndRegister(
       const files = new Map<string, number>();
       for (const file of validation.dataFiles) files.set(file, (await stat(`${unpackDir}/${file}`)).size);
       format = files.size > 0 ? "onnx-bundle" : "onnx";
-      staged = await store.stage(files.size > 0 ? bundleBytes(unpackDir, files, modelBytes) : createReadStream(modelPath), Number.MAX_SAFE_INTEGER);
+      staged = await store.stage(
+        files.size > 0 ? bundleBytes(unpackDir, files, modelBytes) : createReadStream(modelPath),
+        Number.MAX_SAFE_INTEGER,
+      );
     }
-    const result = await registerModelVersion({
-      actor: userActor(caller.user), createdById: caller.user.id, requestId: caller.requestId,
-      name: upload.name, description: upload.description, staged, format,
-      analysis: toStoredAnalysis(analysis, validation, upload.batchAxes), servingDims: servingDimsOf(analysis),
-      source: "upload", auditAction: upload.auditAction ?? "model.upload", fileName: upload.fileName,
-    }, store, prisma);
-    return { ...result, sha256: staged.sha256, bytes: staged.bytes, format, dataFiles: validation.dataFiles, flops: analysis.flops.status };
+    const result = await registerModelVersion(
+      {
+        actor: userActor(caller.user),
+        createdById: caller.user.id,
+        requestId: caller.requestId,
+        name: upload.name,
+        description: upload.description,
+        staged,
+        format,
+        analysis: toStoredAnalysis(analysis, validation, upload.batchAxes),
+        servingDims: servingDimsOf(analysis),
+        source: "upload",
+        auditAction: upload.auditAction ?? "model.upload",
+        fileName: upload.fileName,
+      },
+      store,
+      prisma,
+    );
+    return {
+      ...result,
+      sha256: staged.sha256,
+      bytes: staged.bytes,
+      format,
+      dataFiles: validation.dataFiles,
+      flops: analysis.flops.status,
+    };
   } catch (error) {
     await store.discard(staged);
     throw error;

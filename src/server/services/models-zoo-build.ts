@@ -6,28 +6,48 @@ import type { ArtifactStore, StagedArtifact } from "@/server/artifacts/artifact-
 import { processEnvironment } from "@/server/env";
 
 let childScript: string | undefined;
-const buildChildScript = () => (childScript ??= projectFile("src/server/jobs/zoo-build-child.ts", () => new URL("../jobs/zoo-build-child.ts", import.meta.url)));
+const buildChildScript = () =>
+  (childScript ??= projectFile(
+    "src/server/jobs/zoo-build-child.ts",
+    () => new URL("../jobs/zoo-build-child.ts", import.meta.url),
+  ));
 
 export class ZooBuildError extends Error {
   readonly code = "ZOO_BUILD_FAILED";
   readonly parameter = "zooName";
-  constructor(message: string) { super(message); this.name = "ZooBuildError"; }
+  constructor(message: string) {
+    super(message);
+    this.name = "ZooBuildError";
+  }
 }
 
 export async function buildZooModelInto(
-  store: ArtifactStore, zooName: string, seed: number, options: { maxBytes: number; timeoutMs: number },
+  store: ArtifactStore,
+  zooName: string,
+  seed: number,
+  options: { maxBytes: number; timeoutMs: number },
 ): Promise<StagedArtifact> {
   const child = spawn(process.execPath, ["--import", "tsx", buildChildScript(), zooName, String(seed)], {
-    cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"], env: processEnvironment({ NODE_OPTIONS: "" }),
+    cwd: process.cwd(),
+    stdio: ["ignore", "pipe", "pipe"],
+    env: processEnvironment({ NODE_OPTIONS: "" }),
   });
   let stderr = "";
   child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
+  child.stderr.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-2000);
+  });
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; child.kill("SIGKILL"); }, options.timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, options.timeoutMs);
   const exited = new Promise<number | null>((resolve) => {
     child.on("exit", (code) => resolve(code));
-    child.on("error", (error) => { stderr += error.message; resolve(null); });
+    child.on("error", (error) => {
+      stderr += error.message;
+      resolve(null);
+    });
   });
   let staged: StagedArtifact | undefined;
   try {
@@ -36,13 +56,17 @@ export async function buildZooModelInto(
     child.kill("SIGKILL");
     await exited;
     clearTimeout(timer);
-    throw new ZooBuildError(`building ${zooName} failed: ${timedOut ? `it took longer than ${options.timeoutMs} ms` : (error as Error).message}`);
+    throw new ZooBuildError(
+      `building ${zooName} failed: ${timedOut ? `it took longer than ${options.timeoutMs} ms` : (error as Error).message}`,
+    );
   }
   const code = await exited;
   clearTimeout(timer);
   if (code !== 0 || timedOut) {
     await store.discard(staged);
-    throw new ZooBuildError(`building ${zooName} failed (${timedOut ? `stopped after ${options.timeoutMs} ms` : `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`);
+    throw new ZooBuildError(
+      `building ${zooName} failed (${timedOut ? `stopped after ${options.timeoutMs} ms` : `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`,
+    );
   }
   return staged;
 }

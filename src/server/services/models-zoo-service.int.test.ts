@@ -41,7 +41,11 @@ beforeAll(async () => {
   await prisma.deployment.deleteMany({ where: { modelVersion: { zooName: { not: null } } } });
   await prisma.modelVersion.deleteMany({ where: { zooName: { not: null } } });
   ml = await insertTestUser(prisma, "ml_engineer");
-  runner = createControlPlaneJobRunner({ connectionString: testEnv.DATABASE_URL!, leaseMs: 5_000, pollingIntervalSeconds: 0.5 });
+  runner = createControlPlaneJobRunner({
+    connectionString: testEnv.DATABASE_URL!,
+    leaseMs: 5_000,
+    pollingIntervalSeconds: 0.5,
+  });
   await runner.start();
   setJobRunner(runner);
 });
@@ -69,9 +73,19 @@ describe("registering a zoo model", () => {
     expect([...messages].some((m) => /building|validating|analysing|registering/.test(m))).toBe(true);
     const result = job.result as { modelName: string; versionNumber: number; existing: boolean; versionId: string };
     expect(result).toMatchObject({ modelName: "tiny-mlp", existing: false });
-    const version = await db().modelVersion.findUniqueOrThrow({ where: { id: result.versionId }, include: { artifact: true } });
+    const version = await db().modelVersion.findUniqueOrThrow({
+      where: { id: result.versionId },
+      include: { artifact: true },
+    });
     const built = zooEntry("tiny-mlp").build(DEFAULT_SEED);
-    expect(version).toMatchObject({ source: "zoo", zooName: "tiny-mlp", zooBuilderVersion: "1", zooSeed: DEFAULT_SEED, syntheticWeights: true, createdById: ml.id });
+    expect(version).toMatchObject({
+      source: "zoo",
+      zooName: "tiny-mlp",
+      zooBuilderVersion: "1",
+      zooSeed: DEFAULT_SEED,
+      syntheticWeights: true,
+      createdById: ml.id,
+    });
     // The server's build is byte-for-byte the registry's: same builder, same seed.
     expect(Number(version.artifact.bytes)).toBe(built.length);
     expect(await store.has(version.artifactSha256)).toBe(true);
@@ -79,41 +93,84 @@ describe("registering a zoo model", () => {
     const analysis = readStoredAnalysis(version.analysis)!;
     expect(analysis.summary.parameters.parameters).toBe(17_226);
     expect(analysis.flops).toMatchObject({ status: "counted", perSample: { total: 34_048 } });
-    expect(await db().auditEvent.count({ where: { action: "model.register_zoo", after: { path: ["jobId"], equals: jobId } } })).toBe(1);
-    expect(await db().auditEvent.count({ where: { action: "model_version.create", targetId: version.modelId } })).toBe(1);
+    expect(
+      await db().auditEvent.count({
+        where: { action: "model.register_zoo", after: { path: ["jobId"], equals: jobId } },
+      }),
+    ).toBe(1);
+    expect(await db().auditEvent.count({ where: { action: "model_version.create", targetId: version.modelId } })).toBe(
+      1,
+    );
     expect(readdirSync(join(root, "staging"))).toEqual([]);
 
     // Asking again: the version, no new job.
-    expect(await trpc.models.registerZoo({ zooName: "tiny-mlp" })).toEqual({ status: "registered", modelId: version.modelId, versionNumber: version.number, jobId: null });
+    expect(await trpc.models.registerZoo({ zooName: "tiny-mlp" })).toEqual({
+      status: "registered",
+      modelId: version.modelId,
+      versionNumber: version.number,
+      jobId: null,
+    });
     const catalog = await trpc.models.zooCatalog();
-    expect(catalog.find((e) => e.name === "tiny-mlp")).toMatchObject({ registered: [{ seed: DEFAULT_SEED, modelId: version.modelId, versionNumber: version.number }], job: null, weights: "synthetic weights" });
+    expect(catalog.find((e) => e.name === "tiny-mlp")).toMatchObject({
+      registered: [{ seed: DEFAULT_SEED, modelId: version.modelId, versionNumber: version.number }],
+      job: null,
+      weights: "synthetic weights",
+    });
   });
 
   it("two requests at once make one job; a second run of the job finds the version and makes nothing", async () => {
     const trpc = createCaller(contextFor(ml));
-    const [a, b] = await Promise.all([trpc.models.registerZoo({ zooName: "tiny-cnn" }), trpc.models.registerZoo({ zooName: "tiny-cnn" })]);
+    const [a, b] = await Promise.all([
+      trpc.models.registerZoo({ zooName: "tiny-cnn" }),
+      trpc.models.registerZoo({ zooName: "tiny-cnn" }),
+    ]);
     expect(a.jobId).not.toBeNull();
     expect(b.jobId).toBe(a.jobId);
-    expect(await db().job.count({ where: { kind: ZOO_REGISTRATION_KIND, params: { path: ["zooName"], equals: "tiny-cnn" } } })).toBe(1);
-    await until(async () => (await db().job.findUniqueOrThrow({ where: { id: a.jobId! } })).state === "done", "the tiny-cnn job");
-    const params = (await db().job.findUniqueOrThrow({ where: { id: a.jobId! } })).params as unknown as ZooRegistrationParams;
-    const again = await runZooRegistration({ id: "manual", params, attempt: 2, progress: async () => undefined }, { store });
+    expect(
+      await db().job.count({
+        where: { kind: ZOO_REGISTRATION_KIND, params: { path: ["zooName"], equals: "tiny-cnn" } },
+      }),
+    ).toBe(1);
+    await until(
+      async () => (await db().job.findUniqueOrThrow({ where: { id: a.jobId! } })).state === "done",
+      "the tiny-cnn job",
+    );
+    const params = (await db().job.findUniqueOrThrow({ where: { id: a.jobId! } }))
+      .params as unknown as ZooRegistrationParams;
+    const again = await runZooRegistration(
+      { id: "manual", params, attempt: 2, progress: async () => undefined },
+      { store },
+    );
     expect(again.existing).toBe(true);
     expect(await db().modelVersion.count({ where: { zooName: "tiny-cnn" } })).toBe(1);
     // Another seed is another registration: version 2 of the same model.
     const seeded = await trpc.models.registerZoo({ zooName: "tiny-cnn", seed: 7 });
-    await until(async () => (await db().job.findUniqueOrThrow({ where: { id: seeded.jobId! } })).state === "done", "the seed-7 job");
+    await until(
+      async () => (await db().job.findUniqueOrThrow({ where: { id: seeded.jobId! } })).state === "done",
+      "the seed-7 job",
+    );
     // Numbered after whatever the model "tiny-cnn" already had (other tests may have made one): n, then n + 1.
-    const zooVersions = await db().modelVersion.findMany({ where: { zooName: "tiny-cnn" }, orderBy: { number: "asc" } });
+    const zooVersions = await db().modelVersion.findMany({
+      where: { zooName: "tiny-cnn" },
+      orderBy: { number: "asc" },
+    });
     const n = zooVersions[0]!.number;
-    expect(zooVersions.map((v) => [v.number, v.zooSeed])).toEqual([[n, DEFAULT_SEED], [n + 1, 7]]);
+    expect(zooVersions.map((v) => [v.number, v.zooSeed])).toEqual([
+      [n, DEFAULT_SEED],
+      [n + 1, 7],
+    ]);
     const row = (await trpc.models.zooCatalog()).find((e) => e.name === "tiny-cnn")!;
-    expect(row.registered.map((r) => [r.seed, r.versionNumber])).toEqual([[DEFAULT_SEED, n], [7, n + 1]]);
+    expect(row.registered.map((r) => [r.seed, r.versionNumber])).toEqual([
+      [DEFAULT_SEED, n],
+      [7, n + 1],
+    ]);
     expect(row.job).toBeNull();
   });
 
   it("refuses an unknown zoo model, naming the known ones", async () => {
-    const error = await createCaller(contextFor(ml)).models.registerZoo({ zooName: "alexnet" }).catch((e: unknown) => e);
+    const error = await createCaller(contextFor(ml))
+      .models.registerZoo({ zooName: "alexnet" })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "BAD_REQUEST" });
     expect((error as Error).message).toMatch(/no zoo model "alexnet"; known: tiny-mlp, tiny-cnn/);
   });

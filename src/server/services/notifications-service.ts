@@ -18,7 +18,15 @@ export interface NewNotification {
 
 export async function notify(tx: Prisma.TransactionClient, n: NewNotification): Promise<void> {
   await tx.notification.create({
-    data: { userId: n.userId, kind: n.kind, title: n.title, body: n.body ?? null, link: n.link ?? null, targetType: n.target?.type ?? null, targetId: n.target?.id ?? null },
+    data: {
+      userId: n.userId,
+      kind: n.kind,
+      title: n.title,
+      body: n.body ?? null,
+      link: n.link ?? null,
+      targetType: n.target?.type ?? null,
+      targetId: n.target?.id ?? null,
+    },
   });
 }
 
@@ -33,20 +41,40 @@ export interface NotificationItem {
 }
 
 /** The caller's latest notifications, newest first, and how many of all theirs are unread. */
-export async function listNotifications(caller: ServiceCaller, input: { limit?: number } = {}, prisma: PrismaClient = db()): Promise<{ unread: number; items: NotificationItem[] }> {
+export async function listNotifications(
+  caller: ServiceCaller,
+  input: { limit?: number } = {},
+  prisma: PrismaClient = db(),
+): Promise<{ unread: number; items: NotificationItem[] }> {
   const take = Math.min(Math.max(input.limit ?? 20, 1), NOTIFICATION_LIST_MAX);
   const [unread, rows] = await Promise.all([
     prisma.notification.count({ where: { userId: caller.user.id, readAt: null } }),
-    prisma.notification.findMany({ where: { userId: caller.user.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take }),
+    prisma.notification.findMany({
+      where: { userId: caller.user.id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take,
+    }),
   ]);
   return {
     unread,
-    items: rows.map((r) => ({ id: r.id, kind: r.kind, title: r.title, body: r.body, link: r.link, createdAt: r.createdAt, read: r.readAt !== null })),
+    items: rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      title: r.title,
+      body: r.body,
+      link: r.link,
+      createdAt: r.createdAt,
+      read: r.readAt !== null,
+    })),
   };
 }
 
 /** Marks the caller's given notifications read (or all of them); another user's ids are ignored, not an error. */
-export async function markNotificationsRead(caller: ServiceCaller, input: { ids?: string[]; all?: boolean }, prisma: PrismaClient = db()): Promise<{ marked: number }> {
+export async function markNotificationsRead(
+  caller: ServiceCaller,
+  input: { ids?: string[]; all?: boolean },
+  prisma: PrismaClient = db(),
+): Promise<{ marked: number }> {
   if (!input.all && (!input.ids || input.ids.length === 0)) return { marked: 0 };
   const r = await prisma.notification.updateMany({
     where: { userId: caller.user.id, readAt: null, ...(input.all ? {} : { id: { in: input.ids } }) },

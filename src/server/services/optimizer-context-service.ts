@@ -17,16 +17,24 @@ export async function optimizerContext(input: { deploymentId?: string }, prisma:
     orderBy: { createdAt: "asc" },
   });
   const list = deployments.map((d) => ({
-    id: d.id, model: d.modelVersion.model.name, version: d.modelVersion.number, host: d.agent.hostName,
-    cores: budgetCores(agentTopology(d.agent), d.cpus), generation: d.generation,
+    id: d.id,
+    model: d.modelVersion.model.name,
+    version: d.modelVersion.number,
+    host: d.agent.hostName,
+    cores: budgetCores(agentTopology(d.agent), d.cpus),
+    generation: d.generation,
   }));
   // None asked for: the first one, so the page opens on something.
   const d = input.deploymentId ? deployments.find((x) => x.id === input.deploymentId) : deployments[0];
   if (!d) return { deployments: list, chosen: null };
-  const running = await prisma.deploymentGeneration.findUnique({ where: { deploymentId_generation: { deploymentId: d.id, generation: d.generation } } });
+  const running = await prisma.deploymentGeneration.findUnique({
+    where: { deploymentId_generation: { deploymentId: d.id, generation: d.generation } },
+  });
   const plan = running ? servingPlanSchema.parse(running.plan) : null;
   const profiles = await prisma.profile.findMany({
-    where: { modelVersion: { modelId: d.modelVersion.modelId } }, orderBy: { createdAt: "desc" }, take: 50,
+    where: { modelVersion: { modelId: d.modelVersion.modelId } },
+    orderBy: { createdAt: "desc" },
+    take: 50,
     include: { modelVersion: true, _count: { select: { cells: true } } },
   });
   const checks = await Promise.all(profiles.map((p) => compatibility(p.id, d.id, prisma)));
@@ -34,15 +42,36 @@ export async function optimizerContext(input: { deploymentId?: string }, prisma:
   return {
     deployments: list,
     chosen: {
-      id: d.id, host: d.agent.hostName, topology, allowedCpus: d.agent.allowedCpus, cpus: d.cpus, cores: budgetCores(topology, d.cpus),
-      model: { id: d.modelVersion.modelId, name: d.modelVersion.model.name, version: d.modelVersion.number, sloDeadlineMs: d.modelVersion.model.sloDeadlineMs, sloQuantile: d.modelVersion.model.sloQuantile },
+      id: d.id,
+      host: d.agent.hostName,
+      topology,
+      allowedCpus: d.agent.allowedCpus,
+      cpus: d.cpus,
+      cores: budgetCores(topology, d.cpus),
+      model: {
+        id: d.modelVersion.modelId,
+        name: d.modelVersion.model.name,
+        version: d.modelVersion.number,
+        sloDeadlineMs: d.modelVersion.model.sloDeadlineMs,
+        sloQuantile: d.modelVersion.model.sloQuantile,
+      },
       generation: d.generation,
       running: plan ? { plan, batchSize: planBatchSize(plan), batchTimeoutMs: plan.batchTimeoutMs } : null,
       arrivalRatePerS: deploymentLastReportColumn.read(d.lastReport)?.arrivalRatePerS ?? null,
       profiles: profiles.map((p, i) => ({
-        id: p.id, version: p.modelVersion.number, status: p.status, perturbed: p.perturbed, perturbedRatePerS: p.perturbedRatePerS,
-        cores: p.cores, threads: p.threads, batches: p.batches, cellsDone: p._count.cells, cellsTotal: p.threads.length * p.batches.length,
-        createdAt: p.createdAt, compatible: checks[i]!.compatible, differences: checks[i]!.differences,
+        id: p.id,
+        version: p.modelVersion.number,
+        status: p.status,
+        perturbed: p.perturbed,
+        perturbedRatePerS: p.perturbedRatePerS,
+        cores: p.cores,
+        threads: p.threads,
+        batches: p.batches,
+        cellsDone: p._count.cells,
+        cellsTotal: p.threads.length * p.batches.length,
+        createdAt: p.createdAt,
+        compatible: checks[i]!.compatible,
+        differences: checks[i]!.differences,
       })),
     },
   };

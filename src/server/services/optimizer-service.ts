@@ -17,14 +17,25 @@ import { allocatePlan, budgetCores } from "./deployment-plans";
 import { compatibility } from "./profiles-query-service";
 import { agentContentionModel, correctedFor } from "./plan-trial-service";
 
-export interface OptimizeForDeploymentInput { deploymentId: string; profileId: string; batchSize: number; batchTimeoutMs?: number }
+export interface OptimizeForDeploymentInput {
+  deploymentId: string;
+  profileId: string;
+  batchSize: number;
+  batchTimeoutMs?: number;
+}
 
 export async function optimizeForDeployment(input: OptimizeForDeploymentInput, prisma: PrismaClient = db()) {
-  const deployment = await prisma.deployment.findUnique({ where: { id: input.deploymentId }, include: { agent: true, modelVersion: { select: { analysis: true } } } });
+  const deployment = await prisma.deployment.findUnique({
+    where: { id: input.deploymentId },
+    include: { agent: true, modelVersion: { select: { analysis: true } } },
+  });
   if (!deployment || deployment.removedAt) throw notFound("deployment", input.deploymentId);
   const compat = await compatibility(input.profileId, input.deploymentId, prisma);
   if (!compat.compatible) {
-    throw new DomainError("PRECONDITION_FAILED", `this profile does not fit the deployment: ${compat.differences.map((d) => `${d.field} (profile ${d.profile}, deployment ${d.deployment})`).join("; ")}`);
+    throw new DomainError(
+      "PRECONDITION_FAILED",
+      `this profile does not fit the deployment: ${compat.differences.map((d) => `${d.field} (profile ${d.profile}, deployment ${d.deployment})`).join("; ")}`,
+    );
   }
   const profile = await prisma.profile.findUniqueOrThrow({ where: { id: input.profileId }, include: { cells: true } });
   const cells: ProfileCell[] = profile.cells.map((c) => ({ threads: c.threads, batch: c.batch, latencyMs: c.meanMs }));
@@ -33,35 +44,67 @@ export async function optimizeForDeployment(input: OptimizeForDeploymentInput, p
   const result = optimize(cells, { cores: T, batch: input.batchSize });
   const maxB = Math.max(input.batchSize, Math.max(...profile.batches) * T);
   const table = optimumTable(cells, { cores: T, maxBatch: Math.min(maxB, 1024) });
-  const current = await prisma.deploymentGeneration.findUniqueOrThrow({ where: { deploymentId_generation: { deploymentId: deployment.id, generation: deployment.generation } } });
+  const current = await prisma.deploymentGeneration.findUniqueOrThrow({
+    where: { deploymentId_generation: { deploymentId: deployment.id, generation: deployment.generation } },
+  });
   const currentPlan = generationPlanColumn.read(current.plan);
   const batchTimeoutMs = input.batchTimeoutMs ?? currentPlan.batchTimeoutMs;
   if (result.kind === "infeasible") {
-    return { kind: "infeasible" as const, reason: result.reason, cores: T, table: table.rows, perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS };
+    return {
+      kind: "infeasible" as const,
+      reason: result.reason,
+      cores: T,
+      table: table.rows,
+      perturbed: profile.perturbed,
+      perturbedRatePerS: profile.perturbedRatePerS,
+    };
   }
   const items = result.instances.map(({ count, threads, batch }) => ({ count, threads, batch }));
   // Cells measured while other processes took more than the threshold of their CPUs: the plan is said to rest on them.
-  const flaggedInPlan = flaggedCellsOfPlan(result.instances, profile.cells).map((c) => ({ threads: c.threads, batch: c.batch, interferencePct: c.interferencePct }));
+  const flaggedInPlan = flaggedCellsOfPlan(result.instances, profile.cells).map((c) => ({
+    threads: c.threads,
+    batch: c.batch,
+    interferencePct: c.interferencePct,
+  }));
   // This host's contention and per-batch overhead, fitted on its earlier plan trials (the identity before any).
   const model = await agentContentionModel(deployment.agentId, prisma);
   const base = result.baselines;
   const correction = {
     model,
     latencyMs: correctedFor(model, result.instances, result.latencyMs, T),
-    allThreadsMs: base.allThreads.available ? correctedFor(model, base.allThreads.instances, base.allThreads.latencyMs, T) : null,
-    oneThreadMs: base.oneThread.available ? correctedFor(model, base.oneThread.instances, base.oneThread.latencyMs, T) : null,
+    allThreadsMs: base.allThreads.available
+      ? correctedFor(model, base.allThreads.instances, base.allThreads.latencyMs, T)
+      : null,
+    oneThreadMs: base.oneThread.available
+      ? correctedFor(model, base.oneThread.instances, base.oneThread.latencyMs, T)
+      : null,
   };
-  const allocated = allocatePlan(topology, deployment.cpus, { items, batchSize: input.batchSize, batchTimeoutMs, dimensions: profileDimensionsColumn.read(profile.dimensions) });
+  const allocated = allocatePlan(topology, deployment.cpus, {
+    items,
+    batchSize: input.batchSize,
+    batchTimeoutMs,
+    dimensions: profileDimensionsColumn.read(profile.dimensions),
+  });
   const overrides = versionServingAxes(deployment.modelVersion.analysis)?.batchAxes ?? {};
   const plan = Object.keys(overrides).length ? { ...allocated, batchAxes: overrides } : allocated;
   return {
     kind: "plan" as const,
-    cores: T, batchSize: input.batchSize, batchTimeoutMs,
-    latencyMs: result.latencyMs, throughputPerS: result.throughputPerS, idleCores: result.idleCores,
-    instances: result.instances, baselines: result.baselines, plan, correction,
-    table: table.rows, why: whyThisPlan(result, cells),
-    perturbed: profile.perturbed, perturbedRatePerS: profile.perturbedRatePerS,
-    flaggedInPlan, quality: profileQuality(profile.cells),
+    cores: T,
+    batchSize: input.batchSize,
+    batchTimeoutMs,
+    latencyMs: result.latencyMs,
+    throughputPerS: result.throughputPerS,
+    idleCores: result.idleCores,
+    instances: result.instances,
+    baselines: result.baselines,
+    plan,
+    correction,
+    table: table.rows,
+    why: whyThisPlan(result, cells),
+    perturbed: profile.perturbed,
+    perturbedRatePerS: profile.perturbedRatePerS,
+    flaggedInPlan,
+    quality: profileQuality(profile.cells),
     current: { generation: deployment.generation, plan: currentPlan },
   };
 }

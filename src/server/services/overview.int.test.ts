@@ -21,35 +21,114 @@ let profileId = "";
 beforeAll(async () => {
   for (const role of roles) before[role] = await getOverview(role, db(), now);
   const prisma = db();
-  const agent = (hostName: string, lastHeartbeatAt: Date | null) => prisma.agent.create({
-    data: { hostName, agentVersion: "test", protocolVersion: 1, bootId: randomUUID(), topology, allowedCpus: [0], cpuModel: "overview cpu", memoryBytes: 1n, ortVersion: "1.30.0", lastHeartbeatAt },
-  });
+  const agent = (hostName: string, lastHeartbeatAt: Date | null) =>
+    prisma.agent.create({
+      data: {
+        hostName,
+        agentVersion: "test",
+        protocolVersion: 1,
+        bootId: randomUUID(),
+        topology,
+        allowedCpus: [0],
+        cpuModel: "overview cpu",
+        memoryBytes: 1n,
+        ortVersion: "1.30.0",
+        lastHeartbeatAt,
+      },
+    });
   const online = await agent(`overview-on-${tag}`, now);
   await agent(`overview-off-${tag}`, new Date(now.getTime() - 3_600_000));
   const sha = randomUUID().replace(/-/g, "").padEnd(64, "0");
   await prisma.artifact.create({ data: { sha256: sha, bytes: 1n } });
   const model = await prisma.model.create({ data: { name: `overview-${tag}`, sloDeadlineMs: 20, sloQuantile: 0.99 } });
-  const version = await prisma.modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} } });
-  const deployment = (state: string) => prisma.deployment.create({ data: { agentId: online.id, modelVersionId: version.id, cpus: [0], generation: 2, observedGeneration: 2, state } });
+  const version = await prisma.modelVersion.create({
+    data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} },
+  });
+  const deployment = (state: string) =>
+    prisma.deployment.create({
+      data: { agentId: online.id, modelVersionId: version.id, cpus: [0], generation: 2, observedGeneration: 2, state },
+    });
   serving = (await deployment("serving")).id;
   idle = (await deployment("failed")).id;
   // Two minutes: 1190 completed + 10 rejected in 120 s = 10/s; 1180 of 1190 within the SLO = 99.16 % ≥ 99 %.
   const histogram = LatencyHistogram.create();
   histogram.recordMs(5, 1180);
   histogram.recordMs(40, 10);
-  await prisma.metricsRollup.createMany({ data: [
-    { deploymentId: serving, minute: minute(2), intervalMs: 60_000, requestsCompleted: 600, requestsRejected: 0, requestsWithinSlo: 595, histograms: { total: histogram.encode() } },
-    { deploymentId: serving, minute: minute(1), intervalMs: 60_000, requestsCompleted: 590, requestsRejected: 10, requestsWithinSlo: 585 },
-    // An hour ago: outside the live window.
-    { deploymentId: serving, minute: minute(60), intervalMs: 60_000, requestsCompleted: 60_000, requestsRejected: 0, requestsWithinSlo: 0 },
-  ] });
-  await prisma.proposal.create({ data: { id: randomUUID(), deploymentId: serving, items: [], plan: {}, batchSize: 1, batchTimeoutMs: 0, baseGeneration: 2, reason: "test", expiresAt: new Date(now.getTime() + 3_600_000) } });
-  await prisma.alert.create({ data: { key: `overview:${tag}`, rule: "queue_rejections", severity: "critical", objectType: "deployment", objectId: serving, objectLabel: model.name, message: "m" } });
+  await prisma.metricsRollup.createMany({
+    data: [
+      {
+        deploymentId: serving,
+        minute: minute(2),
+        intervalMs: 60_000,
+        requestsCompleted: 600,
+        requestsRejected: 0,
+        requestsWithinSlo: 595,
+        histograms: { total: histogram.encode() },
+      },
+      {
+        deploymentId: serving,
+        minute: minute(1),
+        intervalMs: 60_000,
+        requestsCompleted: 590,
+        requestsRejected: 10,
+        requestsWithinSlo: 585,
+      },
+      // An hour ago: outside the live window.
+      {
+        deploymentId: serving,
+        minute: minute(60),
+        intervalMs: 60_000,
+        requestsCompleted: 60_000,
+        requestsRejected: 0,
+        requestsWithinSlo: 0,
+      },
+    ],
+  });
+  await prisma.proposal.create({
+    data: {
+      id: randomUUID(),
+      deploymentId: serving,
+      items: [],
+      plan: {},
+      batchSize: 1,
+      batchTimeoutMs: 0,
+      baseGeneration: 2,
+      reason: "test",
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    },
+  });
+  await prisma.alert.create({
+    data: {
+      key: `overview:${tag}`,
+      rule: "queue_rejections",
+      severity: "critical",
+      objectType: "deployment",
+      objectId: serving,
+      objectLabel: model.name,
+      message: "m",
+    },
+  });
   jobId = randomUUID();
-  await prisma.job.create({ data: { id: jobId, kind: "profile", state: "running", progress: 0.5, params: {}, progressMessage: "2 / 4 cells" } });
-  profileId = (await prisma.profile.create({
-    data: { modelVersionId: version.id, jobId, agentId: online.id, deploymentId: serving, hardwareClass: "x", runtimeSignature: "y", cores: 1, threads: [1], batches: [1], stoppingRule: {}, status: "running" },
-  })).id;
+  await prisma.job.create({
+    data: { id: jobId, kind: "profile", state: "running", progress: 0.5, params: {}, progressMessage: "2 / 4 cells" },
+  });
+  profileId = (
+    await prisma.profile.create({
+      data: {
+        modelVersionId: version.id,
+        jobId,
+        agentId: online.id,
+        deploymentId: serving,
+        hardwareClass: "x",
+        runtimeSignature: "y",
+        cores: 1,
+        threads: [1],
+        batches: [1],
+        stoppingRule: {},
+        status: "running",
+      },
+    })
+  ).id;
 });
 
 describe("the Overview", () => {
@@ -74,7 +153,13 @@ describe("the Overview", () => {
   it("shows each deployment's state, live rate and p99 against its SLO", async () => {
     const o = await getOverview("ml_engineer", db(), now);
     const d = o.deployments!.find((x) => x.id === serving)!;
-    expect(d).toMatchObject({ modelName: `overview-${tag}`, hostName: `overview-on-${tag}`, state: "serving", slo: { deadlineMs: 20, quantile: 0.99 }, meetsSlo: true });
+    expect(d).toMatchObject({
+      modelName: `overview-${tag}`,
+      hostName: `overview-on-${tag}`,
+      state: "serving",
+      slo: { deadlineMs: 20, quantile: 0.99 },
+      meetsSlo: true,
+    });
     // (600 + 0 + 590 + 10) requests over 120 s.
     expect(d.ratePerS).toBeCloseTo(10, 10);
     expect(d.withinSloShare).toBeCloseTo(1180 / 1190, 10);
@@ -88,12 +173,21 @@ describe("the Overview", () => {
 
   it("lists running jobs with a link to what they produce", async () => {
     const o = await getOverview("ml_engineer", db(), now);
-    expect(o.jobs!.find((j) => j.id === jobId)).toEqual({ id: jobId, kind: "profile", state: "running", progress: 0.5, message: "2 / 4 cells", href: `/profiles/${profileId}` });
+    expect(o.jobs!.find((j) => j.id === jobId)).toEqual({
+      id: jobId,
+      kind: "profile",
+      state: "running",
+      progress: 0.5,
+      message: "2 / 4 cells",
+      href: `/profiles/${profileId}`,
+    });
   });
 
   it("prices this month to date for a cost reader", async () => {
     const o = await getOverview("manager", db(), now);
-    expect(o.cost!.since.toISOString()).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString());
+    expect(o.cost!.since.toISOString()).toBe(
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
+    );
     expect(o.cost!.deployments - before.manager.cost!.deployments).toBe(2);
     expect(o.cost!.costUsd).toBeGreaterThanOrEqual(0);
   });

@@ -13,9 +13,23 @@ import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
-import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  insertModelVersion,
+  startAgentProcess,
+  startRouteServer,
+  stopProcess,
+  until,
+  type TestAgent,
+} from "../../../test/control-plane-harness";
 import { deployModel } from "./deployments-service";
-import { agentContentionModel, cancelPlanTrial, expireUnclaimedTrials, TRIAL_CLAIM_TIMEOUT_MS, type ProposalTrial } from "./plan-trial-service";
+import {
+  agentContentionModel,
+  cancelPlanTrial,
+  expireUnclaimedTrials,
+  TRIAL_CLAIM_TIMEOUT_MS,
+  type ProposalTrial,
+} from "./plan-trial-service";
 import { createProfileJob } from "./profiling-service";
 import { proposeFromOptimizer } from "./proposals-service";
 import type { ServiceCaller } from "./users-service";
@@ -46,7 +60,12 @@ const launch = () => {
 const MODEL_NAME = "tiny-cnn-trials";
 
 beforeAll(async () => {
-  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "2000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, {
+    HEARTBEAT_INTERVAL_MS: "300",
+    LONG_POLL_HOLD_MS: "1000",
+    AGENT_LOST_TIMEOUT_MS: "2000",
+    PACKRAT_DATA_DIR: dataDir,
+  });
   resetEnvForTests();
   const prisma = db();
   engineer = { user: await insertTestUser(prisma, "ml_engineer"), requestId: "trial-test" };
@@ -58,16 +77,34 @@ beforeAll(async () => {
   stateDir = join(dataDir, "agent");
   agentPort = await freePort();
   launch();
-  const registered = await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: created.id } } } }), "registration");
+  const registered = await until(
+    () => prisma.agent.findFirst({ where: { tokens: { some: { id: created.id } } } }),
+    "registration",
+  );
   agentId = registered.id;
-  const version = await insertModelVersion(dataDir, MODEL_NAME, buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }));
-  artifact = { sha256: version.artifactSha256, bytes: Number((await prisma.artifact.findUniqueOrThrow({ where: { sha256: version.artifactSha256 } })).bytes) };
+  const version = await insertModelVersion(
+    dataDir,
+    MODEL_NAME,
+    buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }),
+  );
+  artifact = {
+    sha256: version.artifactSha256,
+    bytes: Number((await prisma.artifact.findUniqueOrThrow({ where: { sha256: version.artifactSha256 } })).bytes),
+  };
   deploymentId = (await deployModel(admin, { agentId, modelVersionId: version.id, cpus: registered.allowedCpus })).id;
-  await until(async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).state === "serving", "the deployment to serve");
+  await until(
+    async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).state === "serving",
+    "the deployment to serve",
+  );
   // A complete profile up to b = 512 (B = 512 batches take tens of ms: a trial lasts long enough to act on).
   const threads = Array.from({ length: Math.min(2, registered.allowedCpus.length) }, (_, i) => i + 1);
   profileId = (await createProfileJob(engineer, { deploymentId, threads, batches: [1, 2, 4, 256, 512] })).profileId;
-  await until(async () => (await prisma.profile.findUniqueOrThrow({ where: { id: profileId } })).status === "complete" || undefined, "the profile", 240_000);
+  await until(
+    async () =>
+      (await prisma.profile.findUniqueOrThrow({ where: { id: profileId } })).status === "complete" || undefined,
+    "the profile",
+    240_000,
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -78,11 +115,25 @@ afterAll(async () => {
 
 const proposal = (id: string) => db().proposal.findUniqueOrThrow({ where: { id } });
 const trialOf = async (id: string) => (await proposal(id)).trial as unknown as ProposalTrial;
-const settled = (id: string) => until(async () => { const p = await proposal(id); return p.state !== "trialing" ? p : undefined; }, "the trial to settle", 240_000);
+const settled = (id: string) =>
+  until(
+    async () => {
+      const p = await proposal(id);
+      return p.state !== "trialing" ? p : undefined;
+    },
+    "the trial to settle",
+    240_000,
+  );
 
 describe("plan trials", () => {
   it("checks a proposal before it is offered: every candidate predicted and measured side by side, a verdict, the contention model fed", async () => {
-    const { id, trial } = await proposeFromOptimizer(sre, { deploymentId, profileId, batchSize: 4, reason: "trial test", trial: true });
+    const { id, trial } = await proposeFromOptimizer(sre, {
+      deploymentId,
+      profileId,
+      batchSize: 4,
+      reason: "trial test",
+      trial: true,
+    });
     expect(trial!.estimateMs).toBeGreaterThan(0);
     expect((await proposal(id)).state).toBe("trialing");
     const done = await settled(id);
@@ -104,15 +155,27 @@ describe("plan trials", () => {
     expect(t.verdict!.contradicted ? t.replaced?.key : proposedKey).toBe(t.verdict!.predictedKey);
     expect(t.costS).toBeGreaterThan(0);
     const model = await agentContentionModel(agentId);
-    expect(model.observations).toBeGreaterThanOrEqual(t.candidates.filter((c) => c.measured && c.predictedMs !== null).length);
+    expect(model.observations).toBeGreaterThanOrEqual(
+      t.candidates.filter((c) => c.measured && c.predictedMs !== null).length,
+    );
     expect(model.contention.intercept).toBeGreaterThan(0);
   }, 300_000);
 
   it("cancel: the trial ends cancelled, the agent stops it, and the proposal is offered on its predictions", async () => {
-    const { id } = await proposeFromOptimizer(sre, { deploymentId, profileId, batchSize: 512, reason: "trial cancel", trial: true });
+    const { id } = await proposeFromOptimizer(sre, {
+      deploymentId,
+      profileId,
+      batchSize: 512,
+      reason: "trial cancel",
+      trial: true,
+    });
     await until(async () => ((await trialOf(id)).state === "running" ? true : undefined), "the trial to run", 120_000);
     await cancelPlanTrial(sre, { proposalId: id });
-    await until(async () => agent.log().includes("plan trial cancelled") || undefined, "the agent to stop the trial", 120_000);
+    await until(
+      async () => agent.log().includes("plan trial cancelled") || undefined,
+      "the agent to stop the trial",
+      120_000,
+    );
     const p = await proposal(id);
     expect(p.state).toBe("pending");
     expect((p.trial as unknown as ProposalTrial).state).toBe("cancelled");
@@ -121,10 +184,19 @@ describe("plan trials", () => {
   }, 300_000);
 
   it("a lost agent: its trial is requeued and run again once it is back", async () => {
-    const { id } = await proposeFromOptimizer(sre, { deploymentId, profileId, batchSize: 512, reason: "trial lost agent", trial: true });
+    const { id } = await proposeFromOptimizer(sre, {
+      deploymentId,
+      profileId,
+      batchSize: 512,
+      reason: "trial lost agent",
+      trial: true,
+    });
     await until(async () => ((await trialOf(id)).state === "running" ? true : undefined), "the trial to run", 120_000);
     agent.process.kill("SIGKILL");
-    await until(async () => agent.process.exitCode !== null || agent.process.signalCode !== null || undefined, "the agent to die");
+    await until(
+      async () => agent.process.exitCode !== null || agent.process.signalCode !== null || undefined,
+      "the agent to die",
+    );
     launch(); // a new boot id: the job goes back to the queue and is claimed again
     const p = await settled(id);
     const job = await db().job.findUniqueOrThrow({ where: { id: p.trialJobId! } });
@@ -136,23 +208,71 @@ describe("plan trials", () => {
     const prisma = db();
     const { cpus } = await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } });
     // A job as queuePlanTrial writes it, with plans the optimizer would never pick (no proposal behind it).
-    const params = (plans: Array<{ key: string; groups: Array<{ count: number; threads: number; batch: number }> }>) => ({
-      modelName: MODEL_NAME, artifactSha256: artifact.sha256, artifactBytes: artifact.bytes, batch: 4, dimensions: {},
-      budgetCpus: cpus, plans, rounds: 2, roundMs: 50, settleMs: 10, minBatchesPerTurn: 2, warmupIterations: 1, maxDurationMs: 60_000,
-      agentId, proposalId: "none", deploymentId, cores: 2, estimateMs: 1000, model: null,
-      candidates: plans.map((p, i) => ({ ...p, roles: ["rank"], rank: i + 1, predictedMs: null, groupLatencies: p.groups, correctedMs: null })),
-    }) as unknown as Prisma.InputJsonValue;
+    const params = (plans: Array<{ key: string; groups: Array<{ count: number; threads: number; batch: number }> }>) =>
+      ({
+        modelName: MODEL_NAME,
+        artifactSha256: artifact.sha256,
+        artifactBytes: artifact.bytes,
+        batch: 4,
+        dimensions: {},
+        budgetCpus: cpus,
+        plans,
+        rounds: 2,
+        roundMs: 50,
+        settleMs: 10,
+        minBatchesPerTurn: 2,
+        warmupIterations: 1,
+        maxDurationMs: 60_000,
+        agentId,
+        proposalId: "none",
+        deploymentId,
+        cores: 2,
+        estimateMs: 1000,
+        model: null,
+        candidates: plans.map((p, i) => ({
+          ...p,
+          roles: ["rank"],
+          rank: i + 1,
+          predictedMs: null,
+          groupLatencies: p.groups,
+          correctedMs: null,
+        })),
+      }) as unknown as Prisma.InputJsonValue;
     // More instances than the budget has cores, and batches that do not add up to B.
     const impossible = { key: "⟨5,1,1⟩", groups: [{ count: 5, threads: 1, batch: 1 }] };
     const wrongB = { key: "⟨1,1,3⟩", groups: [{ count: 1, threads: 1, batch: 3 }] };
-    const failing = await prisma.job.create({ data: { id: randomUUID(), kind: PLAN_TRIAL_JOB_KIND, params: params([impossible, wrongB]) } });
+    const failing = await prisma.job.create({
+      data: { id: randomUUID(), kind: PLAN_TRIAL_JOB_KIND, params: params([impossible, wrongB]) },
+    });
     await prisma.$executeRaw`SELECT pg_notify('packrat_jobs', ${agentId})`;
-    const failed = await until(async () => { const j = await prisma.job.findUniqueOrThrow({ where: { id: failing.id } }); return j.state !== "queued" && j.state !== "running" ? j : undefined; }, "the failing trial", 120_000);
+    const failed = await until(
+      async () => {
+        const j = await prisma.job.findUniqueOrThrow({ where: { id: failing.id } });
+        return j.state !== "queued" && j.state !== "running" ? j : undefined;
+      },
+      "the failing trial",
+      120_000,
+    );
     expect(failed.state).toBe("failed");
-    expect(failed.error).toMatch(/⟨5,1,1⟩ cannot start: .*; ⟨1,1,3⟩ cannot start: its instances' batches do not add up to B = 4/);
-    const mixed = await prisma.job.create({ data: { id: randomUUID(), kind: PLAN_TRIAL_JOB_KIND, params: params([impossible, { key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] }]) } });
+    expect(failed.error).toMatch(
+      /⟨5,1,1⟩ cannot start: .*; ⟨1,1,3⟩ cannot start: its instances' batches do not add up to B = 4/,
+    );
+    const mixed = await prisma.job.create({
+      data: {
+        id: randomUUID(),
+        kind: PLAN_TRIAL_JOB_KIND,
+        params: params([impossible, { key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] }]),
+      },
+    });
     await prisma.$executeRaw`SELECT pg_notify('packrat_jobs', ${agentId})`;
-    const done = await until(async () => { const j = await prisma.job.findUniqueOrThrow({ where: { id: mixed.id } }); return j.state !== "queued" && j.state !== "running" ? j : undefined; }, "the mixed trial", 120_000);
+    const done = await until(
+      async () => {
+        const j = await prisma.job.findUniqueOrThrow({ where: { id: mixed.id } });
+        return j.state !== "queued" && j.state !== "running" ? j : undefined;
+      },
+      "the mixed trial",
+      120_000,
+    );
     expect(done.state).toBe("done");
     const result = done.result as { plans: Array<{ key: string; error?: string; turns: unknown[] }> };
     expect(result.plans.find((p) => p.key === "⟨5,1,1⟩")!.error).toMatch(/^cannot start: /);
@@ -162,7 +282,13 @@ describe("plan trials", () => {
   it("a trial no agent starts in time ends failed, saying why, and its proposal is offered on its predictions", async () => {
     // The agent is gone (stopped, not lost mid-job): its trial stays queued.
     await stopProcess(agent.process);
-    const { id } = await proposeFromOptimizer(sre, { deploymentId, profileId, batchSize: 4, reason: "trial unclaimed", trial: true });
+    const { id } = await proposeFromOptimizer(sre, {
+      deploymentId,
+      profileId,
+      batchSize: 4,
+      reason: "trial unclaimed",
+      trial: true,
+    });
     expect((await proposal(id)).state).toBe("trialing");
     // Before the timeout nothing changes; a clock past it fails the trial.
     expect(await expireUnclaimedTrials(db())).toBe(0);
@@ -171,6 +297,9 @@ describe("plan trials", () => {
     expect(p.state).toBe("pending");
     const reason = `the agent did not start the trial within ${TRIAL_CLAIM_TIMEOUT_MS / 60_000} minutes (offline or busy)`;
     expect(p.trial as unknown as ProposalTrial).toMatchObject({ state: "failed", error: reason });
-    expect(await db().job.findUniqueOrThrow({ where: { id: p.trialJobId! } })).toMatchObject({ state: "failed", error: reason });
+    expect(await db().job.findUniqueOrThrow({ where: { id: p.trialJobId! } })).toMatchObject({
+      state: "failed",
+      error: reason,
+    });
   }, 120_000);
 });

@@ -62,8 +62,11 @@ export interface OperatingPointResult {
   p99Ms: number | null;
 }
 
-const labelOf = (d: { id: string; modelVersion: { number: number; model: { name: string } }; agent: { hostName: string } }) =>
-  `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
+const labelOf = (d: {
+  id: string;
+  modelVersion: { number: number; model: { name: string } };
+  agent: { hostName: string };
+}) => `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
 
 /** Deployments a planner may pick: every one not removed, serving first. */
 export async function listLiveDeployments(prisma: PrismaClient = db()): Promise<LiveDeploymentItem[]> {
@@ -85,7 +88,10 @@ async function loadWindow(deploymentId: string, minutes: number, prisma: PrismaC
   if (!deployment) throw notFound("deployment", deploymentId);
   const currentMinute = Math.floor(now.getTime() / 60_000) * 60_000;
   const since = new Date(currentMinute - (minutes - 1) * 60_000);
-  const rollups = await prisma.metricsRollup.findMany({ where: { deploymentId, minute: { gte: since } }, orderBy: { minute: "asc" } });
+  const rollups = await prisma.metricsRollup.findMany({
+    where: { deploymentId, minute: { gte: since } },
+    orderBy: { minute: "asc" },
+  });
   const withData = rollups.filter((r) => r.intervalMs > 0);
   const requests = withData.reduce((s, r) => s + r.requestsCompleted + r.requestsRejected, 0);
   const window: LiveWindow = {
@@ -97,7 +103,10 @@ async function loadWindow(deploymentId: string, minutes: number, prisma: PrismaC
   return { deployment, rollups: withData, window };
 }
 
-function mergedHistogram(rollups: ReadonlyArray<{ histograms: StoredJsonValue }>, key: string): LatencyHistogram | null {
+function mergedHistogram(
+  rollups: ReadonlyArray<{ histograms: StoredJsonValue }>,
+  key: string,
+): LatencyHistogram | null {
   const parts: LatencyHistogram[] = [];
   for (const r of rollups) {
     const encoded = rollupHistogramsColumn.read(r.histograms)[key];
@@ -109,7 +118,11 @@ function mergedHistogram(rollups: ReadonlyArray<{ histograms: StoredJsonValue }>
 }
 
 /** p50 and p99 of each stage the agent measures, over the window's merged histograms; absent stages stay entered. */
-export async function measuredStages(input: { deploymentId: string; windowMinutes: number }, prisma: PrismaClient = db(), now = new Date()): Promise<MeasuredStagesResult> {
+export async function measuredStages(
+  input: { deploymentId: string; windowMinutes: number },
+  prisma: PrismaClient = db(),
+  now = new Date(),
+): Promise<MeasuredStagesResult> {
   const { deployment, rollups, window } = await loadWindow(input.deploymentId, input.windowMinutes, prisma, now);
   const stages: MeasuredStagesResult["stages"] = {};
   for (const { stage, histogram } of MEASURED_STAGE_HISTOGRAMS) {
@@ -120,7 +133,11 @@ export async function measuredStages(input: { deploymentId: string; windowMinute
 }
 
 /** Where the deployment runs now: λ and ρ from the rollups' counters, time in the server from its histogram. */
-export async function operatingPoint(input: { deploymentId: string; windowMinutes: number }, prisma: PrismaClient = db(), now = new Date()): Promise<OperatingPointResult> {
+export async function operatingPoint(
+  input: { deploymentId: string; windowMinutes: number },
+  prisma: PrismaClient = db(),
+  now = new Date(),
+): Promise<OperatingPointResult> {
   const { deployment, rollups, window } = await loadWindow(input.deploymentId, input.windowMinutes, prisma, now);
   const intervalMs = rollups.reduce((s, r) => s + r.intervalMs, 0);
   const busyMs = rollups.reduce((s, r) => s + r.busyMs, 0);

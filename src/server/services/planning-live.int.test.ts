@@ -12,9 +12,21 @@ import { resetEnvForTests } from "@/server/env";
 import { insertTestUser } from "@/server/auth/test-support";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
-import { agentApiRoutes, serveOnNewAgent, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  serveOnNewAgent,
+  startRouteServer,
+  stopProcess,
+  until,
+  type TestAgent,
+} from "../../../test/control-plane-harness";
 import { sendOipTraffic } from "../../../test/oip-traffic";
-import { MEASURED_STAGE_HISTOGRAMS, listLiveDeployments, measuredStages, operatingPoint } from "./planning-live-service";
+import {
+  MEASURED_STAGE_HISTOGRAMS,
+  listLiveDeployments,
+  measuredStages,
+  operatingPoint,
+} from "./planning-live-service";
 import type { ServiceCaller } from "./users-service";
 import { testEnv } from "../../../test/test-env";
 
@@ -26,15 +38,25 @@ let deploymentId: string;
 const children: ChildProcess[] = [];
 const REQUESTS = 120;
 
-
 beforeAll(async () => {
-  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, {
+    HEARTBEAT_INTERVAL_MS: "300",
+    LONG_POLL_HOLD_MS: "1000",
+    AGENT_LOST_TIMEOUT_MS: "20000",
+    PACKRAT_DATA_DIR: dataDir,
+  });
   resetEnvForTests();
   const prisma = db();
   const admin: ServiceCaller = { user: await insertTestUser(prisma, "admin"), requestId: "planning-live" };
   server = await startRouteServer(await agentApiRoutes());
   ({ agent, deploymentId } = await serveOnNewAgent({
-    controlPlaneUrl: server.url, admin, dataDir, tokenName: "planning-live", modelName: "tiny-cnn-live", modelBytes: buildTinyCnn({ seed: 12, producerVersion: "packrat-test" }), children,
+    controlPlaneUrl: server.url,
+    admin,
+    dataDir,
+    tokenName: "planning-live",
+    modelName: "tiny-cnn-live",
+    modelBytes: buildTinyCnn({ seed: 12, producerVersion: "packrat-test" }),
+    children,
   }));
 });
 
@@ -44,7 +66,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const rollupsOf = (prisma: Pick<PrismaClient, "metricsRollup"> = db()) => prisma.metricsRollup.findMany({ where: { deploymentId } });
+const rollupsOf = (prisma: Pick<PrismaClient, "metricsRollup"> = db()) =>
+  prisma.metricsRollup.findMany({ where: { deploymentId } });
 // The agent keeps heartbeating (every 300 ms, adding its interval to the current minute's rollup even without
 // traffic), so the test's own reading of the rollups and the service's must come from one snapshot.
 const inOneSnapshot = <T>(read: (prisma: PrismaClient) => Promise<T>): Promise<T> =>
@@ -69,19 +92,31 @@ describe("planning live data", () => {
   it("after traffic, each stage's p50 and p99 are the percentiles of the stored histograms, merged over the window", async () => {
     await sendOipTraffic(agent.url, "tiny-cnn-live", REQUESTS, 4, 0.5);
     // Every request has reached a rollup once the completed counters add up to what was sent.
-    await until(async () => (await rollupsOf()).reduce((s, r) => s + r.requestsCompleted, 0) >= REQUESTS || undefined, "the heartbeats to report the traffic");
-    const { rollups, result } = await inOneSnapshot(async (prisma) => ({ rollups: await rollupsOf(prisma), result: await measuredStages({ deploymentId, windowMinutes: 15 }, prisma) }));
+    await until(
+      async () => (await rollupsOf()).reduce((s, r) => s + r.requestsCompleted, 0) >= REQUESTS || undefined,
+      "the heartbeats to report the traffic",
+    );
+    const { rollups, result } = await inOneSnapshot(async (prisma) => ({
+      rollups: await rollupsOf(prisma),
+      result: await measuredStages({ deploymentId, windowMinutes: 15 }, prisma),
+    }));
     expect(result.window.requests).toBe(REQUESTS);
     expect(result.window.from).not.toBeNull();
     expect(result.window.to!.getTime() - result.window.from!.getTime()).toBeGreaterThanOrEqual(60_000);
     expect(Object.keys(result.stages).sort()).toEqual(MEASURED_STAGE_HISTOGRAMS.map((m) => m.stage).sort());
     for (const { stage, histogram } of MEASURED_STAGE_HISTOGRAMS) {
-      const stored = LatencyHistogram.merge(rollups.flatMap((r) => {
-        const encoded = (r.histograms as Record<string, string>)[histogram];
-        return encoded ? [LatencyHistogram.decode(encoded)] : [];
-      }));
+      const stored = LatencyHistogram.merge(
+        rollups.flatMap((r) => {
+          const encoded = (r.histograms as Record<string, string>)[histogram];
+          return encoded ? [LatencyHistogram.decode(encoded)] : [];
+        }),
+      );
       expect(stored.count, stage).toBe(REQUESTS);
-      expect(result.stages[stage], stage).toEqual({ p50Ms: stored.percentileMs(50), p99Ms: stored.percentileMs(99), count: REQUESTS });
+      expect(result.stages[stage], stage).toEqual({
+        p50Ms: stored.percentileMs(50),
+        p99Ms: stored.percentileMs(99),
+        count: REQUESTS,
+      });
       expect(result.stages[stage]!.p99Ms).toBeGreaterThanOrEqual(result.stages[stage]!.p50Ms);
     }
     // Inference is real compute: some time, never nothing.
@@ -89,7 +124,10 @@ describe("planning live data", () => {
   });
 
   it("the operating point: λ and ρ from the rollups' counters, the time in the server from its histogram", async () => {
-    const { rollups, point } = await inOneSnapshot(async (prisma) => ({ rollups: await rollupsOf(prisma), point: await operatingPoint({ deploymentId, windowMinutes: 15 }, prisma) }));
+    const { rollups, point } = await inOneSnapshot(async (prisma) => ({
+      rollups: await rollupsOf(prisma),
+      point: await operatingPoint({ deploymentId, windowMinutes: 15 }, prisma),
+    }));
     const intervalMs = rollups.reduce((s, r) => s + r.intervalMs, 0);
     const busyMs = rollups.reduce((s, r) => s + r.busyMs, 0);
     expect(busyMs).toBeGreaterThan(0);
@@ -98,10 +136,12 @@ describe("planning live data", () => {
     expect(point.utilization).toBeGreaterThan(0);
     expect(point.utilization).toBeLessThanOrEqual(1);
     expect(point.serviceTimeMs).toBeCloseTo(busyMs / REQUESTS, 9);
-    const system = LatencyHistogram.merge(rollups.flatMap((r) => {
-      const encoded = (r.histograms as Record<string, string>).system;
-      return encoded ? [LatencyHistogram.decode(encoded)] : [];
-    }));
+    const system = LatencyHistogram.merge(
+      rollups.flatMap((r) => {
+        const encoded = (r.histograms as Record<string, string>).system;
+        return encoded ? [LatencyHistogram.decode(encoded)] : [];
+      }),
+    );
     expect(point.meanMs).toBe(system.summary().meanMs);
     expect(point.p99Ms).toBe(system.percentileMs(99));
     // Time in the server covers the compute: its p99 is at least the inference p50.
@@ -110,7 +150,11 @@ describe("planning live data", () => {
   });
 
   it("a removed or unknown deployment is not found", async () => {
-    await expect(measuredStages({ deploymentId: "nope", windowMinutes: 5 })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(operatingPoint({ deploymentId: "nope", windowMinutes: 5 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(measuredStages({ deploymentId: "nope", windowMinutes: 5 })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(operatingPoint({ deploymentId: "nope", windowMinutes: 5 })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 });

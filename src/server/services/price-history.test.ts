@@ -4,14 +4,23 @@ import { effectiveMinuteMs, PriceHistory, type PriceChange } from "./price-histo
 const at = (iso: string) => new Date(`2026-12-01T${iso}Z`);
 const ms = (iso: string) => at(iso).getTime();
 let id = 0;
-const change = (hardwareClass: string, time: string, hourlyUsd: number | null, demo = false): PriceChange => ({ id: ++id, hardwareClass, hourlyUsd, demo, effectiveFrom: at(time) });
+const change = (hardwareClass: string, time: string, hourlyUsd: number | null, demo = false): PriceChange => ({
+  id: ++id,
+  hardwareClass,
+  hourlyUsd,
+  demo,
+  effectiveFrom: at(time),
+});
 
 describe("the price history", () => {
   // Class A: demo $0.17 from 10:00:20, $0.40 from 12:30:45, removed at 14:00:00, $0.50 from 15:00:00.
   // Class B: $2 from 11:00:00.
   const history = new PriceHistory([
-    change("A", "12:30:45", 0.4), change("A", "10:00:20", 0.17, true), change("B", "11:00:00", 2),
-    change("A", "14:00:00", null), change("A", "15:00:00", 0.5),
+    change("A", "12:30:45", 0.4),
+    change("A", "10:00:20", 0.17, true),
+    change("B", "11:00:00", 2),
+    change("A", "14:00:00", null),
+    change("A", "15:00:00", 0.5),
   ]);
 
   it("applies a change from the start of the minute it was made in (rollups are per minute)", () => {
@@ -34,8 +43,22 @@ describe("the price history", () => {
   it("numbers the epochs as width_bucket does, one price per class in each", () => {
     // Thresholds across both classes, sorted: 10:00, 11:00, 12:30, 14:00, 15:00 → epochs 0 (before 10:00) … 5.
     expect(history.thresholds).toEqual(["10:00:00", "11:00:00", "12:30:00", "14:00:00", "15:00:00"].map(ms));
-    expect([0, 1, 2, 3, 4, 5].map((e) => history.priceInEpoch("A", e)?.hourlyUsd ?? null)).toEqual([null, 0.17, 0.17, 0.4, null, 0.5]);
-    expect([0, 1, 2, 3, 4, 5].map((e) => history.priceInEpoch("B", e)?.hourlyUsd ?? null)).toEqual([null, null, 2, 2, 2, 2]);
+    expect([0, 1, 2, 3, 4, 5].map((e) => history.priceInEpoch("A", e)?.hourlyUsd ?? null)).toEqual([
+      null,
+      0.17,
+      0.17,
+      0.4,
+      null,
+      0.5,
+    ]);
+    expect([0, 1, 2, 3, 4, 5].map((e) => history.priceInEpoch("B", e)?.hourlyUsd ?? null)).toEqual([
+      null,
+      null,
+      2,
+      2,
+      2,
+      2,
+    ]);
     expect(() => history.priceInEpoch("A", 6)).toThrow(RangeError);
   });
 
@@ -43,7 +66,10 @@ describe("the price history", () => {
     const h = new PriceHistory([change("C", "09:00:50", 0.3), change("C", "09:00:10", 0.2)]);
     expect(h.thresholds).toEqual([ms("09:00:00")]);
     expect(h.priceAt("C", ms("09:00:00"))?.hourlyUsd).toBe(0.3);
-    const same = new PriceHistory([{ ...change("D", "09:00:10", 0.7), id: 2 }, { ...change("D", "09:00:10", 0.6), id: 1 }]);
+    const same = new PriceHistory([
+      { ...change("D", "09:00:10", 0.7), id: 2 },
+      { ...change("D", "09:00:10", 0.6), id: 1 },
+    ]);
     expect(same.priceAt("D", ms("09:00:00"))?.hourlyUsd).toBe(0.7);
   });
 });

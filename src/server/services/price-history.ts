@@ -12,7 +12,10 @@ export interface PriceChange {
   effectiveFrom: Date;
 }
 
-export interface PriceInEffect { hourlyUsd: number; demo: boolean }
+export interface PriceInEffect {
+  hourlyUsd: number;
+  demo: boolean;
+}
 
 const MINUTE_MS = 60_000;
 
@@ -32,10 +35,15 @@ export class PriceHistory {
   private readonly byClass = new Map<string, Array<{ minute: number; price: PriceInEffect | null }>>();
 
   constructor(changes: readonly PriceChange[]) {
-    const sorted = [...changes].sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime() || Number(BigInt(a.id) - BigInt(b.id)));
+    const sorted = [...changes].sort(
+      (a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime() || Number(BigInt(a.id) - BigInt(b.id)),
+    );
     for (const c of sorted) {
       const list = this.byClass.get(c.hardwareClass) ?? [];
-      list.push({ minute: effectiveMinuteMs(c.effectiveFrom), price: c.hourlyUsd === null ? null : { hourlyUsd: c.hourlyUsd, demo: c.demo } });
+      list.push({
+        minute: effectiveMinuteMs(c.effectiveFrom),
+        price: c.hourlyUsd === null ? null : { hourlyUsd: c.hourlyUsd, demo: c.demo },
+      });
       this.byClass.set(c.hardwareClass, list);
     }
     this.thresholds = [...new Set(sorted.map((c) => effectiveMinuteMs(c.effectiveFrom)))];

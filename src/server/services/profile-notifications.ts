@@ -10,14 +10,29 @@ export interface ProfileOutcome {
   reason: string | null;
 }
 
-const verbs: Record<ProfileOutcome["status"], string> = { complete: "finished", partial: "ended partial", failed: "failed", cancelled: "was cancelled" };
+const verbs: Record<ProfileOutcome["status"], string> = {
+  complete: "finished",
+  partial: "ended partial",
+  failed: "failed",
+  cancelled: "was cancelled",
+};
 
-export async function notifyProfileOutcome(tx: Prisma.TransactionClient, profileId: string, outcome: ProfileOutcome): Promise<void> {
+export async function notifyProfileOutcome(
+  tx: Prisma.TransactionClient,
+  profileId: string,
+  outcome: ProfileOutcome,
+): Promise<void> {
   const profile = await tx.profile.findUnique({ where: { id: profileId } });
   if (!profile?.createdById) return;
-  const version = await tx.modelVersion.findUniqueOrThrow({ where: { id: profile.modelVersionId }, include: { model: true } });
+  const version = await tx.modelVersion.findUniqueOrThrow({
+    where: { id: profile.modelVersionId },
+    include: { model: true },
+  });
   const agent = await tx.agent.findUniqueOrThrow({ where: { id: profile.agentId }, select: { hostName: true } });
-  const cells = outcome.measured !== null ? `${outcome.measured}${outcome.total !== null ? ` of ${outcome.total}` : ""} cells measured` : null;
+  const cells =
+    outcome.measured !== null
+      ? `${outcome.measured}${outcome.total !== null ? ` of ${outcome.total}` : ""} cells measured`
+      : null;
   await notify(tx, {
     userId: profile.createdById,
     kind: `profile.${outcome.status}`,

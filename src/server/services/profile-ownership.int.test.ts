@@ -14,7 +14,18 @@ const as = (user: SessionUser) => createCaller(contextFor(user));
 
 async function profileBy(user: SessionUser): Promise<string> {
   const profile = await db().profile.create({
-    data: { modelVersionId: versionId, agentId: randomUUID(), hardwareClass: "x", runtimeSignature: "y", cores: 1, threads: [1], batches: [1], stoppingRule: {}, status: "complete", createdById: user.id },
+    data: {
+      modelVersionId: versionId,
+      agentId: randomUUID(),
+      hardwareClass: "x",
+      runtimeSignature: "y",
+      cores: 1,
+      threads: [1],
+      batches: [1],
+      stoppingRule: {},
+      status: "complete",
+      createdById: user.id,
+    },
   });
   return profile.id;
 }
@@ -23,8 +34,14 @@ beforeAll(async () => {
   const prisma = db();
   const sha = randomUUID().replaceAll("-", "").padEnd(64, "0");
   await prisma.artifact.create({ data: { sha256: sha, bytes: 1n } });
-  const model = await prisma.model.create({ data: { name: `ownership-${randomUUID().slice(0, 8)}`, sloDeadlineMs: 20, sloQuantile: 0.99 } });
-  versionId = (await prisma.modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} } })).id;
+  const model = await prisma.model.create({
+    data: { name: `ownership-${randomUUID().slice(0, 8)}`, sloDeadlineMs: 20, sloQuantile: 0.99 },
+  });
+  versionId = (
+    await prisma.modelVersion.create({
+      data: { modelId: model.id, number: 1, artifactSha256: sha, source: "upload", analysis: {} },
+    })
+  ).id;
   owner = await insertTestUser(prisma, "ml_engineer");
   otherMl = await insertTestUser(prisma, "ml_engineer");
   sre = await insertTestUser(prisma, "sre");
@@ -50,7 +67,9 @@ describe("deleting a profile", () => {
       const id = await profileBy(owner);
       await expect(as(who).profiles.delete({ profileId: id })).resolves.toEqual({ deleted: true });
       expect(await db().profile.count({ where: { id } })).toBe(0);
-      expect(await db().auditEvent.findFirstOrThrow({ where: { action: "profile.delete", targetId: id } })).toMatchObject({ actorId: who.id });
+      expect(
+        await db().auditEvent.findFirstOrThrow({ where: { action: "profile.delete", targetId: id } }),
+      ).toMatchObject({ actorId: who.id });
     }
   });
 });

@@ -13,9 +13,22 @@ import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { insertTestUser } from "@/server/auth/test-support";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
-import { agentApiRoutes, insertModelVersion, startRouteServer, stopProcess, serveOnNewAgent, until } from "../../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  insertModelVersion,
+  startRouteServer,
+  stopProcess,
+  serveOnNewAgent,
+  until,
+} from "../../../test/control-plane-harness";
 import { listNotifications, markNotificationsRead } from "./notifications-service";
-import { expireStaleProbes, getProfileProbe, PROBE_CLAIM_TIMEOUT_MS, PROBE_CELL, requestProfileProbe } from "./profile-probe-service";
+import {
+  expireStaleProbes,
+  getProfileProbe,
+  PROBE_CLAIM_TIMEOUT_MS,
+  PROBE_CELL,
+  requestProfileProbe,
+} from "./profile-probe-service";
 import { cancelProfileJob, createProfileJob } from "./profiling-service";
 import type { ServiceCaller } from "./users-service";
 import { PROFILE_PROBE_JOB_KIND } from "@/contracts/agent-jobs";
@@ -33,7 +46,12 @@ let v1Bytes: Uint8Array;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "20000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, {
+    HEARTBEAT_INTERVAL_MS: "300",
+    LONG_POLL_HOLD_MS: "1000",
+    AGENT_LOST_TIMEOUT_MS: "20000",
+    PACKRAT_DATA_DIR: dataDir,
+  });
   resetEnvForTests();
   const prisma = db();
   ml = { user: await insertTestUser(prisma, "ml_engineer"), requestId: "probe-test" };
@@ -42,7 +60,15 @@ beforeAll(async () => {
   const admin: ServiceCaller = { user: await insertTestUser(prisma, "admin"), requestId: "probe-test" };
   server = await startRouteServer(await agentApiRoutes());
   v1Bytes = buildTinyCnn({ seed: 21, producerVersion: "packrat-test" });
-  const served = await serveOnNewAgent({ controlPlaneUrl: server.url, admin, dataDir, tokenName: "probe", modelName: "tiny-cnn-probe", modelBytes: v1Bytes, children });
+  const served = await serveOnNewAgent({
+    controlPlaneUrl: server.url,
+    admin,
+    dataDir,
+    tokenName: "probe",
+    modelName: "tiny-cnn-probe",
+    modelBytes: v1Bytes,
+    children,
+  });
   deploymentId = served.deploymentId;
   modelId = served.version.modelId;
 });
@@ -54,7 +80,14 @@ afterAll(async () => {
 });
 
 const settled = (probeId: string) =>
-  until(async () => { const p = await getProfileProbe(probeId); return p.state === "done" || p.state === "failed" ? p : undefined; }, "the probe to finish", 90_000);
+  until(
+    async () => {
+      const p = await getProfileProbe(probeId);
+      return p.state === "done" || p.state === "failed" ? p : undefined;
+    },
+    "the probe to finish",
+    90_000,
+  );
 
 /** The same cell measured here: one session of one thread, one warm-up, then the median of 21 runs at batch 1. */
 async function directMedianMs(bytes: Uint8Array): Promise<number> {
@@ -98,7 +131,13 @@ describe("the duration probe", () => {
   });
 
   it("a version that is not deployed (so not cached): the agent fetches its artifact, then probes it", async () => {
-    const v2 = await insertModelVersion(dataDir, "tiny-cnn-probe", buildTinyCnn({ seed: 77, producerVersion: "packrat-test" }), 2, modelId);
+    const v2 = await insertModelVersion(
+      dataDir,
+      "tiny-cnn-probe",
+      buildTinyCnn({ seed: 77, producerVersion: "packrat-test" }),
+      2,
+      modelId,
+    );
     const cached = join(dataDir, "agent", "artifacts", `${v2.artifactSha256}.onnx`);
     expect(existsSync(cached)).toBe(false);
     const asked = await requestProfileProbe(ml, { deploymentId, modelVersionId: v2.id });
@@ -109,14 +148,23 @@ describe("the duration probe", () => {
   });
 
   it("a version of another model is refused, naming the field", async () => {
-    const other = await insertModelVersion(dataDir, "some-other-model", buildTinyCnn({ seed: 3, producerVersion: "packrat-test" }));
-    await expect(requestProfileProbe(ml, { deploymentId, modelVersionId: other.id })).rejects.toMatchObject({ code: "INVALID_INPUT", details: { field: "modelVersionId" } });
+    const other = await insertModelVersion(
+      dataDir,
+      "some-other-model",
+      buildTinyCnn({ seed: 3, producerVersion: "packrat-test" }),
+    );
+    await expect(requestProfileProbe(ml, { deploymentId, modelVersionId: other.id })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      details: { field: "modelVersionId" },
+    });
   });
 
   it("a probe no agent claims in time reads as failed, and is expired before it could run late", async () => {
     const id = randomUUID();
     const old = new Date(Date.now() - PROBE_CLAIM_TIMEOUT_MS - 5_000);
-    await db().job.create({ data: { id, kind: PROFILE_PROBE_JOB_KIND, params: { agentId: "no-such-agent" }, createdAt: old } });
+    await db().job.create({
+      data: { id, kind: PROFILE_PROBE_JOB_KIND, params: { agentId: "no-such-agent" }, createdAt: old },
+    });
     const read = await getProfileProbe(id);
     expect(read.state).toBe("failed");
     expect(read.error).toMatch(/did not pick the probe up in time/);
@@ -129,7 +177,11 @@ describe("profiling notifications", () => {
   it("a finished job notifies its creator (only them), linking to the profile; marking read clears the count", async () => {
     const before = await listNotifications(ml);
     const { profileId } = await createProfileJob(ml, { deploymentId, threads: [1], batches: [1, 2] });
-    const note = await until(async () => (await listNotifications(ml)).items.find((n) => n.link === `/profiles/${profileId}`), "the notification", 120_000);
+    const note = await until(
+      async () => (await listNotifications(ml)).items.find((n) => n.link === `/profiles/${profileId}`),
+      "the notification",
+      120_000,
+    );
     expect(note.kind).toBe("profile.complete");
     expect(note.title).toMatch(/^Profile of tiny-cnn-probe v1 on .+ finished$/);
     expect(note.body).toBe("2 of 2 cells measured");

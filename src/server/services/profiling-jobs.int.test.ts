@@ -11,7 +11,15 @@ import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import { freePort } from "../../../apps/agent/src/test-agent-process";
-import { agentApiRoutes, insertModelVersion, startAgentProcess, startRouteServer, stopProcess, until, type TestAgent } from "../../../test/control-plane-harness";
+import {
+  agentApiRoutes,
+  insertModelVersion,
+  startAgentProcess,
+  startRouteServer,
+  stopProcess,
+  until,
+  type TestAgent,
+} from "../../../test/control-plane-harness";
 import { deployModel } from "./deployments-service";
 import { cancelProfileJob, createProfileJob } from "./profiling-service";
 import { finishProfileJob } from "./profile-runs-service";
@@ -36,7 +44,12 @@ const launch = () => {
 };
 
 beforeAll(async () => {
-  Object.assign(testEnv, { HEARTBEAT_INTERVAL_MS: "300", LONG_POLL_HOLD_MS: "1000", AGENT_LOST_TIMEOUT_MS: "2000", PACKRAT_DATA_DIR: dataDir });
+  Object.assign(testEnv, {
+    HEARTBEAT_INTERVAL_MS: "300",
+    LONG_POLL_HOLD_MS: "1000",
+    AGENT_LOST_TIMEOUT_MS: "2000",
+    PACKRAT_DATA_DIR: dataDir,
+  });
   resetEnvForTests();
   const prisma = db();
   await prisma.profile.deleteMany({});
@@ -52,11 +65,21 @@ beforeAll(async () => {
   agentPort = await freePort();
   launch();
   // This token's agent: other test files leave agents of their own in the shared database.
-  const registered = await until(() => prisma.agent.findFirst({ where: { tokens: { some: { id: created.id } } } }), "registration");
+  const registered = await until(
+    () => prisma.agent.findFirst({ where: { tokens: { some: { id: created.id } } } }),
+    "registration",
+  );
   agentId = registered.id;
-  const version = await insertModelVersion(dataDir, "tiny-cnn", buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }));
+  const version = await insertModelVersion(
+    dataDir,
+    "tiny-cnn",
+    buildTinyCnn({ seed: 8, producerVersion: "packrat-test" }),
+  );
   deploymentId = (await deployModel(admin, { agentId, modelVersionId: version.id, cpus: registered.allowedCpus })).id;
-  await until(async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).state === "serving", "the deployment to serve");
+  await until(
+    async () => (await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).state === "serving",
+    "the deployment to serve",
+  );
 });
 
 afterAll(async () => {
@@ -71,7 +94,8 @@ afterAll(async () => {
 // other's last round (b = 1024 included) still runs.
 const SLOW_BATCHES = [1, 2, 4, 8, 16, 1024];
 const RESUME_BATCHES = [1, 2, 4, 256];
-const running = (profileId: string) => until(async () => (await jobOf(profileId)).state === "running", "the agent to claim the job");
+const running = (profileId: string) =>
+  until(async () => (await jobOf(profileId)).state === "running", "the agent to claim the job");
 
 const jobOf = async (profileId: string) => {
   const profile = await db().profile.findUniqueOrThrow({ where: { id: profileId } });
@@ -81,11 +105,30 @@ const jobOf = async (profileId: string) => {
 describe("profiling jobs", () => {
   it("sweeps t ∈ {1,2} × b ∈ {1,2,4,8}: 8 cells, each stored with the histogram of its own iterations", async () => {
     const { profileId } = await createProfileJob(caller, { deploymentId, threads: [1, 2], batches: [1, 2, 4, 8] });
-    const job = await until(async () => { const j = await jobOf(profileId); return j.state === "done" || j.state === "failed" ? j : undefined; }, "the job to finish", 120_000);
+    const job = await until(
+      async () => {
+        const j = await jobOf(profileId);
+        return j.state === "done" || j.state === "failed" ? j : undefined;
+      },
+      "the job to finish",
+      120_000,
+    );
     expect(job.state).toBe("done");
     expect(job.progress).toBe(1);
-    const cells = await db().profileCell.findMany({ where: { profileId }, orderBy: [{ threads: "asc" }, { batch: "asc" }] });
-    expect(cells.map((c) => `${c.threads}x${c.batch}`)).toEqual(["1x1", "1x2", "1x4", "1x8", "2x1", "2x2", "2x4", "2x8"]);
+    const cells = await db().profileCell.findMany({
+      where: { profileId },
+      orderBy: [{ threads: "asc" }, { batch: "asc" }],
+    });
+    expect(cells.map((c) => `${c.threads}x${c.batch}`)).toEqual([
+      "1x1",
+      "1x2",
+      "1x4",
+      "1x8",
+      "2x1",
+      "2x2",
+      "2x4",
+      "2x8",
+    ]);
     // No claim on which cell is faster: sub-millisecond cells on a loaded host (the first one also pays the warm-up
     // of a fresh process) can swap order. Each cell's histogram holds every iteration, and p50 is the histogram's
     // within its resolution (1 µs, 3 significant digits). meanMs is the trimmed mean of the cell's round means (the
@@ -106,10 +149,20 @@ describe("profiling jobs", () => {
   });
 
   it("cancels mid-job: the job ends cancelled, the cells it cut short are kept as such, and the agent goes idle", async () => {
-    const { profileId } = await createProfileJob(caller, { deploymentId, threads: [1, 2], batches: SLOW_BATCHES, rule: "paper" });
+    const { profileId } = await createProfileJob(caller, {
+      deploymentId,
+      threads: [1, 2],
+      batches: SLOW_BATCHES,
+      rule: "paper",
+    });
     await running(profileId);
     // Past the 3rd of the paper rule's 10 rounds (10 iterations each): every cell has at least 2 rounds to keep.
-    await until(async () => Number(/round (\d+)/.exec((await jobOf(profileId)).progressMessage ?? "")?.[1] ?? 0) >= 3 || undefined, "round 3", 120_000);
+    await until(
+      async () =>
+        Number(/round (\d+)/.exec((await jobOf(profileId)).progressMessage ?? "")?.[1] ?? 0) >= 3 || undefined,
+      "round 3",
+      120_000,
+    );
     const kept = () => agent.log().split("cut-short cells kept").length - 1;
     const keptBefore = kept();
     await cancelProfileJob(caller, { profileId });
@@ -135,7 +188,12 @@ describe("profiling jobs", () => {
   });
 
   it("a cancel racing the agent's finish: whichever commits first wins and the job and its profile agree", async () => {
-    const { profileId } = await createProfileJob(caller, { deploymentId, threads: [1, 2], batches: SLOW_BATCHES, rule: "paper" });
+    const { profileId } = await createProfileJob(caller, {
+      deploymentId,
+      threads: [1, 2],
+      batches: SLOW_BATCHES,
+      rule: "paper",
+    });
     await running(profileId);
     await new Promise((r) => setTimeout(r, 1000));
     const jobId = (await jobOf(profileId)).id;
@@ -144,7 +202,10 @@ describe("profiling jobs", () => {
     // Both at once, as when an engineer cancels while the agent reports its last cell: finish reads the job
     // under the same row lock cancel takes, so it never turns a cancelled job's profile into "partial".
     const cellsBefore = await db().profileCell.count({ where: { profileId } });
-    const [cancel, finish] = await Promise.allSettled([cancelProfileJob(caller, { profileId }), finishProfileJob(agentId, jobId, "done", undefined)]);
+    const [cancel, finish] = await Promise.allSettled([
+      cancelProfileJob(caller, { profileId }),
+      finishProfileJob(agentId, jobId, "done", undefined),
+    ]);
     const job = await jobOf(profileId);
     const profile = await db().profile.findUniqueOrThrow({ where: { id: profileId } });
     expect([cancel.status, finish.status].sort()).toEqual(["fulfilled", "rejected"]);
@@ -156,13 +217,25 @@ describe("profiling jobs", () => {
 
   it("requeues the job of an agent killed mid-job and resumes at the first missing cell", async () => {
     // One thread count's cells end in its 10th round while the other's last round (b = 256 among them) still runs.
-    const { profileId } = await createProfileJob(caller, { deploymentId, threads: [1, 2], batches: RESUME_BATCHES, rule: "paper" });
+    const { profileId } = await createProfileJob(caller, {
+      deploymentId,
+      threads: [1, 2],
+      batches: RESUME_BATCHES,
+      rule: "paper",
+    });
     await until(async () => (await db().profileCell.count({ where: { profileId } })) >= 2, "two cells", 300_000);
     agent.process.kill("SIGKILL");
     await until(async () => agent.process.exitCode !== null || agent.process.signalCode !== null, "the agent to die");
     const before = await db().profileCell.findMany({ where: { profileId } });
     launch(); // new boot id → the job goes back to the queue and is claimed again
-    const job = await until(async () => { const j = await jobOf(profileId); return j.state === "done" ? j : undefined; }, "the resumed job to finish", 400_000);
+    const job = await until(
+      async () => {
+        const j = await jobOf(profileId);
+        return j.state === "done" ? j : undefined;
+      },
+      "the resumed job to finish",
+      400_000,
+    );
     expect(job.attempts).toBe(2);
     const after = await db().profileCell.findMany({ where: { profileId } });
     expect(after).toHaveLength(2 * RESUME_BATCHES.length);
@@ -175,10 +248,31 @@ describe("profiling jobs", () => {
 
   it("profiles a version that is not deployed: the agent fetches its artifact first", async () => {
     const prisma = db();
-    const deployed = await prisma.deployment.findUniqueOrThrow({ where: { id: deploymentId }, include: { modelVersion: true } });
-    const v2 = await insertModelVersion(dataDir, "tiny-cnn", buildTinyCnn({ seed: 99, producerVersion: "packrat-test" }), 2, deployed.modelVersion.modelId);
-    const { profileId } = await createProfileJob(caller, { deploymentId, modelVersionId: v2.id, threads: [1], batches: [1, 2] });
-    const job = await until(async () => { const j = await jobOf(profileId); return j.state === "done" || j.state === "failed" ? j : undefined; }, "the job to finish", 120_000);
+    const deployed = await prisma.deployment.findUniqueOrThrow({
+      where: { id: deploymentId },
+      include: { modelVersion: true },
+    });
+    const v2 = await insertModelVersion(
+      dataDir,
+      "tiny-cnn",
+      buildTinyCnn({ seed: 99, producerVersion: "packrat-test" }),
+      2,
+      deployed.modelVersion.modelId,
+    );
+    const { profileId } = await createProfileJob(caller, {
+      deploymentId,
+      modelVersionId: v2.id,
+      threads: [1],
+      batches: [1, 2],
+    });
+    const job = await until(
+      async () => {
+        const j = await jobOf(profileId);
+        return j.state === "done" || j.state === "failed" ? j : undefined;
+      },
+      "the job to finish",
+      120_000,
+    );
     expect(job.state).toBe("done");
     expect(await prisma.profileCell.count({ where: { profileId } })).toBe(2);
   });

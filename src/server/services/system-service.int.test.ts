@@ -13,7 +13,10 @@ import { testEnv } from "../../../test/test-env";
 
 const cleanups: Array<() => Promise<void>> = [];
 beforeEach(() => resetHealthCacheForTests());
-afterEach(async () => { while (cleanups.length) await cleanups.pop()!(); resetHealthCacheForTests(); });
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  resetHealthCacheForTests();
+});
 
 describe("health", () => {
   it("is ok on the migrated test database", async () => {
@@ -35,19 +38,25 @@ describe("health", () => {
   });
 
   it("is degraded with the reason when the database is unreachable, and probes see neither reason nor host", async () => {
-    const { report, probe } = await withEnv({ DATABASE_URL: "postgresql://nobody:s3cret@127.0.0.1:1/none" }, async () => {
-      const report = await checkHealth();
-      resetHealthCacheForTests();
-      const response = await healthRoute();
-      return { report, probe: { status: response.status, text: await response.text() } };
-    });
+    const { report, probe } = await withEnv(
+      { DATABASE_URL: "postgresql://nobody:s3cret@127.0.0.1:1/none" },
+      async () => {
+        const report = await checkHealth();
+        resetHealthCacheForTests();
+        const response = await healthRoute();
+        return { report, probe: { status: response.status, text: await response.text() } };
+      },
+    );
     expect(report.status).toBe("degraded");
     expect(report.checks.database.ok).toBe(false);
     expect(report.checks.database.error).toMatch(/ECONNREFUSED|connect|reach/);
     expect(JSON.stringify(report)).not.toContain("s3cret");
     // The anonymous probe: the verdict per check, nothing a scanner could use.
     expect(probe.status).toBe(503);
-    expect(JSON.parse(probe.text)).toEqual({ status: "degraded", checks: { database: { ok: false }, migrations: { ok: false } } });
+    expect(JSON.parse(probe.text)).toEqual({
+      status: "degraded",
+      checks: { database: { ok: false }, migrations: { ok: false } },
+    });
     expect(probe.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|version/);
   });
 
@@ -74,9 +83,17 @@ describe("health", () => {
     const roleUrl = new URL(base);
     roleUrl.username = role;
     roleUrl.password = "";
-    const reports = await withEnv({ DATABASE_URL: roleUrl.toString(), DATABASE_POOL_MAX: "2" },
-      () => Promise.all(Array.from({ length: 60 }, () => { resetHealthCacheForTests(); return checkHealth(); })));
-    const failures = reports.filter((r) => r.status !== "ok").map((r) => r.checks.database.error ?? r.checks.migrations.error);
+    const reports = await withEnv({ DATABASE_URL: roleUrl.toString(), DATABASE_POOL_MAX: "2" }, () =>
+      Promise.all(
+        Array.from({ length: 60 }, () => {
+          resetHealthCacheForTests();
+          return checkHealth();
+        }),
+      ),
+    );
+    const failures = reports
+      .filter((r) => r.status !== "ok")
+      .map((r) => r.checks.database.error ?? r.checks.migrations.error);
     expect(failures).toEqual([]);
   });
 
@@ -93,9 +110,12 @@ describe("health", () => {
   });
 
   it("refuses a tRPC batch of more than 20 calls with a JSON error, before running any", async () => {
-    const call = (n: number) => handleTrpcRequest(new Request(
-      `http://localhost:3000/api/trpc/${Array.from({ length: n }, () => "system.health").join(",")}?batch=1&input=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, {}]))))}`,
-    ));
+    const call = (n: number) =>
+      handleTrpcRequest(
+        new Request(
+          `http://localhost:3000/api/trpc/${Array.from({ length: n }, () => "system.health").join(",")}?batch=1&input=${encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, {}]))))}`,
+        ),
+      );
     const before = healthChecksRun();
     const refused = await call(1_000);
     expect(refused.status).toBe(400);
@@ -106,7 +126,10 @@ describe("health", () => {
     const answers = (await allowed.json()) as Array<{ result: { data: { json: unknown } } }>;
     expect(answers).toHaveLength(20);
     // Anonymous: the verdict per check only.
-    expect(answers[0]!.result.data.json).toEqual({ status: "ok", checks: { database: { ok: true }, migrations: { ok: true } } });
+    expect(answers[0]!.result.data.json).toEqual({
+      status: "ok",
+      checks: { database: { ok: true }, migrations: { ok: true } },
+    });
   });
 });
 
@@ -116,8 +139,13 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
   envModule.resetEnvForTests();
   // The Prisma client is per process too: the next db() opens a pool on the new URL.
   await resetDbForTests();
-  try { return await fn(); } finally {
-    for (const [k, v] of Object.entries(previous)) { if (v === undefined) delete testEnv[k]; else testEnv[k] = v; }
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(previous)) {
+      if (v === undefined) delete testEnv[k];
+      else testEnv[k] = v;
+    }
     envModule.resetEnvForTests();
     await resetDbForTests();
   }

@@ -26,7 +26,10 @@ export const HEALTH_CACHE_MS = 1_000;
 const HEALTH_QUERY_TIMEOUT_MS = 2_000;
 
 // Route handlers and tRPC do not share module state under Next, so the cache lives on globalThis.
-const shared = globalThis as unknown as { packratHealth?: { at: number; report: Promise<HealthReport> }; packratHealthChecks?: number };
+const shared = globalThis as unknown as {
+  packratHealth?: { at: number; report: Promise<HealthReport> };
+  packratHealthChecks?: number;
+};
 
 /** The health report, at most HEALTH_CACHE_MS old; concurrent callers share one check. */
 export function checkHealth(now: number = Date.now()): Promise<HealthReport> {
@@ -43,7 +46,10 @@ export function healthChecksRun(): number {
 }
 
 export function publicHealth(report: HealthReport): PublicHealthReport {
-  return { status: report.status, checks: { database: { ok: report.checks.database.ok }, migrations: { ok: report.checks.migrations.ok } } };
+  return {
+    status: report.status,
+    checks: { database: { ok: report.checks.database.ok }, migrations: { ok: report.checks.migrations.ok } },
+  };
 }
 
 /** Tests point the env at another database between cases; production never calls this. */
@@ -54,14 +60,24 @@ export function resetHealthCacheForTests(): void {
 function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${HEALTH_QUERY_TIMEOUT_MS} ms`)), HEALTH_QUERY_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${HEALTH_QUERY_TIMEOUT_MS} ms`)),
+      HEALTH_QUERY_TIMEOUT_MS,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 // Prisma's message opens with the call that failed; the driver's reason is its last line.
 function lastLine(message: string): string {
-  return message.trim().split("\n").filter((line) => line.trim()).pop()?.trim() ?? message;
+  return (
+    message
+      .trim()
+      .split("\n")
+      .filter((line) => line.trim())
+      .pop()
+      ?.trim() ?? message
+  );
 }
 
 async function runHealthCheck(): Promise<HealthReport> {

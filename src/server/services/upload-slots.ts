@@ -17,9 +17,13 @@ export function uploadsInFlight(): number {
 /** Runs `work` in one of `max` upload slots, or throws RATE_LIMITED when all are taken. */
 export async function withUploadSlot<T>(max: number, work: () => Promise<T>): Promise<T> {
   if (uploadsInFlight() >= max) {
-    throw new DomainError("RATE_LIMITED", `${max} model upload${max === 1 ? " is" : "s are"} being processed already (MODEL_UPLOAD_MAX_CONCURRENT); try again in a few seconds`, {
-      retryAfterSeconds: UPLOAD_RETRY_AFTER_S,
-    });
+    throw new DomainError(
+      "RATE_LIMITED",
+      `${max} model upload${max === 1 ? " is" : "s are"} being processed already (MODEL_UPLOAD_MAX_CONCURRENT); try again in a few seconds`,
+      {
+        retryAfterSeconds: UPLOAD_RETRY_AFTER_S,
+      },
+    );
   }
   slots.packratUploadsInFlight = uploadsInFlight() + 1;
   try {

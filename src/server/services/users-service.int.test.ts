@@ -12,22 +12,38 @@ beforeAll(() => usePasswordHasherForTests(cheapHasher));
 afterAll(() => usePasswordHasherForTests(undefined));
 
 async function addSession(userId: string): Promise<void> {
-  await db().session.create({ data: { id: randomUUID(), token: randomUUID(), userId, expiresAt: new Date(Date.now() + 3_600_000) } });
+  await db().session.create({
+    data: { id: randomUUID(), token: randomUUID(), userId, expiresAt: new Date(Date.now() + 3_600_000) },
+  });
 }
 
-const domainCode = (promise: Promise<unknown>) => promise.then(() => "resolved", (e: unknown) => (e instanceof DomainError ? e.code : String(e)));
+const domainCode = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "resolved",
+    (e: unknown) => (e instanceof DomainError ? e.code : String(e)),
+  );
 
 describe("users service", () => {
   it("creates a user with a credential account and audits it in the same transaction", async () => {
     const admin = await insertTestUser(db(), "admin");
     const email = uniqueEmail("new");
-    const created = await createUser({ user: admin, requestId: "req-create" }, { email: `  ${email.toUpperCase()} `, name: " New Person ", role: "sre", password: "a-long-password-1" });
+    const created = await createUser(
+      { user: admin, requestId: "req-create" },
+      { email: `  ${email.toUpperCase()} `, name: " New Person ", role: "sre", password: "a-long-password-1" },
+    );
     expect(created).toMatchObject({ email, name: "New Person", role: "sre", active: true });
     const account = await db().account.findFirstOrThrow({ where: { userId: created.id } });
     expect(account).toMatchObject({ providerId: "credential", accountId: created.id });
     expect(await cheapHasher.verify(account.password!, "a-long-password-1")).toBe(true);
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: "user.create", targetId: created.id } });
-    expect(event).toMatchObject({ actorType: "user", actorId: admin.id, actorLabel: admin.email, targetLabel: email, requestId: "req-create", after: { email, role: "sre", active: true } });
+    expect(event).toMatchObject({
+      actorType: "user",
+      actorId: admin.id,
+      actorLabel: admin.email,
+      targetLabel: email,
+      requestId: "req-create",
+      after: { email, role: "sre", active: true },
+    });
     expect(JSON.stringify([event.before, event.after])).not.toContain("a-long-password-1");
     expect((await listUsers()).find((u) => u.id === created.id)).toMatchObject({ email, activeSessions: 0 });
   });
@@ -36,8 +52,22 @@ describe("users service", () => {
     const admin = await insertTestUser(db(), "admin");
     const existing = await insertTestUser(db(), "sre");
     const before = await db().auditEvent.count();
-    expect(await domainCode(createUser({ user: admin, requestId: "r" }, { email: existing.email, name: "x", role: "sre", password: "a-long-password-1" }))).toBe("CONFLICT");
-    expect(await domainCode(createUser({ user: admin, requestId: "r" }, { email: uniqueEmail("short"), name: "x", role: "sre", password: "11-chars-xx" }))).toBe("INVALID_INPUT");
+    expect(
+      await domainCode(
+        createUser(
+          { user: admin, requestId: "r" },
+          { email: existing.email, name: "x", role: "sre", password: "a-long-password-1" },
+        ),
+      ),
+    ).toBe("CONFLICT");
+    expect(
+      await domainCode(
+        createUser(
+          { user: admin, requestId: "r" },
+          { email: uniqueEmail("short"), name: "x", role: "sre", password: "11-chars-xx" },
+        ),
+      ),
+    ).toBe("INVALID_INPUT");
     expect(await db().auditEvent.count()).toBe(before);
   });
 
@@ -62,7 +92,9 @@ describe("users service", () => {
     await setUserActive({ user: admin, requestId: "r" }, { userId: user.id, active: false });
     expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
     await setUserActive({ user: admin, requestId: "r" }, { userId: user.id, active: true });
-    const actions = (await db().auditEvent.findMany({ where: { targetId: user.id }, orderBy: { id: "asc" } })).map((e) => e.action);
+    const actions = (await db().auditEvent.findMany({ where: { targetId: user.id }, orderBy: { id: "asc" } })).map(
+      (e) => e.action,
+    );
     expect(actions).toEqual(["user.deactivate", "user.activate"]);
   });
 
@@ -75,7 +107,9 @@ describe("users service", () => {
     expect(await cheapHasher.verify(account.password!, "new-password-456")).toBe(true);
     expect(await cheapHasher.verify(account.password!, "old-password-123")).toBe(false);
     expect(await db().session.count({ where: { userId: user.id } })).toBe(0);
-    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "user.password_reset", targetId: user.id } });
+    const event = await db().auditEvent.findFirstOrThrow({
+      where: { action: "user.password_reset", targetId: user.id },
+    });
     expect(JSON.stringify([event.before, event.after])).not.toContain(account.password!);
     expect(JSON.stringify([event.before, event.after])).not.toContain("new-password-456");
   });
@@ -86,12 +120,18 @@ describe("users service", () => {
     const others = await db().user.findMany({ where: { role: "admin", active: true, id: { not: last.id } } });
     await db().user.updateMany({ where: { id: { in: others.map((o) => o.id) } }, data: { active: false } });
     try {
-      expect(await domainCode(setUserRole({ user: last, requestId: "r" }, { userId: last.id, role: "sre" }))).toBe("PRECONDITION_FAILED");
-      expect(await domainCode(setUserActive({ user: last, requestId: "r" }, { userId: last.id, active: false }))).toBe("PRECONDITION_FAILED");
+      expect(await domainCode(setUserRole({ user: last, requestId: "r" }, { userId: last.id, role: "sre" }))).toBe(
+        "PRECONDITION_FAILED",
+      );
+      expect(await domainCode(setUserActive({ user: last, requestId: "r" }, { userId: last.id, active: false }))).toBe(
+        "PRECONDITION_FAILED",
+      );
       // With a second active admin, either may be demoted — but then the other is the last again.
       const second = await insertTestUser(db(), "admin");
       await setUserRole({ user: second, requestId: "r" }, { userId: last.id, role: "sre" });
-      expect(await domainCode(setUserActive({ user: second, requestId: "r" }, { userId: second.id, active: false }))).toBe("PRECONDITION_FAILED");
+      expect(
+        await domainCode(setUserActive({ user: second, requestId: "r" }, { userId: second.id, active: false })),
+      ).toBe("PRECONDITION_FAILED");
     } finally {
       await db().user.updateMany({ where: { id: { in: others.map((o) => o.id) } }, data: { active: true } });
     }
@@ -99,7 +139,13 @@ describe("users service", () => {
 
   it("answers NOT_FOUND for an unknown user", async () => {
     const admin = await insertTestUser(db(), "admin");
-    expect(await domainCode(setUserRole({ user: admin, requestId: "r" }, { userId: "no-such-user", role: "sre" }))).toBe("NOT_FOUND");
-    expect(await domainCode(resetUserPassword({ user: admin, requestId: "r" }, { userId: "no-such-user", password: "a-long-password-1" }))).toBe("NOT_FOUND");
+    expect(
+      await domainCode(setUserRole({ user: admin, requestId: "r" }, { userId: "no-such-user", role: "sre" })),
+    ).toBe("NOT_FOUND");
+    expect(
+      await domainCode(
+        resetUserPassword({ user: admin, requestId: "r" }, { userId: "no-such-user", password: "a-long-password-1" }),
+      ),
+    ).toBe("NOT_FOUND");
   });
 });

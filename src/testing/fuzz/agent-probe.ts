@@ -1,10 +1,16 @@
 // What the fuzz runs watch on a live agent: its serving process (pid, restarts) and that process's memory.
 import { readFileSync } from "node:fs";
 
-export interface ServingSnapshot { pid: number; restarts: number }
+export interface ServingSnapshot {
+  pid: number;
+  restarts: number;
+}
 
 export async function servingSnapshot(agentUrl: string): Promise<ServingSnapshot> {
-  const status = (await (await fetch(`${agentUrl}/agent/status`)).json()) as { pid: number; servingProcessRestarts: number };
+  const status = (await (await fetch(`${agentUrl}/agent/status`)).json()) as {
+    pid: number;
+    servingProcessRestarts: number;
+  };
   return { pid: status.pid, restarts: status.servingProcessRestarts };
 }
 

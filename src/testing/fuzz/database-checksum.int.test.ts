@@ -12,7 +12,9 @@ beforeAll(async () => {
   database = await createDatabase(inject("adminDatabaseUrl"), "packrat_checksum");
   pool = new pg.Pool({ connectionString: database.url, max: 1 });
   pool.on("error", () => {}); // the forced drop in afterAll may terminate a client pool.end() is still closing
-  await pool.query(`CREATE TABLE item (id int PRIMARY KEY, name text, meta jsonb); CREATE TABLE "Other Table" (x int); CREATE TABLE _prisma_migrations (id text)`);
+  await pool.query(
+    `CREATE TABLE item (id int PRIMARY KEY, name text, meta jsonb); CREATE TABLE "Other Table" (x int); CREATE TABLE _prisma_migrations (id text)`,
+  );
   await pool.query(`INSERT INTO item VALUES (1, 'a', '{"k": 1}'), (2, 'b', null)`);
 });
 

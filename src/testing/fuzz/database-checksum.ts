@@ -13,10 +13,18 @@ export async function listTables(client: pg.ClientBase | pg.Pool): Promise<strin
   return rows.map((r) => r.name);
 }
 
-export async function databaseChecksum(client: pg.ClientBase | pg.Pool, tables: readonly string[]): Promise<DatabaseChecksum> {
+export async function databaseChecksum(
+  client: pg.ClientBase | pg.Pool,
+  tables: readonly string[],
+): Promise<DatabaseChecksum> {
   if (tables.length === 0) return new Map();
   // Table names come from the catalog (format %I), not from input.
-  const sql = tables.map((t, i) => `SELECT ${i} AS i, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') AS sum FROM ${t} x`).join(" UNION ALL ");
+  const sql = tables
+    .map(
+      (t, i) =>
+        `SELECT ${i} AS i, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') AS sum FROM ${t} x`,
+    )
+    .join(" UNION ALL ");
   const { rows } = await client.query<{ i: number; sum: string }>(sql);
   return new Map(rows.map((r) => [tables[r.i]!, r.sum]));
 }

@@ -3,7 +3,14 @@ import { FuzzInputError, FuzzRandom } from "./fuzz-random";
 
 describe("FuzzRandom", () => {
   it("replays: the same seed gives the same sequence of choices", () => {
-    const draw = (r: FuzzRandom) => [r.intBetween(0, 100), r.chance(0.5), r.pick(["a", "b", "c"]), r.length(1000), r.unicode(20), r.bytes(8).toString("hex")];
+    const draw = (r: FuzzRandom) => [
+      r.intBetween(0, 100),
+      r.chance(0.5),
+      r.pick(["a", "b", "c"]),
+      r.length(1000),
+      r.unicode(20),
+      r.bytes(8).toString("hex"),
+    ];
     expect(draw(new FuzzRandom(42))).toEqual(draw(new FuzzRandom(42)));
     expect(draw(new FuzzRandom(42))).not.toEqual(draw(new FuzzRandom(43)));
   });

@@ -4,7 +4,11 @@ import { Prng } from "@/core/stats/prng";
 
 export class FuzzInputError extends Error {
   override readonly name = "FuzzInputError";
-  constructor(readonly code: "out_of_range" | "empty", readonly parameter: string, message: string) {
+  constructor(
+    readonly code: "out_of_range" | "empty",
+    readonly parameter: string,
+    message: string,
+  ) {
     super(`${parameter}: ${message}`);
   }
 }
@@ -19,7 +23,11 @@ export class FuzzRandom {
   /** An integer uniform in [low, high] (both included). */
   intBetween(low: number, high: number): number {
     if (!Number.isSafeInteger(low) || !Number.isSafeInteger(high) || high < low || high - low >= 4294967296) {
-      throw new FuzzInputError("out_of_range", "high", `[${low}, ${high}] must be a non-empty integer range narrower than 2^32`);
+      throw new FuzzInputError(
+        "out_of_range",
+        "high",
+        `[${low}, ${high}] must be a non-empty integer range narrower than 2^32`,
+      );
     }
     return low + this.prng.int(high - low + 1);
   }
@@ -40,7 +48,8 @@ export class FuzzRandom {
 
   /** A length with a heavy tail: mostly short, sometimes up to `max` (log-uniform between 1 and max). */
   length(max: number): number {
-    if (!Number.isSafeInteger(max) || max < 1) throw new FuzzInputError("out_of_range", "max", `must be an integer ≥ 1, got ${max}`);
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new FuzzInputError("out_of_range", "max", `must be an integer ≥ 1, got ${max}`);
     return Math.min(max, Math.floor(Math.exp(this.prng.uniform() * Math.log(max + 1))));
   }
 
@@ -60,14 +69,30 @@ export class FuzzRandom {
     while (units < n) {
       let piece: string;
       switch (this.prng.int(8)) {
-        case 0: piece = String.fromCharCode(0x20 + this.prng.int(0x5f)); break;
-        case 1: piece = String.fromCharCode(0xa0 + this.prng.int(0x60)); break;
-        case 2: piece = String.fromCharCode(0x4e00 + this.prng.int(0x5000)); break;
-        case 3: piece = String.fromCodePoint(0x1f300 + this.prng.int(0x300)); break;
-        case 4: piece = String.fromCharCode(0x300 + this.prng.int(0x70)); break;
-        case 5: piece = this.pick(["\u202e", "\u202d", "\u200f", "\u200b", "\ufeff"]); break;
-        case 6: piece = String.fromCharCode(this.prng.int(0x20)); break;
-        default: piece = String.fromCharCode(0xd800 + this.prng.int(0x800)); break; // lone surrogate
+        case 0:
+          piece = String.fromCharCode(0x20 + this.prng.int(0x5f));
+          break;
+        case 1:
+          piece = String.fromCharCode(0xa0 + this.prng.int(0x60));
+          break;
+        case 2:
+          piece = String.fromCharCode(0x4e00 + this.prng.int(0x5000));
+          break;
+        case 3:
+          piece = String.fromCodePoint(0x1f300 + this.prng.int(0x300));
+          break;
+        case 4:
+          piece = String.fromCharCode(0x300 + this.prng.int(0x70));
+          break;
+        case 5:
+          piece = this.pick(["\u202e", "\u202d", "\u200f", "\u200b", "\ufeff"]);
+          break;
+        case 6:
+          piece = String.fromCharCode(this.prng.int(0x20));
+          break;
+        default:
+          piece = String.fromCharCode(0xd800 + this.prng.int(0x800));
+          break; // lone surrogate
       }
       if (units + piece.length > n) piece = String.fromCharCode(0x41 + this.prng.int(26));
       parts.push(piece);

@@ -16,15 +16,30 @@ import { hostileOnnxCases, runHostileOnnx } from "./hostile-onnx-run";
 
 const root = mkdtempSync(join(tmpdir(), "packrat-hostile-onnx-"));
 const store = new FileArtifactStore(join(root, "artifacts"));
-const limits: UploadLimits = { maxBytes: 64 * 1024 ** 2, archiveMaxBytes: 64 * 1024 ** 2, validateTimeoutMs: 60_000, validateMaxRssBytes: 2 * 1024 ** 3 };
+const limits: UploadLimits = {
+  maxBytes: 64 * 1024 ** 2,
+  archiveMaxBytes: 64 * 1024 ** 2,
+  validateTimeoutMs: 60_000,
+  validateMaxRssBytes: 2 * 1024 ** 3,
+};
 let ml: SessionUser;
 
 const upload = (bytes: Uint8Array, name: string) =>
-  uploadModel({ user: ml, requestId: `hostile-${name}` }, { name, body: Readable.from([Buffer.from(bytes)]), declaredBytes: bytes.length }, limits, store);
+  uploadModel(
+    { user: ml, requestId: `hostile-${name}` },
+    { name, body: Readable.from([Buffer.from(bytes)]), declaredBytes: bytes.length },
+    limits,
+    store,
+  );
 
 async function snapshot(): Promise<string> {
   const prisma = db();
-  const rows = [await prisma.model.count(), await prisma.modelVersion.count(), await prisma.artifact.count(), await prisma.auditEvent.count()];
+  const rows = [
+    await prisma.model.count(),
+    await prisma.modelVersion.count(),
+    await prisma.artifact.count(),
+    await prisma.auditEvent.count(),
+  ];
   const staging = join(root, "artifacts", "staging");
   const staged = readdirSync(join(root, "artifacts")).includes("staging") ? readdirSync(staging) : [];
   return JSON.stringify({ rows, files: (await store.list()).sort(), staged });
@@ -38,7 +53,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // Which refusals fit which kind (a cut can leave a decodable prefix: NOT_ONNX as well as TRUNCATED).
 const EXPECTED: Record<(typeof HOSTILE_ONNX_KINDS)[number], string[]> = {
-  "truncated": ["TRUNCATED", "NOT_ONNX"],
+  truncated: ["TRUNCATED", "NOT_ONNX"],
   "random-bytes": ["NOT_ONNX", "TRUNCATED"],
   "enormous-initializer": ["NOT_ONNX"],
   "unsupported-operator": ["UNSUPPORTED_OPERATOR", "ORT_REJECTED"],
@@ -54,7 +69,10 @@ describe("hostile ONNX files (issue #23)", () => {
     for (const kind of HOSTILE_ONNX_KINDS) {
       const counts = report.perKind[kind];
       expect({ kind, refused: counts.refused }).toEqual({ kind, refused: counts.tried });
-      expect({ kind, codes: Object.keys(counts.byCode).filter((c) => !EXPECTED[kind].includes(c)) }).toEqual({ kind, codes: [] });
+      expect({ kind, codes: Object.keys(counts.byCode).filter((c) => !EXPECTED[kind].includes(c)) }).toEqual({
+        kind,
+        codes: [],
+      });
       expect(counts.tried).toBeGreaterThanOrEqual(3);
     }
     // The control plane (this process) is still up and the registry still works.

@@ -43,7 +43,13 @@ describe("hostileOnnxFile", () => {
       places.add(file.variant.split(" at ")[0]!);
       expect(Buffer.from(file.bytes).toString("latin1")).toMatch(/location.*(\.\.|\/etc|\/proc|file:)/s);
     }
-    expect([...places].sort()).toEqual(["Constant node's sparse value", "Constant node's value", "graph initializer", "sparse initializer", "subgraph initializer"]);
+    expect([...places].sort()).toEqual([
+      "Constant node's sparse value",
+      "Constant node's value",
+      "graph initializer",
+      "sparse initializer",
+      "subgraph initializer",
+    ]);
   });
 
   it("nests If subgraphs exactly `depth` deep (checked by walking a depth-5 file's then-branches)", () => {
@@ -73,7 +79,11 @@ describe("hostileOnnxFile", () => {
 
 describe("hostileOnnxCases", () => {
   it("takes distinct variants of each kind, from the first seeds on", () => {
-    const cases = hostileOnnxCases(2, 40, HOSTILE_ONNX_KINDS.filter((k) => k !== "deeply-nested-subgraphs"));
+    const cases = hostileOnnxCases(
+      2,
+      40,
+      HOSTILE_ONNX_KINDS.filter((k) => k !== "deeply-nested-subgraphs"),
+    );
     expect(cases.length).toBe(10);
     expect(new Set(cases.map((c) => `${c.file.kind}/${c.file.variant}`)).size).toBe(10);
     expect(cases[0]!.seed).toBe(0);
@@ -82,16 +92,28 @@ describe("hostileOnnxCases", () => {
 
 describe("runHostileOnnx", () => {
   it("counts refusals by code and reports acceptances, other errors and leftovers as findings", async () => {
-    const cases = (["truncated", "random-bytes", "enormous-initializer", "unsupported-operator"] as const).map((kind) => ({ seed: 1, file: hostileOnnxFile(kind, 1) }));
+    const cases = (["truncated", "random-bytes", "enormous-initializer", "unsupported-operator"] as const).map(
+      (kind) => ({ seed: 1, file: hostileOnnxFile(kind, 1) }),
+    );
     let stored = 0;
     const outcomes = [
       () => Promise.reject(new ModelRejectedError("TRUNCATED", "the file ends in the middle of the model")),
-      () => { stored++; return Promise.resolve({}); },
+      () => {
+        stored++;
+        return Promise.resolve({});
+      },
       () => Promise.reject(new Error("boom")),
-      () => { stored++; return Promise.reject(new ModelRejectedError("NOT_ONNX", "not an ONNX model: it decodes, but …")); },
+      () => {
+        stored++;
+        return Promise.reject(new ModelRejectedError("NOT_ONNX", "not an ONNX model: it decodes, but …"));
+      },
     ];
     let i = 0;
-    const report = await runHostileOnnx({ cases, upload: () => outcomes[i++]!(), snapshot: async () => String(stored) });
+    const report = await runHostileOnnx({
+      cases,
+      upload: () => outcomes[i++]!(),
+      snapshot: async () => String(stored),
+    });
     expect(report.findings.map((f) => f.problem)).toEqual(["accepted", "other-error", "left-something-behind"]);
     const total = Object.values(report.perKind).reduce((n, c) => n + c.tried, 0);
     expect(total).toBe(4);

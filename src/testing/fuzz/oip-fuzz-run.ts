@@ -1,6 +1,12 @@
 // Sends N malformed OIP requests to a live server with bounded concurrency and tallies the answers per class.
 // The verdict on one answer is pure (judgeOipAnswer); the run is the only part that does I/O.
-import { mutateOipRequest, OIP_FUZZ_CLASSES, type OipFuzzClass, type OipFuzzRequest, type OipModelSpec } from "./oip-mutator";
+import {
+  mutateOipRequest,
+  OIP_FUZZ_CLASSES,
+  type OipFuzzClass,
+  type OipFuzzRequest,
+  type OipModelSpec,
+} from "./oip-mutator";
 import { sendRawHttp, type RawHttpOutcome } from "./raw-http";
 
 /** pass: a 4xx with a JSON body {"error": "..."}. Everything else is a finding. */
@@ -14,10 +20,18 @@ export function judgeOipAnswer(outcome: RawHttpOutcome): { verdict: OipVerdict; 
   if (status >= 200 && status < 300) return { verdict: "2xx", detail: `${status} ${text}` };
   if (status < 400) return { verdict: "other-status", detail: `${status} ${text}` };
   let parsed: unknown;
-  try { parsed = JSON.parse(body.toString("utf8")); } catch { parsed = undefined; }
-  const hasError = typeof parsed === "object" && parsed !== null && typeof (parsed as { error?: unknown }).error === "string";
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  const hasError =
+    typeof parsed === "object" && parsed !== null && typeof (parsed as { error?: unknown }).error === "string";
   if (!hasError || !headers["content-type"]?.startsWith("application/json")) {
-    return { verdict: "4xx-without-json-error", detail: `${status} content-type ${headers["content-type"] ?? "none"}: ${text}` };
+    return {
+      verdict: "4xx-without-json-error",
+      detail: `${status} content-type ${headers["content-type"] ?? "none"}: ${text}`,
+    };
   }
   return { verdict: "pass", detail: String(status) };
 }
@@ -34,7 +48,13 @@ export interface OipClassCounts {
   transportErrors: number;
 }
 
-export interface OipFinding { cls: OipFuzzClass; seed: number; variant: string; verdict: OipVerdict; detail: string }
+export interface OipFinding {
+  cls: OipFuzzClass;
+  seed: number;
+  variant: string;
+  verdict: OipVerdict;
+  detail: string;
+}
 
 export interface OipFuzzReport {
   tried: number;
@@ -42,11 +62,22 @@ export interface OipFuzzReport {
   findings: OipFinding[];
 }
 
-const emptyCounts = (): OipClassCounts => ({ tried: 0, byStatus: {}, status4xx: 0, status5xx: 0, status2xx: 0, withoutJsonError: 0, transportErrors: 0 });
+const emptyCounts = (): OipClassCounts => ({
+  tried: 0,
+  byStatus: {},
+  status4xx: 0,
+  status5xx: 0,
+  status2xx: 0,
+  withoutJsonError: 0,
+  transportErrors: 0,
+});
 
 /** Request i is class i mod 9 with seed (firstSeed + i) mod 2^32: any finding is replayed from its (class, seed). */
 export function fuzzPlan(count: number, firstSeed: number): Array<{ cls: OipFuzzClass; seed: number }> {
-  return Array.from({ length: count }, (_, i) => ({ cls: OIP_FUZZ_CLASSES[i % OIP_FUZZ_CLASSES.length]!, seed: (firstSeed + i) >>> 0 }));
+  return Array.from({ length: count }, (_, i) => ({
+    cls: OIP_FUZZ_CLASSES[i % OIP_FUZZ_CLASSES.length]!,
+    seed: (firstSeed + i) >>> 0,
+  }));
 }
 
 export async function runOipFuzz(options: {
@@ -56,7 +87,10 @@ export async function runOipFuzz(options: {
   /** Requests in flight at once. */
   concurrency: number;
 }): Promise<OipFuzzReport> {
-  const perClass = Object.fromEntries(OIP_FUZZ_CLASSES.map((c) => [c, emptyCounts()])) as Record<OipFuzzClass, OipClassCounts>;
+  const perClass = Object.fromEntries(OIP_FUZZ_CLASSES.map((c) => [c, emptyCounts()])) as Record<
+    OipFuzzClass,
+    OipClassCounts
+  >;
   const findings: OipFinding[] = [];
   let next = 0;
   const one = async (request: OipFuzzRequest) => {
@@ -72,7 +106,8 @@ export async function runOipFuzz(options: {
     } else counts.transportErrors++;
     const { verdict, detail } = judgeOipAnswer(outcome);
     if (verdict === "4xx-without-json-error") counts.withoutJsonError++;
-    if (verdict !== "pass") findings.push({ cls: request.cls, seed: request.seed, variant: request.variant, verdict, detail });
+    if (verdict !== "pass")
+      findings.push({ cls: request.cls, seed: request.seed, variant: request.variant, verdict, detail });
   };
   const worker = async () => {
     while (next < options.cases.length) {

@@ -25,13 +25,20 @@ let reference: ort.InferenceSession;
 /** One good request (JSON or binary both ways), answered and compared with session.run on the same input. */
 async function goodRequest(seed: number, rows: number, binary: boolean): Promise<void> {
   const result = await goodTinyCnnRequest(agent.url, reference, seed, rows, binary);
-  expect({ seed, rows, binary, status: result.status, close: result.close }).toEqual({ seed, rows, binary, status: 200, close: true });
+  expect({ seed, rows, binary, status: result.status, close: result.close }).toEqual({
+    seed,
+    rows,
+    binary,
+    status: 200,
+    close: true,
+  });
 }
 
 beforeAll(async () => {
   reference = await ort.InferenceSession.create(Buffer.from(model));
   agent = await startAgent({
-    modelBytes: model, name: "tiny-cnn",
+    modelBytes: model,
+    name: "tiny-cnn",
     plan: { instances: [{ count: 1, threads: 1, batch: 4 }], batchTimeoutMs: 2 },
     env: { AGENT_MAX_BODY_BYTES: String(LIMIT) },
   });
@@ -50,7 +57,11 @@ describe("OIP fuzzing against a live agent (issue #23)", () => {
     for (const regression of OIP_REGRESSIONS) {
       const request = mutateOipRequest(regression.cls, regression.seed, spec);
       const { verdict, detail } = judgeOipAnswer(await sendRawHttp(port, request));
-      expect({ ...regression, verdict, detail: verdict === "pass" ? "" : detail }).toEqual({ ...regression, verdict: "pass", detail: "" });
+      expect({ ...regression, verdict, detail: verdict === "pass" ? "" : detail }).toEqual({
+        ...regression,
+        verdict: "pass",
+        detail: "",
+      });
     }
   });
 
@@ -59,11 +70,18 @@ describe("OIP fuzzing against a live agent (issue #23)", () => {
     const before = processMemory(pid);
     let peak = before.rss;
     const upload = await uploadOversizeBody({
-      port, path: "/v2/models/tiny-cnn/infer", bytes: 2 * LIMIT, declareLength: true,
-      sample: () => { peak = Math.max(peak, processMemory(pid).rss); },
+      port,
+      path: "/v2/models/tiny-cnn/infer",
+      bytes: 2 * LIMIT,
+      declareLength: true,
+      sample: () => {
+        peak = Math.max(peak, processMemory(pid).rss);
+      },
     });
     expect(upload.response?.status).toBe(413);
-    expect(JSON.parse(upload.response!.body.toString())).toEqual({ error: expect.stringMatching(/exceeds 16777216 bytes/) });
+    expect(JSON.parse(upload.response!.body.toString())).toEqual({
+      error: expect.stringMatching(/exceeds 16777216 bytes/),
+    });
     // The answer came while the upload was still going: the server cannot have held the body.
     expect(upload.sentBytes).toBeLessThan(2 * LIMIT);
     const after = processMemory(pid);
@@ -86,7 +104,11 @@ describe("OIP fuzzing against a live agent (issue #23)", () => {
     expect(report.tried).toBe(10_000);
     for (const cls of OIP_FUZZ_CLASSES) {
       const counts = report.perClass[cls];
-      expect({ cls, tried: counts.tried, status4xx: counts.status4xx }).toEqual({ cls, tried: counts.tried, status4xx: counts.tried });
+      expect({ cls, tried: counts.tried, status4xx: counts.status4xx }).toEqual({
+        cls,
+        tried: counts.tried,
+        status4xx: counts.tried,
+      });
       expect(counts.tried).toBeGreaterThanOrEqual(1_111); // 10,000 / 9, round robin
     }
     // The serving process is the same one (no crash, no restart), and its memory came back.
@@ -96,7 +118,9 @@ describe("OIP fuzzing against a live agent (issue #23)", () => {
 
   it("serves good requests correctly afterwards (JSON and binary, 1–5 rows, checked against session.run)", async () => {
     const before = await servingSnapshot(agent.url);
-    await Promise.all([1, 2, 3, 4, 5].flatMap((rows) => [goodRequest(100 + rows, rows, false), goodRequest(200 + rows, rows, true)]));
+    await Promise.all(
+      [1, 2, 3, 4, 5].flatMap((rows) => [goodRequest(100 + rows, rows, false), goodRequest(200 + rows, rows, true)]),
+    );
     expect(await servingSnapshot(agent.url)).toEqual(before);
   });
 });

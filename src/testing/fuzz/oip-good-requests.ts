@@ -5,7 +5,11 @@ import { Prng } from "@/core/stats/prng";
 import type { OipModelSpec } from "./oip-mutator";
 
 /** The tiny CNN as GET /v2/models/tiny-cnn describes it. */
-export const TINY_CNN_OIP_SPEC: OipModelSpec = { name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32] }], outputs: [{ name: "logits" }] };
+export const TINY_CNN_OIP_SPEC: OipModelSpec = {
+  name: "tiny-cnn",
+  inputs: [{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32] }],
+  outputs: [{ name: "logits" }],
+};
 
 const ROW = 3 * 32 * 32;
 
@@ -23,28 +27,43 @@ export function tinyCnnRows(seed: number, rows: number): Float32Array {
   return Float32Array.from({ length: rows * ROW }, () => random.normal() * 2);
 }
 
-export async function goodTinyCnnRequest(agentUrl: string, reference: ort.InferenceSession, seed: number, rows: number, binary: boolean): Promise<GoodRequestResult> {
+export async function goodTinyCnnRequest(
+  agentUrl: string,
+  reference: ort.InferenceSession,
+  seed: number,
+  rows: number,
+  binary: boolean,
+): Promise<GoodRequestResult> {
   const data = tinyCnnRows(seed, rows);
   const shape = [rows, 3, 32, 32];
   let body: Buffer;
   const headers: Record<string, string> = {};
   if (binary) {
-    const header = Buffer.from(JSON.stringify({
-      inputs: [{ name: "input", shape, datatype: "FP32", parameters: { binary_data_size: data.byteLength } }],
-      outputs: [{ name: "logits", parameters: { binary_data: true } }],
-    }));
+    const header = Buffer.from(
+      JSON.stringify({
+        inputs: [{ name: "input", shape, datatype: "FP32", parameters: { binary_data_size: data.byteLength } }],
+        outputs: [{ name: "logits", parameters: { binary_data: true } }],
+      }),
+    );
     body = Buffer.concat([header, Buffer.from(data.buffer)]);
     headers["content-type"] = "application/octet-stream";
     headers["inference-header-content-length"] = String(header.length);
   } else {
-    body = Buffer.from(JSON.stringify({ inputs: [{ name: "input", shape, datatype: "FP32", data: Array.from(data) }] }));
+    body = Buffer.from(
+      JSON.stringify({ inputs: [{ name: "input", shape, datatype: "FP32", data: Array.from(data) }] }),
+    );
     headers["content-type"] = "application/json";
   }
   const started = performance.now();
-  const response = await fetch(`${agentUrl}/v2/models/tiny-cnn/infer`, { method: "POST", headers, body: body as BodyInit });
+  const response = await fetch(`${agentUrl}/v2/models/tiny-cnn/infer`, {
+    method: "POST",
+    headers,
+    body: body as BodyInit,
+  });
   const raw = Buffer.from(await response.arrayBuffer());
   const latencyMs = performance.now() - started;
-  if (response.status !== 200) return { status: response.status, close: false, maxAbsError: Number.POSITIVE_INFINITY, latencyMs };
+  if (response.status !== 200)
+    return { status: response.status, close: false, maxAbsError: Number.POSITIVE_INFINITY, latencyMs };
   let values: ArrayLike<number>;
   if (binary) {
     const tail = raw.subarray(Number(response.headers.get("inference-header-content-length")));

@@ -9,10 +9,22 @@ import { mutateOipRequest, OIP_FUZZ_CLASSES, validOipRequest, type OipModelSpec 
 import { OIP_REGRESSIONS } from "./oip-regressions";
 import type { RawHttpRequest } from "./raw-http";
 
-const spec: OipModelSpec = { name: "tiny-cnn", inputs: [{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32] }], outputs: [{ name: "logits" }] };
+const spec: OipModelSpec = {
+  name: "tiny-cnn",
+  inputs: [{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32] }],
+  outputs: [{ name: "logits" }],
+};
 const metadata: ModelMetadata = {
-  name: "tiny-cnn", version: "1",
-  inputs: [{ name: "input", datatype: "FP32", shape: [-1, 3, 32, 32], symbolicDims: ["batch", undefined, undefined, undefined] }],
+  name: "tiny-cnn",
+  version: "1",
+  inputs: [
+    {
+      name: "input",
+      datatype: "FP32",
+      shape: [-1, 3, 32, 32],
+      symbolicDims: ["batch", undefined, undefined, undefined],
+    },
+  ],
   outputs: [{ name: "logits", datatype: "FP32", shape: [-1, 10], symbolicDims: ["batch", undefined] }],
 };
 const NODE_MAX_HEADER_BYTES = 16 * 1024;
@@ -20,19 +32,31 @@ const NODE_MAX_HEADER_BYTES = 16 * 1024;
 /** Why the agent must refuse this request, or undefined when it must accept it. */
 function refusal(request: RawHttpRequest): string | undefined {
   const header = (name: string) => request.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-  if (request.sendBodyBytes !== undefined && request.sendBodyBytes < request.body.length) return "upload cut off before its end";
+  if (request.sendBodyBytes !== undefined && request.sendBodyBytes < request.body.length)
+    return "upload cut off before its end";
   if (Buffer.byteLength(request.path) > NODE_MAX_HEADER_BYTES) return "request line beyond Node's header limit";
   if (/[^\x21-\x7e]/.test(request.path)) return "non-ASCII or control character in the request target";
   let url: URL;
-  try { url = new URL(request.path, "http://agent"); } catch { return "request target is not a URL"; }
+  try {
+    url = new URL(request.path, "http://agent");
+  } catch {
+    return "request target is not a URL";
+  }
   if (url.host !== "agent") return "request target names another host";
   const match = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?\/infer$/.exec(url.pathname);
   if (!match) return "not an infer route";
   let name: string;
-  try { name = decodeURIComponent(match[1]!); } catch { return "malformed percent-encoding"; }
+  try {
+    name = decodeURIComponent(match[1]!);
+  } catch {
+    return "malformed percent-encoding";
+  }
   if (name !== spec.name) return "unknown model";
   if (match[2] !== undefined && match[2] !== "1") return "unknown version";
-  const content = inferContentProblem({ "content-type": header("content-type"), "content-encoding": header("content-encoding") });
+  const content = inferContentProblem({
+    "content-type": header("content-type"),
+    "content-encoding": header("content-encoding"),
+  });
   if (content) return content;
   const declared = header("content-length");
   const body = declared === undefined ? request.body : request.body.subarray(0, Number(declared));
@@ -56,7 +80,12 @@ describe("mutateOipRequest", () => {
     for (const cls of OIP_FUZZ_CLASSES) {
       for (let seed = 0; seed < 40; seed++) {
         const request = mutateOipRequest(cls, seed, spec);
-        expect({ cls, seed, variant: request.variant, refused: refusal(request) !== undefined }).toEqual({ cls, seed, variant: request.variant, refused: true });
+        expect({ cls, seed, variant: request.variant, refused: refusal(request) !== undefined }).toEqual({
+          cls,
+          seed,
+          variant: request.variant,
+          refused: true,
+        });
       }
     }
   });
@@ -68,7 +97,11 @@ describe("mutateOipRequest", () => {
       expect(b.body.equals(a.body)).toBe(true);
       expect({ ...b, body: undefined }).toEqual({ ...a, body: undefined });
       const others = [1235, 1236, 1237].map((seed) => mutateOipRequest(cls, seed, spec));
-      expect(others.some((o) => !o.body.equals(a.body) || o.path !== a.path || JSON.stringify(o.headers) !== JSON.stringify(a.headers))).toBe(true);
+      expect(
+        others.some(
+          (o) => !o.body.equals(a.body) || o.path !== a.path || JSON.stringify(o.headers) !== JSON.stringify(a.headers),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -80,11 +113,14 @@ describe("mutateOipRequest", () => {
   });
 
   it("still makes each kept regression seed's variant (a changed mutator would silently drop them)", () => {
-    for (const r of OIP_REGRESSIONS) expect({ ...r, variant: mutateOipRequest(r.cls, r.seed, spec).variant }).toEqual(r);
+    for (const r of OIP_REGRESSIONS)
+      expect({ ...r, variant: mutateOipRequest(r.cls, r.seed, spec).variant }).toEqual(r);
   });
 
   it("names the bad parameter when the model cannot be fuzzed", () => {
     expect(() => mutateOipRequest("bad-json", 1, { ...spec, inputs: [] })).toThrow(/model.inputs/);
-    expect(() => mutateOipRequest("bad-json", 1, { ...spec, inputs: [{ name: "x", datatype: "FLOAT", shape: [1] }] })).toThrow(/model.inputs/);
+    expect(() =>
+      mutateOipRequest("bad-json", 1, { ...spec, inputs: [{ name: "x", datatype: "FLOAT", shape: [1] }] }),
+    ).toThrow(/model.inputs/);
   });
 });

@@ -24,7 +24,9 @@ const procedures = procedureInputs(appRouter);
 
 function callAsAdmin(path: string, input: unknown): Promise<unknown> {
   const caller = createCaller(contextFor(world.admin)) as unknown as Record<string, unknown>;
-  const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (input: unknown) => Promise<unknown>;
+  const procedure = path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (
+    input: unknown,
+  ) => Promise<unknown>;
   return procedure(input);
 }
 
@@ -42,7 +44,12 @@ describe("procedure fuzzing (issue #23)", () => {
   it("finds every procedure's input schema in the router and can generate for each", () => {
     expect(procedures.length).toBeGreaterThan(30);
     const unconvertible = procedures.flatMap((p) => {
-      try { arbitraryFromJsonSchema(p.schema); return []; } catch (error) { return [`${p.path}: ${(error as Error).message}`]; }
+      try {
+        arbitraryFromJsonSchema(p.schema);
+        return [];
+      } catch (error) {
+        return [`${p.path}: ${(error as Error).message}`];
+      }
     });
     expect(unconvertible).toEqual([]);
   });
@@ -51,20 +58,33 @@ describe("procedure fuzzing (issue #23)", () => {
     await world.fresh();
     const failing: string[] = [];
     for (const regression of PROCEDURE_REGRESSIONS) {
-      const outcome = await callAsAdmin(regression.path, regression.input(world.named)).then(() => "ok", (error: { code?: string }) => error.code ?? "not a tRPC error");
-      if (outcome === "INTERNAL_SERVER_ERROR" || outcome === "not a tRPC error") failing.push(`${regression.path} (${regression.found}): ${outcome}`);
+      const outcome = await callAsAdmin(regression.path, regression.input(world.named)).then(
+        () => "ok",
+        (error: { code?: string }) => error.code ?? "not a tRPC error",
+      );
+      if (outcome === "INTERNAL_SERVER_ERROR" || outcome === "not a tRPC error")
+        failing.push(`${regression.path} (${regression.found}): ${outcome}`);
     }
     expect(failing).toEqual([]);
   });
 
   it("calls every procedure with 20 valid-shaped and 10 junk inputs as admin: no 500, nothing changed by a refusal", async () => {
     const report = await runProcedureFuzz({
-      procedures, call: callAsAdmin, snapshot: () => world.snapshot(), prepare: () => world.fresh(), validRuns: 20, junkRuns: 10, seed: 23,
+      procedures,
+      call: callAsAdmin,
+      snapshot: () => world.snapshot(),
+      prepare: () => world.fresh(),
+      validRuns: 20,
+      junkRuns: 10,
+      seed: 23,
       // A wrong current password is counted by the sign-in throttle and audited, as a failed sign-in is.
       writesOnRefusal: { "users.changePassword": ["public.sign_in_throttle", "public.audit_event"] },
       arbitraryOptions: {
         // Half of the id-shaped strings name real rows, so calls get past "not found" into the procedure.
-        stringAt: (path, schema) => (/^(id|.*Id)$/.test(path.at(-1) ?? "") ? fc.oneof(fc.constantFrom(...world.ids), arbitraryFromJsonSchema(schema)) as fc.Arbitrary<string> : undefined),
+        stringAt: (path, schema) =>
+          /^(id|.*Id)$/.test(path.at(-1) ?? "")
+            ? (fc.oneof(fc.constantFrom(...world.ids), arbitraryFromJsonSchema(schema)) as fc.Arbitrary<string>)
+            : undefined,
       },
     });
     // FUZZ_REPORT=path keeps the whole report (counts per procedure and code, every finding with its input).

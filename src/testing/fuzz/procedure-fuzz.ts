@@ -35,8 +35,16 @@ export interface ProcedureFuzzReport {
   calls: number;
 }
 
-const deepArray = (depth: number): unknown => { let v: unknown = 1; for (let i = 0; i < depth; i++) v = [v]; return v; };
-const deepObject = (depth: number): unknown => { let v: unknown = 1; for (let i = 0; i < depth; i++) v = { a: v }; return v; };
+const deepArray = (depth: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+};
+const deepObject = (depth: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+};
 
 /**
  * Junk: what a client could put on the wire (JSON, and what superjson revives: undefined, bigint, Date — also
@@ -44,13 +52,36 @@ const deepObject = (depth: number): unknown => { let v: unknown = 1; for (let i 
  * field swapped for junk (type confusion one level down).
  */
 export function junkArbitrary(validShaped: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
-  const wire = fc.anything({ maxDepth: 3, withBigInt: true, withDate: true, withMap: true, withSet: true, withNullPrototype: false });
+  const wire = fc.anything({
+    maxDepth: 3,
+    withBigInt: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withNullPrototype: false,
+  });
   return fc.oneof(
     { weight: 3, arbitrary: wire },
     {
       weight: 1,
-      arbitrary: fc.constantFrom<unknown>(undefined, null, Number.NaN, Infinity, -Infinity, -0, "", "x".repeat(1_000_000), [], {}, new Date(Number.NaN),
-        deepArray(10_000), deepObject(10_000), 2n ** 80n, new Map([["id", "x"]]), new Set([1])),
+      arbitrary: fc.constantFrom<unknown>(
+        undefined,
+        null,
+        Number.NaN,
+        Infinity,
+        -Infinity,
+        -0,
+        "",
+        "x".repeat(1_000_000),
+        [],
+        {},
+        new Date(Number.NaN),
+        deepArray(10_000),
+        deepObject(10_000),
+        2n ** 80n,
+        new Map([["id", "x"]]),
+        new Set([1]),
+      ),
     },
     {
       weight: 3,
@@ -68,13 +99,14 @@ export function junkArbitrary(validShaped: fc.Arbitrary<unknown>): fc.Arbitrary<
 export function describeInput(input: unknown): string {
   let text: string;
   try {
-    text = JSON.stringify(input, (_key, value: unknown) => {
-      if (typeof value === "bigint") return `${value}n`;
-      if (value instanceof Map) return { Map: [...value.entries()] };
-      if (value instanceof Set) return { Set: [...value.values()] };
-      if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-      return value;
-    }) ?? "undefined";
+    text =
+      JSON.stringify(input, (_key, value: unknown) => {
+        if (typeof value === "bigint") return `${value}n`;
+        if (value instanceof Map) return { Map: [...value.entries()] };
+        if (value instanceof Set) return { Set: [...value.values()] };
+        if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+        return value;
+      }) ?? "undefined";
   } catch (error) {
     text = `(not serializable: ${(error as Error).message})`;
   }
@@ -110,7 +142,9 @@ export async function runProcedureFuzz(options: ProcedureFuzzOptions): Promise<P
     const seed = (options.seed + index * 7919) >>> 0;
     const inputs: Array<[InputKind, unknown]> = [
       ...fc.sample(valid, { numRuns: options.validRuns, seed }).map((v) => ["valid-shaped", v] as [InputKind, unknown]),
-      ...fc.sample(junkArbitrary(valid), { numRuns: options.junkRuns, seed: seed + 1 }).map((v) => ["junk", v] as [InputKind, unknown]),
+      ...fc
+        .sample(junkArbitrary(valid), { numRuns: options.junkRuns, seed: seed + 1 })
+        .map((v) => ["junk", v] as [InputKind, unknown]),
     ];
     for (const [kind, input] of inputs) {
       counts.calls++;
@@ -120,20 +154,36 @@ export async function runProcedureFuzz(options: ProcedureFuzzOptions): Promise<P
         await options.call(procedure.path, input);
         counts.ok++;
       } catch (error) {
-        refused = error instanceof TRPCError ? { code: error.code, message: error.message } : { code: "NOT_A_TRPC_ERROR", message: String((error as Error)?.message ?? error) };
+        refused =
+          error instanceof TRPCError
+            ? { code: error.code, message: error.message }
+            : { code: "NOT_A_TRPC_ERROR", message: String((error as Error)?.message ?? error) };
         counts.byCode[refused.code] = (counts.byCode[refused.code] ?? 0) + 1;
       }
       const after = await options.snapshot();
       if (refused) {
         if (refused.code === "INTERNAL_SERVER_ERROR" || refused.code === "NOT_A_TRPC_ERROR") {
           counts.internalErrors++;
-          findings.push({ path: procedure.path, kind, problem: "internal-error", message: refused.message.slice(0, 300), input: describeInput(input) });
+          findings.push({
+            path: procedure.path,
+            kind,
+            problem: "internal-error",
+            message: refused.message.slice(0, 300),
+            input: describeInput(input),
+          });
         }
         const allowed = options.writesOnRefusal?.[procedure.path] ?? [];
         const tables = changedTables(before, after).filter((table) => !allowed.includes(table));
         if (tables.length) {
           counts.changedOnRefusal++;
-          findings.push({ path: procedure.path, kind, problem: "database-changed", message: `${refused.code}: ${refused.message.slice(0, 200)}`, input: describeInput(input), tables });
+          findings.push({
+            path: procedure.path,
+            kind,
+            problem: "database-changed",
+            message: `${refused.code}: ${refused.message.slice(0, 200)}`,
+            input: describeInput(input),
+            tables,
+          });
         }
       }
       before = after;

@@ -11,8 +11,12 @@ export interface ProcedureInput {
   schema: JsonSchema;
 }
 
-interface RouterLike { _def: { procedures: Record<string, unknown> } }
-interface ProcedureDef { _def: { type: ProcedureInput["type"]; inputs: unknown[] } }
+interface RouterLike {
+  _def: { procedures: Record<string, unknown> };
+}
+interface ProcedureDef {
+  _def: { type: ProcedureInput["type"]; inputs: unknown[] };
+}
 
 /** zod → JSON Schema for generating inputs: z.date() (no JSON form) is marked so the converter makes Dates. */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {

@@ -32,7 +32,11 @@ function urlOf(adminUrl: string, name: string): string {
 async function admin<T>(adminUrl: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
-  try { return await run(client); } finally { await client.end(); }
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
 }
 
 /** db() keeps one client per process on globalThis; dropping it makes the next db() connect to DATABASE_URL anew. */

@@ -22,7 +22,11 @@ export interface RawHttpResponse {
 
 export class RawHttpParseError extends Error {
   override readonly name = "RawHttpParseError";
-  constructor(readonly code: "no_head" | "bad_status_line" | "bad_chunk", readonly parameter: string, message: string) {
+  constructor(
+    readonly code: "no_head" | "bad_status_line" | "bad_chunk",
+    readonly parameter: string,
+    message: string,
+  ) {
     super(`${parameter}: ${message}`);
   }
 }
@@ -44,7 +48,8 @@ function decodeChunked(data: Buffer): Buffer {
     const eol = data.indexOf("\r\n", at);
     if (eol < 0) throw new RawHttpParseError("bad_chunk", "body", `chunk size line at byte ${at} has no CRLF`);
     const size = Number.parseInt(data.subarray(at, eol).toString("latin1").split(";")[0]!.trim(), 16);
-    if (!Number.isInteger(size) || size < 0) throw new RawHttpParseError("bad_chunk", "body", `bad chunk size at byte ${at}`);
+    if (!Number.isInteger(size) || size < 0)
+      throw new RawHttpParseError("bad_chunk", "body", `bad chunk size at byte ${at}`);
     if (size === 0) return Buffer.concat(parts);
     parts.push(data.subarray(eol + 2, eol + 2 + size));
     at = eol + 2 + size + 2;
@@ -57,7 +62,12 @@ export function parseHttpResponse(data: Buffer): RawHttpResponse {
   if (end < 0) throw new RawHttpParseError("no_head", "response", `no end of headers in ${data.length} bytes`);
   const [statusLine = "", ...headerLines] = data.subarray(0, end).toString("latin1").split("\r\n");
   const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
-  if (!match) throw new RawHttpParseError("bad_status_line", "response", `status line is ${JSON.stringify(statusLine.slice(0, 80))}`);
+  if (!match)
+    throw new RawHttpParseError(
+      "bad_status_line",
+      "response",
+      `status line is ${JSON.stringify(statusLine.slice(0, 80))}`,
+    );
   const headers: Record<string, string> = {};
   for (const line of headerLines) {
     const colon = line.indexOf(":");
@@ -87,7 +97,9 @@ export function sendRawHttp(port: number, request: RawHttpRequest, host = "127.0
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     // A server may answer (413, 400) and close before it read everything we wrote: EPIPE/ECONNRESET on our side
     // is then expected, and whatever response arrived is still the outcome.
-    socket.on("error", (error) => { failure ??= error.message; });
+    socket.on("error", (error) => {
+      failure ??= error.message;
+    });
     const settle = () => {
       const data = Buffer.concat(chunks);
       if (data.length === 0) return resolve({ kind: "transport", detail: failure ?? "closed without a response" });
@@ -98,7 +110,10 @@ export function sendRawHttp(port: number, request: RawHttpRequest, host = "127.0
       }
     };
     // The server's FIN ends the answer (Connection: close); bytes we have not managed to send are dropped then.
-    socket.on("end", () => { settle(); socket.destroy(); });
+    socket.on("end", () => {
+      settle();
+      socket.destroy();
+    });
     socket.on("close", settle);
     socket.on("connect", () => {
       socket.write(head);

@@ -1,8 +1,14 @@
 // The jobs an attached agent runs for the control plane (profiling, duration probes, plan trials, load tests):
 // claimed one at a time by long-poll, each run to its end and reported back. Serving goes on beside them.
 import {
-  LOAD_TEST_JOB_KIND, PLAN_TRIAL_JOB_KIND, PROFILE_PROBE_JOB_KIND,
-  type LoadTestJobParams, type PlanTrialParams, type ProfileCellReport, type ProfileJobParams, type ProfileProbeParams,
+  LOAD_TEST_JOB_KIND,
+  PLAN_TRIAL_JOB_KIND,
+  PROFILE_PROBE_JOB_KIND,
+  type LoadTestJobParams,
+  type PlanTrialParams,
+  type ProfileCellReport,
+  type ProfileJobParams,
+  type ProfileProbeParams,
 } from "@packrat/contracts/agent-jobs";
 import type { HostTopology } from "@packrat/core/topology/types";
 import { loadAgentEnv } from "../env";
@@ -43,7 +49,8 @@ export class AgentJobLoop {
         job = await this.host.client.nextJob();
         attempt = 0;
       } catch (error) {
-        if (error instanceof ControlPlaneError && error.fatal) this.host.log("error", "job poll refused", { error: error.message });
+        if (error instanceof ControlPlaneError && error.fatal)
+          this.host.log("error", "job poll refused", { error: error.message });
         await sleep(this.host.backoff(attempt++));
         continue;
       }
@@ -56,13 +63,22 @@ export class AgentJobLoop {
   }
 
   private modelPath(params: ArtifactRef): Promise<string> {
-    return this.host.cache.ensure(params, () => this.host.client.artifact(params.artifactSha256), this.host.artifactsInUse());
+    return this.host.cache.ensure(
+      params,
+      () => this.host.client.artifact(params.artifactSha256),
+      this.host.artifactsInUse(),
+    );
   }
 
   /** Profiling: cells stream back as they are measured; a 409 on a cell means the job was cancelled. */
   private async runProfileJob(jobId: string, params: ProfileJobParams, topology: HostTopology): Promise<void> {
     const { client, log } = this.host;
-    log("info", "profiling job claimed", { jobId, model: params.modelName, cells: params.threads.length * params.batches.length, alreadyDone: params.done.length });
+    log("info", "profiling job claimed", {
+      jobId,
+      model: params.modelName,
+      cells: params.threads.length * params.batches.length,
+      alreadyDone: params.done.length,
+    });
     const runner = new ProfileRunner(topology);
     try {
       const modelPath = await this.modelPath(params);
@@ -71,7 +87,10 @@ export class AgentJobLoop {
         try {
           await client.postCells(jobId, cells, progress);
         } catch (error) {
-          if (error instanceof ControlPlaneError && error.status === 409) { runner.cancel(); throw new ProfileCancelledError(error.message); }
+          if (error instanceof ControlPlaneError && error.status === 409) {
+            runner.cancel();
+            throw new ProfileCancelledError(error.message);
+          }
           throw error;
         }
       };
@@ -106,24 +125,43 @@ export class AgentJobLoop {
   /** A plan trial: rounds report progress (a 409 means it was cancelled), then every plan's measurements. */
   private async runTrialJob(jobId: string, params: PlanTrialParams, topology: HostTopology): Promise<void> {
     const { client, log } = this.host;
-    log("info", "plan trial claimed", { jobId, model: params.modelName, plans: params.plans.length, batch: params.batch });
+    log("info", "plan trial claimed", {
+      jobId,
+      model: params.modelName,
+      plans: params.plans.length,
+      batch: params.batch,
+    });
     const runner = new PlanTrialRunner(topology);
     try {
       const modelPath = await this.modelPath(params);
       await client.postTrialProgress(jobId, 0, params.rounds);
-      const outcome = await runner.run({ ...params, modelPath, allowSpinning: loadAgentEnv(this.host.env).AGENT_ORT_ALLOW_SPINNING }, async (round, rounds) => {
-        try {
-          await client.postTrialProgress(jobId, round, rounds);
-        } catch (error) {
-          if (error instanceof ControlPlaneError && error.status === 409) { runner.cancel(); throw new TrialCancelledError(error.message); }
-          throw error;
-        }
+      const outcome = await runner.run(
+        { ...params, modelPath, allowSpinning: loadAgentEnv(this.host.env).AGENT_ORT_ALLOW_SPINNING },
+        async (round, rounds) => {
+          try {
+            await client.postTrialProgress(jobId, round, rounds);
+          } catch (error) {
+            if (error instanceof ControlPlaneError && error.status === 409) {
+              runner.cancel();
+              throw new TrialCancelledError(error.message);
+            }
+            throw error;
+          }
+        },
+      );
+      if (outcome.plans.every((p) => p.error))
+        throw new Error(outcome.plans.map((p) => `${p.key} ${p.error}`).join("; "));
+      await client.postTrialResult(jobId, {
+        plans: outcome.plans,
+        stoppedEarly: outcome.stoppedEarly,
+        durationMs: outcome.durationMs,
       });
-      if (outcome.plans.every((p) => p.error)) throw new Error(outcome.plans.map((p) => `${p.key} ${p.error}`).join("; "));
-      await client.postTrialResult(jobId, { plans: outcome.plans, stoppedEarly: outcome.stoppedEarly, durationMs: outcome.durationMs });
       log("info", "plan trial done", { jobId, seconds: Math.round(outcome.durationMs / 1000) });
     } catch (error) {
-      if (error instanceof TrialCancelledError || (error instanceof ControlPlaneError && error.status === 409)) { log("info", "plan trial cancelled", { jobId }); return; }
+      if (error instanceof TrialCancelledError || (error instanceof ControlPlaneError && error.status === 409)) {
+        log("info", "plan trial cancelled", { jobId });
+        return;
+      }
       log("error", "plan trial failed", { jobId, error: (error as Error).message });
       await client.finishJob(jobId, "failed", (error as Error).message).catch(() => {});
     }
@@ -137,7 +175,15 @@ export class AgentJobLoop {
     try {
       const modelPath = await this.modelPath(params);
       await runner.run(
-        { modelPath, threads: [params.threads], batches: [params.batch], dimensions: params.dimensions, budgetCpus: params.budgetCpus, maxRemeasures: 0, rule: { kind: "fixed", warmup: params.warmup, iterations: params.iterations } },
+        {
+          modelPath,
+          threads: [params.threads],
+          batches: [params.batch],
+          dimensions: params.dimensions,
+          budgetCpus: params.budgetCpus,
+          maxRemeasures: 0,
+          rule: { kind: "fixed", warmup: params.warmup, iterations: params.iterations },
+        },
         async (cell) => {
           await client.postCells(jobId, [cellReport(cell)]);
         },
@@ -158,7 +204,11 @@ export class AgentJobLoop {
     const bind = env.AGENT_HOST;
     const host = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind.includes(":") ? `[${bind}]` : bind;
     try {
-      const report = await runLoadTest(params, { agentUrl: `http://${host}:${this.host.servingPort() ?? env.AGENT_PORT}`, inferToken: env.AGENT_INFER_TOKEN, stateDir: this.host.stateDir });
+      const report = await runLoadTest(params, {
+        agentUrl: `http://${host}:${this.host.servingPort() ?? env.AGENT_PORT}`,
+        inferToken: env.AGENT_INFER_TOKEN,
+        stateDir: this.host.stateDir,
+      });
       await client.postLoadTestResult(jobId, report, this.host.appliedGeneration(params.deploymentId));
       log("info", "load test done", { jobId });
     } catch (error) {

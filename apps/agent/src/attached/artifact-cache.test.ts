@@ -13,7 +13,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const serve = (bytes: Uint8Array) => async () => new Response(Buffer.from(bytes), { status: 200 });
 const model = externalWeightsModel();
-const bundle = tarArchive([{ name: "model.onnx", data: model.onnx }, ...Object.entries(model.files).map(([name, data]) => ({ name, data }))]);
+const bundle = tarArchive([
+  { name: "model.onnx", data: model.onnx },
+  ...Object.entries(model.files).map(([name, data]) => ({ name, data })),
+]);
 
 describe("the agent's artifact cache and model bundles", () => {
   it("unpacks a bundle into a directory of its own; ONNX Runtime loads its model.onnx by path, data files beside it", async () => {
@@ -21,7 +24,9 @@ describe("the agent's artifact cache and model bundles", () => {
     const ref = { artifactSha256: sha(bundle), artifactBytes: bundle.length, artifactFormat: "onnx-bundle" as const };
     const path = await cache.ensure(ref, serve(bundle), new Set());
     expect(path).toBe(join(root, "a", `${ref.artifactSha256}.bundle`, "model.onnx"));
-    expect(readFileSync(join(path, "..", "data", "weights.bin")).equals(Buffer.from(model.files["data/weights.bin"]!))).toBe(true);
+    expect(
+      readFileSync(join(path, "..", "data", "weights.bin")).equals(Buffer.from(model.files["data/weights.bin"]!)),
+    ).toBe(true);
     expect(cache.has(ref)).toBe(true);
     // No download or temp file is left beside it.
     expect(readdirSync(join(root, "a"))).toEqual([`${ref.artifactSha256}.bundle`]);
@@ -34,7 +39,10 @@ describe("the agent's artifact cache and model bundles", () => {
   });
 
   it("refuses a bundle whose entry would land outside its directory, and keeps nothing of it", async () => {
-    const evil = tarArchive([{ name: "model.onnx", data: model.onnx }, { name: "../escaped.bin", data: Buffer.from("x") }]);
+    const evil = tarArchive([
+      { name: "model.onnx", data: model.onnx },
+      { name: "../escaped.bin", data: Buffer.from("x") },
+    ]);
     const cache = new ArtifactCache(join(root, "b"), 1024 ** 3);
     const ref = { artifactSha256: sha(evil), artifactBytes: evil.length, artifactFormat: "onnx-bundle" as const };
     await expect(cache.ensure(ref, serve(evil), new Set())).rejects.toThrow(/climbs out of the model's directory/);

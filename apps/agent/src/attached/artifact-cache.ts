@@ -3,7 +3,16 @@
 // bundle (a model with external-data files) is unpacked into a directory of its own, <sha>.bundle/, whose
 // model.onnx ONNX Runtime loads by path so that it finds the data files beside it.
 import { createHash } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -28,13 +37,19 @@ function duBytes(path: string): number {
 }
 
 export class ArtifactCache {
-  constructor(readonly dir: string, private readonly maxBytes: number) {
+  constructor(
+    readonly dir: string,
+    private readonly maxBytes: number,
+  ) {
     mkdirSync(dir, { recursive: true });
   }
 
   /** Where the artifact is kept: the .onnx file, or a bundle's directory. */
   private entryOf(ref: ArtifactRef): string {
-    return join(this.dir, ref.artifactFormat === "onnx-bundle" ? `${ref.artifactSha256}.bundle` : `${ref.artifactSha256}.onnx`);
+    return join(
+      this.dir,
+      ref.artifactFormat === "onnx-bundle" ? `${ref.artifactSha256}.bundle` : `${ref.artifactSha256}.onnx`,
+    );
   }
 
   /** The path ONNX Runtime loads: the .onnx, or model.onnx inside the bundle's directory. */
@@ -63,15 +78,20 @@ export class ArtifactCache {
     const hash = createHash("sha256");
     let received = 0;
     try {
-      await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), async function* (source) {
-        for await (const chunk of source as AsyncIterable<Buffer>) {
-          received += chunk.length;
-          hash.update(chunk);
-          yield chunk;
-        }
-      }, createWriteStream(temp));
+      await pipeline(
+        Readable.fromWeb(response.body as import("node:stream/web").ReadableStream),
+        async function* (source) {
+          for await (const chunk of source as AsyncIterable<Buffer>) {
+            received += chunk.length;
+            hash.update(chunk);
+            yield chunk;
+          }
+        },
+        createWriteStream(temp),
+      );
       const digest = hash.digest("hex");
-      if (received !== bytes) throw new ArtifactError(`artifact ${sha256}: received ${received} bytes, expected ${bytes}`);
+      if (received !== bytes)
+        throw new ArtifactError(`artifact ${sha256}: received ${received} bytes, expected ${bytes}`);
       if (digest !== sha256) throw new ArtifactError(`artifact ${sha256}: content hashes to ${digest}`);
       if (ref.artifactFormat === "onnx-bundle") {
         const unpacking = `${entry}.${process.pid}.part`;
@@ -101,10 +121,13 @@ export class ArtifactCache {
 
   /** Oldest-used first until the cache fits its cap; artifacts in use are kept whatever their size. */
   evict(keep: ReadonlySet<string>): void {
-    const files = readdirSync(this.dir).filter((f) => f.endsWith(".onnx") || f.endsWith(".bundle")).map((f) => {
-      const path = join(this.dir, f);
-      return { sha: f.replace(/\.(onnx|bundle)$/, ""), path, size: duBytes(path), used: statSync(path).mtimeMs };
-    }).sort((a, b) => a.used - b.used);
+    const files = readdirSync(this.dir)
+      .filter((f) => f.endsWith(".onnx") || f.endsWith(".bundle"))
+      .map((f) => {
+        const path = join(this.dir, f);
+        return { sha: f.replace(/\.(onnx|bundle)$/, ""), path, size: duBytes(path), used: statSync(path).mtimeMs };
+      })
+      .sort((a, b) => a.used - b.used);
     let total = files.reduce((s, f) => s + f.size, 0);
     for (const file of files) {
       if (total <= this.maxBytes) break;

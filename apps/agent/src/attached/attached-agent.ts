@@ -7,7 +7,12 @@ import { rmSync, writeFileSync } from "node:fs";
 import { cpus as osCpus, freemem, hostname, totalmem } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
-import { AGENT_PROTOCOL_VERSION, type DeploymentReport, type DesiredDeployment, type DesiredState } from "@packrat/contracts/agent-protocol";
+import {
+  AGENT_PROTOCOL_VERSION,
+  type DeploymentReport,
+  type DesiredDeployment,
+  type DesiredState,
+} from "@packrat/contracts/agent-protocol";
 import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "@packrat/contracts/agent-timing";
 import type { ServingConfig } from "../serving-config";
 import type { ModelReport } from "../serving-process";
@@ -60,7 +65,11 @@ export class AttachedAgent {
     this.cache = new ArtifactCache(join(options.stateDir, "artifacts"), options.cacheMaxBytes);
     this.client = new ControlPlaneClient(options.controlPlaneUrl, this.store.readToken() ?? options.token);
     this.jobs = new AgentJobLoop({
-      client: this.client, cache: this.cache, stateDir: this.options.stateDir, env: this.options.env, log: this.options.log,
+      client: this.client,
+      cache: this.cache,
+      stateDir: this.options.stateDir,
+      env: this.options.env,
+      log: this.options.log,
       backoff: (attempt) => this.backoff(attempt),
       stopped: () => this.stopped,
       artifactsInUse: () => new Set(this.desired.deployments.map((d) => d.artifactSha256)),
@@ -93,7 +102,10 @@ export class AttachedAgent {
       this.options.log("info", "enrollment token file removed", { path });
     } catch (error) {
       // A read-only mount (a Kubernetes Secret volume): the file stays; revoke the enrollment token or let it expire.
-      this.options.log("warn", "enrollment token file not removed", { path, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message });
+      this.options.log("warn", "enrollment token file not removed", {
+        path,
+        error: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+      });
     }
   }
 
@@ -102,8 +114,15 @@ export class AttachedAgent {
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
         const response = await this.client.register({
-          protocolVersion: AGENT_PROTOCOL_VERSION, agentVersion, hostName: this.options.hostName ?? hostname(), bootId: this.bootId, topology, allowedCpus,
-          cpuModel: osCpus()[0]?.model ?? "unknown", memoryBytes: totalmem(), ortVersion: ort.env.versions.common ?? "unknown",
+          protocolVersion: AGENT_PROTOCOL_VERSION,
+          agentVersion,
+          hostName: this.options.hostName ?? hostname(),
+          bootId: this.bootId,
+          topology,
+          allowedCpus,
+          cpuModel: osCpus()[0]?.model ?? "unknown",
+          memoryBytes: totalmem(),
+          ortVersion: ort.env.versions.common ?? "unknown",
           inferenceUrl: this.options.inferenceUrl,
         });
         if (response.agentToken) {
@@ -121,7 +140,10 @@ export class AttachedAgent {
           throw error;
         }
         const wait = this.backoff(attempt);
-        this.options.log("warn", "control plane unreachable; retrying", { error: (error as Error).message, retryMs: Math.round(wait) });
+        this.options.log("warn", "control plane unreachable; retrying", {
+          error: (error as Error).message,
+          retryMs: Math.round(wait),
+        });
         await sleep(wait);
       }
     }
@@ -138,7 +160,8 @@ export class AttachedAgent {
         }
       } catch (error) {
         const wait = this.backoff(attempt++);
-        if (error instanceof ControlPlaneError && error.status === 401) this.options.log("error", "agent token rejected", { error: error.message });
+        if (error instanceof ControlPlaneError && error.status === 401)
+          this.options.log("error", "agent token rejected", { error: error.message });
         await sleep(wait);
       }
     }
@@ -151,18 +174,38 @@ export class AttachedAgent {
     for (const deployment of desired.deployments) {
       const failure = this.failed.get(deployment.deploymentId);
       // A generation that failed here is never retried by the agent: keep serving the last good one.
-      const spec = failure?.generation === deployment.generation ? this.lastGood.get(deployment.deploymentId) : deployment;
+      const spec =
+        failure?.generation === deployment.generation ? this.lastGood.get(deployment.deploymentId) : deployment;
       if (!spec) continue;
       try {
         const path = fetchArtifacts
           ? await this.cache.ensure(spec, () => this.client.artifact(spec.artifactSha256), inUse)
           : this.cache.pathOf(spec);
         this.applying.add(deployment.deploymentId);
-        models.push({ name: spec.modelName, version: spec.version, modelPath: path, plan: spec.plan, deploymentId: spec.deploymentId, generation: spec.generation, sloDeadlineMs: spec.slo?.deadlineMs });
+        models.push({
+          name: spec.modelName,
+          version: spec.version,
+          modelPath: path,
+          plan: spec.plan,
+          deploymentId: spec.deploymentId,
+          generation: spec.generation,
+          sloDeadlineMs: spec.slo?.deadlineMs,
+        });
       } catch (error) {
-        this.failed.set(deployment.deploymentId, { generation: deployment.generation, reason: `artifact: ${(error as Error).message}` });
+        this.failed.set(deployment.deploymentId, {
+          generation: deployment.generation,
+          reason: `artifact: ${(error as Error).message}`,
+        });
         const good = this.lastGood.get(deployment.deploymentId);
-        if (good) models.push({ name: good.modelName, version: good.version, modelPath: this.cache.pathOf(good), plan: good.plan, deploymentId: good.deploymentId, generation: good.generation });
+        if (good)
+          models.push({
+            name: good.modelName,
+            version: good.version,
+            modelPath: this.cache.pathOf(good),
+            plan: good.plan,
+            deploymentId: good.deploymentId,
+            generation: good.generation,
+          });
       }
     }
     const config: ServingConfig = { generation: desired.revision || 1, models };
@@ -185,13 +228,31 @@ export class AttachedAgent {
     this.store.writeDesired(desired);
   }
 
-  private sendToServing(config: ServingConfig, configPath: string): Promise<Array<{ deploymentId?: string; generation: number; outcome: string; error?: string }>> {
+  private sendToServing(
+    config: ServingConfig,
+    configPath: string,
+  ): Promise<Array<{ deploymentId?: string; generation: number; outcome: string; error?: string }>> {
     return new Promise((resolve) => {
       if (!this.supervisor) {
         // First configuration: start the serving process with it; each model is reported by its first heartbeat.
         this.supervisor = new ServingSupervisor({ configPath, env: this.options.env, log: this.options.log });
-        this.supervisor.onReady = () => resolve(config.models.map((m) => ({ deploymentId: m.deploymentId, generation: m.generation ?? 1, outcome: "applied" })));
-        this.supervisor.onGiveUp = (reason) => resolve(config.models.map((m) => ({ deploymentId: m.deploymentId, generation: m.generation ?? 1, outcome: "failed", error: reason })));
+        this.supervisor.onReady = () =>
+          resolve(
+            config.models.map((m) => ({
+              deploymentId: m.deploymentId,
+              generation: m.generation ?? 1,
+              outcome: "applied",
+            })),
+          );
+        this.supervisor.onGiveUp = (reason) =>
+          resolve(
+            config.models.map((m) => ({
+              deploymentId: m.deploymentId,
+              generation: m.generation ?? 1,
+              outcome: "failed",
+              error: reason,
+            })),
+          );
         this.supervisor.start();
         return;
       }
@@ -203,15 +264,32 @@ export class AttachedAgent {
   private toReport(model: ModelReport): DeploymentReport | undefined {
     if (!model.deploymentId) return undefined;
     const failure = this.failed.get(model.deploymentId);
-    const state = failure ? "failed" : this.applying.has(model.deploymentId) ? "applying" : model.state === "failed" ? "failed" : model.state === "ready" ? "serving" : "applying";
+    const state = failure
+      ? "failed"
+      : this.applying.has(model.deploymentId)
+        ? "applying"
+        : model.state === "failed"
+          ? "failed"
+          : model.state === "ready"
+            ? "serving"
+            : "applying";
     return {
-      deploymentId: model.deploymentId, observedGeneration: model.generation, state,
+      deploymentId: model.deploymentId,
+      observedGeneration: model.generation,
+      state,
       failureReason: failure ? `generation ${failure.generation}: ${failure.reason}` : model.failureReason,
-      intervalMs: model.stats.intervalMs, requests: model.stats.requests, rows: model.stats.rows, histograms: model.stats.histograms,
+      intervalMs: model.stats.intervalMs,
+      requests: model.stats.requests,
+      rows: model.stats.rows,
+      histograms: model.stats.histograms,
       busyMs: model.stats.busyMs,
-      queueDepthRows: model.queueDepthRows, instances: model.instances, affinityOk: model.affinityOk,
-      estimator: model.estimator, estimatorTimeline: model.estimatorTimeline,
-      estimatorProposal: model.estimatorProposal, lastReconfiguration: model.lastReconfiguration,
+      queueDepthRows: model.queueDepthRows,
+      instances: model.instances,
+      affinityOk: model.affinityOk,
+      estimator: model.estimator,
+      estimatorTimeline: model.estimatorTimeline,
+      estimatorProposal: model.estimatorProposal,
+      lastReconfiguration: model.lastReconfiguration,
     };
   }
 
@@ -224,18 +302,27 @@ export class AttachedAgent {
       for (const [deploymentId, failure] of this.failed) {
         if (!deployments.some((d) => d.deploymentId === deploymentId)) {
           deployments.push({
-            deploymentId, observedGeneration: this.lastGood.get(deploymentId)?.generation ?? 0, state: "failed",
-            failureReason: `generation ${failure.generation}: ${failure.reason}`, intervalMs: this.heartbeatMs,
-            requests: { completed: 0, rejected: 0, withinSlo: 0 }, rows: { completed: 0, rejected: 0 }, histograms: {},
-            queueDepthRows: 0, instances: [], affinityOk: true,
+            deploymentId,
+            observedGeneration: this.lastGood.get(deploymentId)?.generation ?? 0,
+            state: "failed",
+            failureReason: `generation ${failure.generation}: ${failure.reason}`,
+            intervalMs: this.heartbeatMs,
+            requests: { completed: 0, rejected: 0, withinSlo: 0 },
+            rows: { completed: 0, rejected: 0 },
+            histograms: {},
+            queueDepthRows: 0,
+            instances: [],
+            affinityOk: true,
           });
         }
       }
       try {
         await this.client.heartbeat({
-          bootId: this.bootId, revision: this.applied?.revision ?? 0,
+          bootId: this.bootId,
+          revision: this.applied?.revision ?? 0,
           host: { cpuBusyFraction: this.hostCpu.busyFraction(), memoryUsedBytes: totalmem() - freemem() },
-          servingProcessRestarts: report?.restarts ?? 0, deployments,
+          servingProcessRestarts: report?.restarts ?? 0,
+          deployments,
         });
       } catch (error) {
         this.options.log("warn", "heartbeat not accepted", { error: (error as Error).message });

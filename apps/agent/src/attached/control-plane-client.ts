@@ -1,39 +1,86 @@
 // HTTP to the control plane's agent API with the agent's bearer token; every response validated by the contracts.
 import type { z } from "zod";
-import { AGENT_JOB_KINDS, claimedJobSchema, type LoadgenReportJson, type PlanTrialResult, type ProfileCellReport } from "@packrat/contracts/agent-jobs";
 import {
-  AGENT_API_PREFIX, AGENT_ERROR_CODES, agentErrorSchema, desiredStateSchema, heartbeatResponseSchema, registerResponseSchema,
-  type AgentErrorBody, type DesiredState, type HeartbeatRequest, type RegisterRequest, type RegisterResponse,
+  AGENT_JOB_KINDS,
+  claimedJobSchema,
+  type LoadgenReportJson,
+  type PlanTrialResult,
+  type ProfileCellReport,
+} from "@packrat/contracts/agent-jobs";
+import {
+  AGENT_API_PREFIX,
+  AGENT_ERROR_CODES,
+  agentErrorSchema,
+  desiredStateSchema,
+  heartbeatResponseSchema,
+  registerResponseSchema,
+  type AgentErrorBody,
+  type DesiredState,
+  type HeartbeatRequest,
+  type RegisterRequest,
+  type RegisterResponse,
 } from "@packrat/contracts/agent-protocol";
 
 export class ControlPlaneError extends Error {
   /** The error body as the contract reads it (code, parameter, allowed); undefined when the answer had none (a proxy's page). */
   readonly body: AgentErrorBody | undefined;
-  constructor(readonly status: number, message: string, body?: AgentErrorBody) { super(message); this.name = "ControlPlaneError"; this.body = body; }
+  constructor(
+    readonly status: number,
+    message: string,
+    body?: AgentErrorBody,
+  ) {
+    super(message);
+    this.name = "ControlPlaneError";
+    this.body = body;
+  }
   /** The control plane's domain code: what the agent acts on, never the message. */
-  get code(): string | undefined { return this.body?.code; }
+  get code(): string | undefined {
+    return this.body?.code;
+  }
   /** Refusals that retrying will not fix (bad token, wrong protocol, token bound to another host). */
-  get fatal(): boolean { return this.status === 400 || this.status === 401 || this.status === 403 || this.status === 409; }
+  get fatal(): boolean {
+    return this.status === 400 || this.status === 401 || this.status === 403 || this.status === 409;
+  }
 }
 
 export class ControlPlaneClient {
-  constructor(readonly baseUrl: string, public token: string) {}
+  constructor(
+    readonly baseUrl: string,
+    public token: string,
+  ) {}
 
-  private async call<T>(method: string, path: string, schema: z.ZodType<T> | undefined, body?: unknown, signal?: AbortSignal): Promise<{ status: number; data?: T }> {
+  private async call<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T> | undefined,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; data?: T }> {
     const response = await fetch(`${this.baseUrl.replace(/\/$/, "")}${AGENT_API_PREFIX}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
       body: body !== undefined ? JSON.stringify(body) : undefined,
       signal,
     });
     if (response.status === 204) return { status: 204 };
     const text = await response.text();
     let json: unknown;
-    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
     if (!response.ok) {
       const body = agentErrorSchema.safeParse(json);
       const message = body.success ? body.data.error.message : text.slice(0, 200);
-      throw new ControlPlaneError(response.status, `${method} ${path}: ${response.status} ${message}`, body.success ? body.data.error : undefined);
+      throw new ControlPlaneError(
+        response.status,
+        `${method} ${path}: ${response.status} ${message}`,
+        body.success ? body.data.error : undefined,
+      );
     }
     return { status: response.status, data: schema ? schema.parse(json) : (json as T) };
   }
@@ -59,11 +106,16 @@ export class ControlPlaneClient {
    *  control plane which jobs this agent runs (an older agent, asking without it, gets profiling jobs only). */
   async nextJob(signal?: AbortSignal) {
     try {
-      return (await this.call("GET", `/jobs/next?kinds=${this.jobKinds.join(",")}`, claimedJobSchema, undefined, signal)).data!.job;
+      return (
+        await this.call("GET", `/jobs/next?kinds=${this.jobKinds.join(",")}`, claimedJobSchema, undefined, signal)
+      ).data!.job;
     } catch (error) {
       // A control plane that runs fewer kinds than this agent (an older one) refuses the others with unknown_job_kind
       // and lists those it runs in the body.
-      const known = error instanceof ControlPlaneError && error.code === AGENT_ERROR_CODES.unknownJobKind ? error.body?.allowed : undefined;
+      const known =
+        error instanceof ControlPlaneError && error.code === AGENT_ERROR_CODES.unknownJobKind
+          ? error.body?.allowed
+          : undefined;
       const narrowed = known ? this.jobKinds.filter((k) => known.includes(k)) : [];
       if (narrowed.length === 0 || narrowed.length === this.jobKinds.length) throw error;
       this.jobKinds = narrowed;
@@ -71,13 +123,27 @@ export class ControlPlaneClient {
     }
   }
 
-  async postCells(jobId: string, cells: ProfileCellReport[], progress?: { round: number; measuring: number }): Promise<void> {
-    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/cells`, undefined, { cells, ...(progress ? { progress } : {}) });
+  async postCells(
+    jobId: string,
+    cells: ProfileCellReport[],
+    progress?: { round: number; measuring: number },
+  ): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/cells`, undefined, {
+      cells,
+      ...(progress ? { progress } : {}),
+    });
   }
 
   /** A load test's report (the job is then done); 409 when the job was cancelled meanwhile. */
-  async postLoadTestResult(jobId: string, report: LoadgenReportJson, generationAtEnd: number | undefined): Promise<void> {
-    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/result`, undefined, { report, ...(generationAtEnd !== undefined ? { generationAtEnd } : {}) });
+  async postLoadTestResult(
+    jobId: string,
+    report: LoadgenReportJson,
+    generationAtEnd: number | undefined,
+  ): Promise<void> {
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/result`, undefined, {
+      report,
+      ...(generationAtEnd !== undefined ? { generationAtEnd } : {}),
+    });
   }
 
   /** A plan trial's round; 409 once the trial was cancelled (the agent stops it). */
@@ -91,10 +157,15 @@ export class ControlPlaneClient {
   }
 
   async finishJob(jobId: string, outcome: "done" | "failed", error?: string): Promise<void> {
-    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/finish`, undefined, { outcome, ...(error ? { error: error.slice(0, 2000) } : {}) });
+    await this.call("POST", `/jobs/${encodeURIComponent(jobId)}/finish`, undefined, {
+      outcome,
+      ...(error ? { error: error.slice(0, 2000) } : {}),
+    });
   }
 
   artifact(sha256: string): Promise<Response> {
-    return fetch(`${this.baseUrl.replace(/\/$/, "")}${AGENT_API_PREFIX}/artifacts/${sha256}`, { headers: { authorization: `Bearer ${this.token}` } });
+    return fetch(`${this.baseUrl.replace(/\/$/, "")}${AGENT_API_PREFIX}/artifacts/${sha256}`, {
+      headers: { authorization: `Bearer ${this.token}` },
+    });
   }
 }

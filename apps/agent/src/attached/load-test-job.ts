@@ -27,15 +27,21 @@ export function loadTestReportPath(stateDir: string, loadTestId: string): string
 }
 
 async function modelInputs(url: string, model: string, token: string | undefined) {
-  const response = await fetch(`${url}/v2/models/${encodeURIComponent(model)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  if (response.status !== 200) throw new Error(`the agent does not serve model ${model} (GET /v2/models/${model}: ${response.status})`);
+  const response = await fetch(`${url}/v2/models/${encodeURIComponent(model)}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  if (response.status !== 200)
+    throw new Error(`the agent does not serve model ${model} (GET /v2/models/${model}: ${response.status})`);
   const meta = (await response.json()) as { inputs?: Array<{ name: string; shape: number[] }> };
   if (!Array.isArray(meta.inputs)) throw new Error(`model ${model}: metadata without inputs`);
   return meta.inputs;
 }
 
 function pruneReports(dir: string): void {
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs })).sort((a, b) => b.t - a.t);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.t - a.t);
   for (const { f } of files.slice(KEEP_REPORTS)) rmSync(join(dir, f), { force: true });
 }
 
@@ -53,26 +59,41 @@ export async function runLoadTest(params: LoadTestJobParams, options: LoadTestRu
       stdio: ["ignore", "pipe", "pipe"],
     });
     let text = "";
-    const keep = (d: Buffer) => { text = (text + d.toString()).slice(-4000); };
+    const keep = (d: Buffer) => {
+      text = (text + d.toString()).slice(-4000);
+    };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     const timer = setTimeout(() => child.kill("SIGKILL"), limitMs);
-    child.on("error", (error) => { clearTimeout(timer); reject(error); });
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(text);
-      else reject(new Error(`the load generator ${signal ? `was killed (${signal}) after ${limitMs / 1000} s` : `exited with ${code}`}: ${text.trim().split("\n").slice(-3).join(" | ")}`));
+      else
+        reject(
+          new Error(
+            `the load generator ${signal ? `was killed (${signal}) after ${limitMs / 1000} s` : `exited with ${code}`}: ${text.trim().split("\n").slice(-3).join(" | ")}`,
+          ),
+        );
     });
   });
   let report: unknown;
   try {
     report = JSON.parse(readFileSync(out, "utf8"));
   } catch (error) {
-    throw new Error(`the load generator wrote no readable report (${(error as Error).message}); its output: ${output.trim().split("\n").slice(-3).join(" | ")}`);
+    throw new Error(
+      `the load generator wrote no readable report (${(error as Error).message}); its output: ${output.trim().split("\n").slice(-3).join(" | ")}`,
+    );
   }
   pruneReports(join(options.stateDir, "load-tests"));
   // The upload's contract, checked here: a report the control plane would refuse fails the job with the reason.
   const parsed = loadgenReportSchema.safeParse(report);
-  if (!parsed.success) throw new Error(`the load generator's report does not match packrat-loadgen/1: ${parsed.error.issues[0]!.path.join(".") || "report"}: ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success)
+    throw new Error(
+      `the load generator's report does not match packrat-loadgen/1: ${parsed.error.issues[0]!.path.join(".") || "report"}: ${parsed.error.issues[0]!.message}`,
+    );
   return parsed.data;
 }

@@ -7,7 +7,13 @@ import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import {
-  BUNDLE_MODEL_FILE, isZeroBlock, normalizeRelativePath, parsePaxRecords, parseTarHeader, relativePathProblem, TAR_BLOCK,
+  BUNDLE_MODEL_FILE,
+  isZeroBlock,
+  normalizeRelativePath,
+  parsePaxRecords,
+  parseTarHeader,
+  relativePathProblem,
+  TAR_BLOCK,
 } from "@packrat/core/model-bundle/bundle";
 
 /** A bundle that is not one (its hash matched, so the control plane stored it so). */
@@ -38,13 +44,24 @@ export async function unpackBundle(tarPath: string, dir: string): Promise<void> 
       const name = pax.path ?? header.name;
       pax = {};
       const problem = relativePathProblem(name);
-      if (header.type !== "file" || problem) throw new BundleError(`bundle entry "${name}" ${problem ?? "is not a regular file"}`);
+      if (header.type !== "file" || problem)
+        throw new BundleError(`bundle entry "${name}" ${problem ?? "is not a regular file"}`);
       const relative = normalizeRelativePath(name);
       if (relative === BUNDLE_MODEL_FILE) sawModel = true;
       const target = join(dir, relative);
       mkdirSync(dirname(target), { recursive: true });
-      if (header.size === 0) await pipeline(async function* () { /* empty */ }, createWriteStream(target, { flags: "wx" }));
-      else await pipeline(createReadStream(tarPath, { start, end: start + header.size - 1 }), createWriteStream(target, { flags: "wx" }));
+      if (header.size === 0)
+        await pipeline(
+          async function* () {
+            /* empty */
+          },
+          createWriteStream(target, { flags: "wx" }),
+        );
+      else
+        await pipeline(
+          createReadStream(tarPath, { start, end: start + header.size - 1 }),
+          createWriteStream(target, { flags: "wx" }),
+        );
     }
     if (!sawModel) throw new BundleError(`bundle ${tarPath} holds no ${BUNDLE_MODEL_FILE}`);
   } finally {

@@ -4,12 +4,20 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
-export interface CpuSnapshot { busyTicks: number; ownTicks: number; atMs: number }
+export interface CpuSnapshot {
+  busyTicks: number;
+  ownTicks: number;
+  atMs: number;
+}
 
 let ticksPerSecond: number | undefined;
 export function clockTicksPerSecond(): number {
   if (ticksPerSecond === undefined) {
-    try { ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100; } catch { ticksPerSecond = 100; }
+    try {
+      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
   }
   return ticksPerSecond;
 }
@@ -32,8 +40,12 @@ export function cpuSnapshot(cpus: readonly number[]): CpuSnapshot {
 }
 
 /** Other processes' CPU time on the profiled CPUs between two snapshots, and the CPU time those CPUs had. */
-export function interferenceBetween(a: CpuSnapshot, b: CpuSnapshot, cpuCount: number): { otherMs: number; capacityMs: number } {
+export function interferenceBetween(
+  a: CpuSnapshot,
+  b: CpuSnapshot,
+  cpuCount: number,
+): { otherMs: number; capacityMs: number } {
   const tickMs = 1000 / clockTicksPerSecond();
-  const other = Math.max(0, (b.busyTicks - a.busyTicks) - (b.ownTicks - a.ownTicks)) * tickMs;
+  const other = Math.max(0, b.busyTicks - a.busyTicks - (b.ownTicks - a.ownTicks)) * tickMs;
   return { otherMs: other, capacityMs: (b.atMs - a.atMs) * cpuCount };
 }

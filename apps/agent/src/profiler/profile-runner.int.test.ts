@@ -29,14 +29,30 @@ describe("profile runner", () => {
     // npm start runs the agent with a preload that unrefs the supervisor's channel; forked children inherit it
     // through execArgv. The profiler waits on its parent between rounds, so it must not exit there.
     const preload = fileURLToPath(new URL("../../../../scripts/lib/exit-on-disconnect.mjs", import.meta.url));
-    const child = fork(fileURLToPath(new URL("./profiler-process.ts", import.meta.url)), [], { execArgv: ["--import", preload, ...tsExecArgv()], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(`exited (${signal ?? code})`)));
-    const reply = (command: object) => Promise.race([new Promise<{ kind: string }>((resolve) => { child.once("message", resolve); child.send(command); }), exited]);
+    const child = fork(fileURLToPath(new URL("./profiler-process.ts", import.meta.url)), [], {
+      execArgv: ["--import", preload, ...tsExecArgv()],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(`exited (${signal ?? code})`)),
+    );
+    const reply = (command: object) =>
+      Promise.race([
+        new Promise<{ kind: string }>((resolve) => {
+          child.once("message", resolve);
+          child.send(command);
+        }),
+        exited,
+      ]);
     try {
       const cpus = [allowedCpus[0]!];
-      expect(await reply({ kind: "init", modelPath, threads: 1, coreCpus: [cpus], dimensions: {}, batches: [1] })).toMatchObject({ kind: "ready" });
+      expect(
+        await reply({ kind: "init", modelPath, threads: 1, coreCpus: [cpus], dimensions: {}, batches: [1] }),
+      ).toMatchObject({ kind: "ready" });
       await new Promise((r) => setTimeout(r, 500)); // idle, as between rounds: an unref'd channel lets the process end here
-      expect(await reply({ kind: "round", tasks: [{ batch: 1, warmup: 1, iterations: 3 }] })).toMatchObject({ kind: "round" });
+      expect(await reply({ kind: "round", tasks: [{ batch: 1, warmup: 1, iterations: 3 }] })).toMatchObject({
+        kind: "round",
+      });
     } finally {
       child.kill("SIGKILL");
     }
@@ -45,8 +61,19 @@ describe("profile runner", () => {
   it("measures 8 cells in rounds under the decision-aware rule, and its b = 8 cell agrees with a direct ORT measurement", async () => {
     const reports: ProfiledCell[] = [];
     await new ProfileRunner(topology).run(
-      { modelPath, threads: [1, 2], batches: [1, 2, 4, 8], dimensions: {}, rule: DECISION_STOPPING_RULE, budgetCpus: allowedCpus, maxRemeasures: 0, seed: 1 },
-      async (cell) => { reports.push(cell); },
+      {
+        modelPath,
+        threads: [1, 2],
+        batches: [1, 2, 4, 8],
+        dimensions: {},
+        rule: DECISION_STOPPING_RULE,
+        budgetCpus: allowedCpus,
+        maxRemeasures: 0,
+        seed: 1,
+      },
+      async (cell) => {
+        reports.push(cell);
+      },
     );
     const cells = lastOf(reports);
     expect([...cells.keys()].sort()).toEqual(["1x1", "1x2", "1x4", "1x8", "2x1", "2x2", "2x4", "2x8"]);
@@ -69,7 +96,11 @@ describe("profile runner", () => {
     const input = new ort.Tensor("float32", new Float32Array(8 * 3 * 32 * 32).fill(0.5), [8, 3, 32, 32]);
     for (let i = 0; i < 5; i++) await session.run({ input });
     const times: number[] = [];
-    for (let i = 0; i < 50; i++) { const t0 = performance.now(); await session.run({ input }); times.push(performance.now() - t0); }
+    for (let i = 0; i < 50; i++) {
+      const t0 = performance.now();
+      await session.run({ input });
+      times.push(performance.now() - t0);
+    }
     await session.release();
     times.sort((a, b) => a - b);
     const direct = (times[24]! + times[25]!) / 2;
@@ -81,18 +112,42 @@ describe("profile runner", () => {
   it("resumes without the measured cells and runs the fixed paper rule exactly, in 10 rounds of 10", async () => {
     const cells: ProfiledCell[] = [];
     await new ProfileRunner(topology).run(
-      { modelPath, threads: [1], batches: [1, 2, 4], dimensions: {}, rule: PAPER_STOPPING_RULE, budgetCpus: allowedCpus, done: [{ threads: 1, batch: 1 }], maxRemeasures: 0 },
-      async (cell) => { cells.push(cell); },
+      {
+        modelPath,
+        threads: [1],
+        batches: [1, 2, 4],
+        dimensions: {},
+        rule: PAPER_STOPPING_RULE,
+        budgetCpus: allowedCpus,
+        done: [{ threads: 1, batch: 1 }],
+        maxRemeasures: 0,
+      },
+      async (cell) => {
+        cells.push(cell);
+      },
     );
     expect(cells.map((c) => c.batch).sort()).toEqual([2, 4]);
-    expect(cells.every((c) => c.stats.iterations === 100 && c.stopReason === "fixed-count" && c.rounds === 10)).toBe(true);
+    expect(cells.every((c) => c.stats.iterations === 100 && c.stopReason === "fixed-count" && c.rounds === 10)).toBe(
+      true,
+    );
   });
 
   it("measures one cell after another when not interleaved, with the same estimator over blocks", async () => {
     const order: string[] = [];
     await new ProfileRunner(topology).run(
-      { modelPath, threads: [1], batches: [1, 2], dimensions: {}, rule: { kind: "fixed", warmup: 2, iterations: 20, roundIterations: 5 }, budgetCpus: allowedCpus, interleave: false, maxRemeasures: 0 },
-      async (cell) => { order.push(`${cell.batch}:${cell.rounds}:${cell.stats.iterations}`); },
+      {
+        modelPath,
+        threads: [1],
+        batches: [1, 2],
+        dimensions: {},
+        rule: { kind: "fixed", warmup: 2, iterations: 20, roundIterations: 5 },
+        budgetCpus: allowedCpus,
+        interleave: false,
+        maxRemeasures: 0,
+      },
+      async (cell) => {
+        order.push(`${cell.batch}:${cell.rounds}:${cell.stats.iterations}`);
+      },
     );
     // Grid order, each cell's 20 samples in 4 blocks of 5.
     expect(order).toEqual(["1:4:20", "2:4:20"]);
@@ -106,8 +161,18 @@ describe("profile runner", () => {
       await new Promise((r) => setTimeout(r, 300));
       const cells: ProfiledCell[] = [];
       await new ProfileRunner(topology).run(
-        { modelPath, threads: [1], batches: [8], dimensions: {}, rule: { kind: "fixed", warmup: 2, iterations: 40, roundIterations: 10 }, budgetCpus: [cpu], maxRemeasures: 1 },
-        async (cell) => { cells.push(cell); },
+        {
+          modelPath,
+          threads: [1],
+          batches: [8],
+          dimensions: {},
+          rule: { kind: "fixed", warmup: 2, iterations: 40, roundIterations: 10 },
+          budgetCpus: [cpu],
+          maxRemeasures: 1,
+        },
+        async (cell) => {
+          cells.push(cell);
+        },
       );
       expect(cells).toHaveLength(1);
       expect(cells[0]!.interferencePct).toBeGreaterThan(10);
@@ -122,8 +187,19 @@ describe("profile runner", () => {
     const runner = new ProfileRunner(topology);
     const seen: ProfiledCell[] = [];
     const run = runner.run(
-      { modelPath, threads: [1, 2], batches: [1, 2, 4, 8], dimensions: {}, rule: PAPER_STOPPING_RULE, budgetCpus: allowedCpus, maxRemeasures: 0 },
-      async (cell) => { seen.push(cell); if (seen.length === 1) runner.cancel(); },
+      {
+        modelPath,
+        threads: [1, 2],
+        batches: [1, 2, 4, 8],
+        dimensions: {},
+        rule: PAPER_STOPPING_RULE,
+        budgetCpus: allowedCpus,
+        maxRemeasures: 0,
+      },
+      async (cell) => {
+        seen.push(cell);
+        if (seen.length === 1) runner.cancel();
+      },
     );
     await expect(run).rejects.toBeInstanceOf(ProfileCancelledError);
     expect(seen.length).toBe(1);

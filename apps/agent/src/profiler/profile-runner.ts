@@ -10,7 +10,12 @@ import { restrictTopology } from "@packrat/core/topology/topology-queries";
 import type { HostTopology } from "@packrat/core/topology/types";
 import { blockMeans } from "@packrat/core/profiling/robust-estimate";
 import { cellKey, cellStopReason, estimateOf, planRound, type CellProgress } from "@packrat/core/profiling/round-plan";
-import { cellStatistics, CUT_SHORT_MIN_ROUNDS, CUT_SHORT_STOP_REASON, type StoppingRule } from "@packrat/core/profiling/stopping-rule";
+import {
+  cellStatistics,
+  CUT_SHORT_MIN_ROUNDS,
+  CUT_SHORT_STOP_REASON,
+  type StoppingRule,
+} from "@packrat/core/profiling/stopping-rule";
 import { LatencyHistogram } from "@packrat/core/stats/histogram";
 import type { ProfileCellReport } from "@packrat/contracts/agent-jobs";
 import type { ProfilerCommand, ProfilerMessage, TaskResult } from "./profiler-process";
@@ -60,8 +65,16 @@ export class ProfileCancelledError extends Error {}
 /** The wire shape of a measured cell. */
 export function cellReport(cell: ProfiledCell): ProfileCellReport {
   return {
-    threads: cell.threads, batch: cell.batch, ...cell.stats, stopReason: cell.stopReason, peakRssBytes: cell.peakRssBytes, histogram: cell.histogram,
-    rounds: cell.rounds, interferencePct: cell.interferencePct, remeasured: cell.remeasured, flagged: cell.flagged,
+    threads: cell.threads,
+    batch: cell.batch,
+    ...cell.stats,
+    stopReason: cell.stopReason,
+    peakRssBytes: cell.peakRssBytes,
+    histogram: cell.histogram,
+    rounds: cell.rounds,
+    interferencePct: cell.interferencePct,
+    remeasured: cell.remeasured,
+    flagged: cell.flagged,
   };
 }
 
@@ -137,14 +150,28 @@ export class ProfileRunner {
   }
 
   /** Measures every missing cell; `onCell` may throw to stop (e.g. the job was cancelled). */
-  async run(grid: ProfileGrid, onCell: (cell: ProfiledCell) => Promise<void>, onRound?: (round: number, measuring: number) => Promise<void>): Promise<void> {
+  async run(
+    grid: ProfileGrid,
+    onCell: (cell: ProfiledCell) => Promise<void>,
+    onRound?: (round: number, measuring: number) => Promise<void>,
+  ): Promise<void> {
     const scoped = restrictTopology(this.topology, grid.budgetCpus);
     const previous = new Map((grid.done ?? []).map((c) => [cellKey(c.threads, c.batch), c]));
     const states: CellState[] = [];
     for (const threads of grid.threads) {
       for (const batch of grid.batches) {
         const p = previous.get(cellKey(threads, batch));
-        const state: CellState = { threads, batch, samples: [], roundMeans: [], elapsedMs: 0, otherCpuMs: 0, capacityCpuMs: 0, peakRss: null, remeasured: 0 };
+        const state: CellState = {
+          threads,
+          batch,
+          samples: [],
+          roundMeans: [],
+          elapsedMs: 0,
+          otherCpuMs: 0,
+          capacityCpuMs: 0,
+          peakRss: null,
+          remeasured: 0,
+        };
         if (p) {
           if (p.meanMs === undefined || !(p.meanMs > 0)) continue; // no estimate to plan with: leave it out
           state.previous = { meanMs: p.meanMs, ciHalfWidthMs: p.ciHalfWidthMs ?? 0 };
@@ -162,17 +189,43 @@ export class ProfileRunner {
     try {
       for (;;) {
         if (this.cancelled) throw new ProfileCancelledError("cancelled");
-        const progress: CellProgress[] = states.map((s) => s.previous
-          // A cell from an earlier job: two identical "rounds" stand for its estimate; its interval is taken as is.
-          ? { threads: s.threads, batch: s.batch, roundMeansMs: [s.previous.meanMs, s.previous.meanMs], iterations: Number.MAX_SAFE_INTEGER, elapsedMs: 0 }
-          : { threads: s.threads, batch: s.batch, roundMeansMs: s.roundMeans, iterations: s.samples.length, elapsedMs: s.elapsedMs });
-        const decision = planRound(grid.rule, progress, seed++, { cores: grid.cores, maxBatch: Math.max(...grid.batches), interleave: grid.interleave });
+        const progress: CellProgress[] = states.map((s) =>
+          s.previous
+            ? // A cell from an earlier job: two identical "rounds" stand for its estimate; its interval is taken as is.
+              {
+                threads: s.threads,
+                batch: s.batch,
+                roundMeansMs: [s.previous.meanMs, s.previous.meanMs],
+                iterations: Number.MAX_SAFE_INTEGER,
+                elapsedMs: 0,
+              }
+            : {
+                threads: s.threads,
+                batch: s.batch,
+                roundMeansMs: s.roundMeans,
+                iterations: s.samples.length,
+                elapsedMs: s.elapsedMs,
+              },
+        );
+        const decision = planRound(grid.rule, progress, seed++, {
+          cores: grid.cores,
+          maxBatch: Math.max(...grid.batches),
+          interleave: grid.interleave,
+        });
         // Report what stopped since the last round (or stopped again after more rounds).
         const settle = async (s: CellState, reason: string) => {
           if (s.previous || s.reported === `${reason}:${s.samples.length}`) return;
           const share = s.capacityCpuMs > 0 ? s.otherCpuMs / s.capacityCpuMs : 0;
           if (share > threshold && s.remeasured < maxRemeasures) {
-            Object.assign(s, { samples: [], roundMeans: [], elapsedMs: 0, otherCpuMs: 0, capacityCpuMs: 0, remeasured: s.remeasured + 1, reported: undefined });
+            Object.assign(s, {
+              samples: [],
+              roundMeans: [],
+              elapsedMs: 0,
+              otherCpuMs: 0,
+              capacityCpuMs: 0,
+              remeasured: s.remeasured + 1,
+              reported: undefined,
+            });
             return;
           }
           s.reported = `${reason}:${s.samples.length}`;
@@ -185,7 +238,11 @@ export class ProfileRunner {
         if (groups.length === 0 && !pending) break;
         if (groups.length === 0) continue; // cells reset for re-measuring: plan them in the next round
         round++;
-        if (onRound) await onRound(round, groups.reduce((n, g) => n + g.tasks.length, 0));
+        if (onRound)
+          await onRound(
+            round,
+            groups.reduce((n, g) => n + g.tasks.length, 0),
+          );
         if (this.cancelled) throw new ProfileCancelledError("cancelled");
         for (const group of groups) {
           if (this.cancelled) throw new ProfileCancelledError("cancelled");
@@ -194,13 +251,22 @@ export class ProfileRunner {
             child = await this.spawn(scoped, grid, group.threads);
             children.set(group.threads, child);
           }
-          const reply = await child.request({ kind: "round", tasks: group.tasks.map((t) => ({ batch: t.batch, warmup: t.warmup, iterations: t.iterations })) });
+          const reply = await child.request({
+            kind: "round",
+            tasks: group.tasks.map((t) => ({ batch: t.batch, warmup: t.warmup, iterations: t.iterations })),
+          });
           if (reply.kind !== "round") throw new Error(`profiler process answered ${reply.kind}`);
           for (const r of reply.results) this.record(byKey.get(cellKey(group.threads, r.batch))!, r, grid);
           // A cell that stops by its own count or precision is reported at once, not at the end of the round.
           for (const r of reply.results) {
             const s = byKey.get(cellKey(group.threads, r.batch))!;
-            const reason = cellStopReason(grid.rule, { threads: s.threads, batch: s.batch, roundMeansMs: s.roundMeans, iterations: s.samples.length, elapsedMs: s.elapsedMs });
+            const reason = cellStopReason(grid.rule, {
+              threads: s.threads,
+              batch: s.batch,
+              roundMeansMs: s.roundMeans,
+              iterations: s.samples.length,
+              elapsedMs: s.elapsedMs,
+            });
             if (reason) await settle(s, reason);
           }
         }
@@ -224,7 +290,9 @@ export class ProfileRunner {
     const threshold = grid.interferenceThreshold ?? DEFAULT_INTERFERENCE_THRESHOLD;
     return states
       .filter((s) => !s.previous && s.reported === undefined && s.roundMeans.length >= CUT_SHORT_MIN_ROUNDS)
-      .map((s) => this.cellOf(s, grid, CUT_SHORT_STOP_REASON, s.capacityCpuMs > 0 && s.otherCpuMs / s.capacityCpuMs > threshold));
+      .map((s) =>
+        this.cellOf(s, grid, CUT_SHORT_STOP_REASON, s.capacityCpuMs > 0 && s.otherCpuMs / s.capacityCpuMs > threshold),
+      );
   }
 
   private record(s: CellState, r: TaskResult, grid: ProfileGrid): void {
@@ -244,23 +312,54 @@ export class ProfileRunner {
 
   private cellOf(s: CellState, grid: ProfileGrid, reason: string, flagged: boolean): ProfiledCell {
     const stats = cellStatistics(s.samples);
-    const estimate = estimateOf({ threads: s.threads, batch: s.batch, roundMeansMs: s.roundMeans, iterations: s.samples.length, elapsedMs: s.elapsedMs }, grid.rule);
+    const estimate = estimateOf(
+      {
+        threads: s.threads,
+        batch: s.batch,
+        roundMeansMs: s.roundMeans,
+        iterations: s.samples.length,
+        elapsedMs: s.elapsedMs,
+      },
+      grid.rule,
+    );
     const histogram = LatencyHistogram.create();
     for (const x of s.samples) histogram.recordMs(x);
     return {
-      threads: s.threads, batch: s.batch, stopReason: reason, peakRssBytes: s.peakRss, histogram: histogram.encode(), rounds: s.roundMeans.length,
-      stats: { ...stats, meanMs: estimate.estimateMs, ciHalfWidthMs: Number.isFinite(estimate.halfWidthMs) ? estimate.halfWidthMs : 0 },
-      interferencePct: s.capacityCpuMs > 0 ? (100 * s.otherCpuMs) / s.capacityCpuMs : 0, remeasured: s.remeasured, flagged,
+      threads: s.threads,
+      batch: s.batch,
+      stopReason: reason,
+      peakRssBytes: s.peakRss,
+      histogram: histogram.encode(),
+      rounds: s.roundMeans.length,
+      stats: {
+        ...stats,
+        meanMs: estimate.estimateMs,
+        ciHalfWidthMs: Number.isFinite(estimate.halfWidthMs) ? estimate.halfWidthMs : 0,
+      },
+      interferencePct: s.capacityCpuMs > 0 ? (100 * s.otherCpuMs) / s.capacityCpuMs : 0,
+      remeasured: s.remeasured,
+      flagged,
     };
   }
 
   private async spawn(scoped: HostTopology, grid: ProfileGrid, threads: number): Promise<ProfilerChild> {
     const [instance] = allocate(scoped, [{ count: 1, threads, batch: 1 }], { spanning: "sockets" }).instances;
-    const proc = fork(fileURLToPath(new URL("./profiler-process.ts", import.meta.url)), [], { execArgv: tsExecArgv(), stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const proc = fork(fileURLToPath(new URL("./profiler-process.ts", import.meta.url)), [], {
+      execArgv: tsExecArgv(),
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     const child = new ProfilerChild(proc);
     this.children.push(child);
     if (this.cancelled) proc.kill("SIGKILL");
-    const reply = await child.request({ kind: "init", modelPath: grid.modelPath, threads, coreCpus: instance!.coreCpus, dimensions: grid.dimensions, batches: grid.batches, ...(grid.batchAxes ? { batchAxes: grid.batchAxes } : {}) });
+    const reply = await child.request({
+      kind: "init",
+      modelPath: grid.modelPath,
+      threads,
+      coreCpus: instance!.coreCpus,
+      dimensions: grid.dimensions,
+      batches: grid.batches,
+      ...(grid.batchAxes ? { batchAxes: grid.batchAxes } : {}),
+    });
     if (reply.kind !== "ready") throw new Error(`profiler process answered ${reply.kind}`);
     return child;
   }

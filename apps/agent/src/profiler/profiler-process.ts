@@ -26,7 +26,11 @@ export interface ProfilerInit {
   batchAxes?: Record<string, number | null>;
 }
 
-export interface ProfilerTask { batch: number; warmup: number; iterations: number }
+export interface ProfilerTask {
+  batch: number;
+  warmup: number;
+  iterations: number;
+}
 
 export type ProfilerCommand = ProfilerInit | { kind: "round"; tasks: ProfilerTask[] } | { kind: "stop" };
 
@@ -42,9 +46,7 @@ export interface TaskResult {
 }
 
 export type ProfilerMessage =
-  | { kind: "ready" }
-  | { kind: "round"; results: TaskResult[] }
-  | { kind: "error"; message: string };
+  { kind: "ready" } | { kind: "round"; results: TaskResult[] } | { kind: "error"; message: string };
 
 const send = (message: ProfilerMessage) => process.send?.(message);
 
@@ -54,7 +56,11 @@ function vmHwmBytes(): number | null {
 }
 
 function resetPeakRss(): void {
-  try { writeFileSync("/proc/self/clear_refs", "5"); } catch { /* not permitted here: the peak then covers the whole run */ }
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+  } catch {
+    /* not permitted here: the peak then covers the whole run */
+  }
 }
 
 let session: ort.InferenceSession | undefined;
@@ -71,7 +77,13 @@ function feedsFor(batch: number): Record<string, ort.Tensor> {
     if (!meta.isTensor) throw new Error(`input ${meta.name} is not a tensor`);
     const datatype = oipDatatypeOf(meta.type);
     if (!datatype) throw new Error(`input ${meta.name} has unsupported type ${meta.type}`);
-    const shape = concreteShape({ name: meta.name, shape: declaredDims(inputs[index]!) }, axes!.inputs[index]!, batch, init!.dimensions, axes!.batchSymbol);
+    const shape = concreteShape(
+      { name: meta.name, shape: declaredDims(inputs[index]!) },
+      axes!.inputs[index]!,
+      batch,
+      init!.dimensions,
+      axes!.batchSymbol,
+    );
     const info = DATATYPES[datatype];
     // Zeros for integer inputs (token ids stay in range), 0.5 for floats (no denormals, no shortcut on zeros).
     const data = new info.array(new ArrayBuffer(elementCount(shape) * info.bytes));
@@ -85,21 +97,29 @@ function feedsFor(batch: number): Record<string, ort.Tensor> {
 async function start(run: ProfilerInit): Promise<void> {
   init = run;
   execFileSync("taskset", ["-p", "-c", run.coreCpus[0]!.join(","), String(process.pid)], { stdio: "ignore" });
-  const affinities = run.coreCpus.slice(1).map((cpus) => cpus.map((c) => String(c + 1)).join(",")).join(";");
+  const affinities = run.coreCpus
+    .slice(1)
+    .map((cpus) => cpus.map((c) => String(c + 1)).join(","))
+    .join(";");
   session = await ort.InferenceSession.create(run.modelPath, {
-    intraOpNumThreads: run.threads, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all",
+    intraOpNumThreads: run.threads,
+    interOpNumThreads: 1,
+    executionMode: "sequential",
+    graphOptimizationLevel: "all",
     extra: { session: run.threads > 1 ? { intra_op_thread_affinities: affinities } : {} },
   });
-  const describe = (list: readonly ort.InferenceSession.ValueMetadata[]) => list.map((m) => ({
-    name: m.name,
-    shape: m.isTensor ? m.shape.map((d) => (typeof d === "number" && d >= 0 ? d : -1)) : [],
-    symbolicDims: m.isTensor ? m.shape.map((d) => (typeof d === "string" ? d : undefined)) : [],
-  }));
+  const describe = (list: readonly ort.InferenceSession.ValueMetadata[]) =>
+    list.map((m) => ({
+      name: m.name,
+      shape: m.isTensor ? m.shape.map((d) => (typeof d === "number" && d >= 0 ? d : -1)) : [],
+      symbolicDims: m.isTensor ? m.shape.map((d) => (typeof d === "string" ? d : undefined)) : [],
+    }));
   inputs = describe(session.inputMetadata);
   // The same decision as the served model's (servingAxes): each input's own batch axis, the plan's dimensions.
   axes = modelAxes(inputs, describe(session.outputMetadata), run.batchAxes ?? {});
   const tooBig = run.batches.find((b) => b > 1);
-  if (!axes.batching.batchable && tooBig !== undefined) throw new Error(`this model cannot be batched (${axes.batching.reason}): profile batch 1 only, not ${tooBig}`);
+  if (!axes.batching.batchable && tooBig !== undefined)
+    throw new Error(`this model cannot be batched (${axes.batching.reason}): profile batch 1 only, not ${tooBig}`);
 }
 
 async function runRound(tasks: ProfilerTask[]): Promise<TaskResult[]> {
@@ -118,16 +138,30 @@ async function runRound(tasks: ProfilerTask[]): Promise<TaskResult[]> {
       samplesMs.push(performance.now() - t0);
     }
     const { otherMs, capacityMs } = interferenceBetween(before, cpuSnapshot(cpus), cpus.length);
-    results.push({ batch: task.batch, samplesMs, elapsedMs: performance.now() - started, peakRssBytes: vmHwmBytes(), otherCpuMs: otherMs, capacityCpuMs: capacityMs });
+    results.push({
+      batch: task.batch,
+      samplesMs,
+      elapsedMs: performance.now() - started,
+      peakRssBytes: vmHwmBytes(),
+      otherCpuMs: otherMs,
+      capacityCpuMs: capacityMs,
+    });
   }
   return results;
 }
 
-const fail = (error: Error) => { send({ kind: "error", message: error.message }); setTimeout(() => process.exit(1), 20); };
+const fail = (error: Error) => {
+  send({ kind: "error", message: error.message });
+  setTimeout(() => process.exit(1), 20);
+};
 process.on("message", (command: ProfilerCommand) => {
   if (command.kind === "init") start(command).then(() => send({ kind: "ready" }), fail);
   else if (command.kind === "round") runRound(command.tasks).then((results) => send({ kind: "round", results }), fail);
-  else void (session?.release() ?? Promise.resolve()).then(() => setTimeout(() => process.exit(0), 20), () => process.exit(0));
+  else
+    void (session?.release() ?? Promise.resolve()).then(
+      () => setTimeout(() => process.exit(0), 20),
+      () => process.exit(0),
+    );
 });
 // The parent talks to this process only over IPC, and waits on it between commands: the channel keeps it alive
 // (a preload the parent was started with, inherited through execArgv, may have unref'd it), and its closing ends it.

@@ -34,7 +34,12 @@ export interface TrialRun {
   maxDurationMs: number;
 }
 
-export interface TrialTurn { batches: number; meanMs: number; dispatchMeanMs: number; instanceMeanMs: number }
+export interface TrialTurn {
+  batches: number;
+  meanMs: number;
+  dispatchMeanMs: number;
+  instanceMeanMs: number;
+}
 
 export type TrialMessage =
   | { kind: "started"; key: string; error?: string; startMs: number }
@@ -48,13 +53,25 @@ const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 /** Zeros for integer inputs (token ids stay in range), 0.5 for floats, as the profiler feeds them; each input
  * shaped by the served model's own rule (its batch axis, wherever it is, takes the rows). */
-function syntheticInputs(metadata: ModelMetadata, axes: ServingAxes, rows: number, dimensions: Record<string, number>, fill: boolean): WireTensor[] {
+function syntheticInputs(
+  metadata: ModelMetadata,
+  axes: ServingAxes,
+  rows: number,
+  dimensions: Record<string, number>,
+  fill: boolean,
+): WireTensor[] {
   return metadata.inputs.map((input, index) => {
-    const shape = concreteShape({ name: input.name, shape: declaredDims(input) }, axes.inputs[index]!, rows, dimensions, axes.batchSymbol);
+    const shape = concreteShape(
+      { name: input.name, shape: declaredDims(input) },
+      axes.inputs[index]!,
+      rows,
+      dimensions,
+      axes.batchSymbol,
+    );
     const info = DATATYPES[input.datatype];
     const buffer = new ArrayBuffer(elementCount(shape) * info.bytes);
-    if (fill && (input.datatype === "FP32")) new Float32Array(buffer).fill(0.5);
-    if (fill && (input.datatype === "FP64")) new Float64Array(buffer).fill(0.5);
+    if (fill && input.datatype === "FP32") new Float32Array(buffer).fill(0.5);
+    if (fill && input.datatype === "FP64") new Float64Array(buffer).fill(0.5);
     return { name: input.name, datatype: input.datatype, shape, buffer };
   });
 }
@@ -69,26 +86,50 @@ interface LivePlan {
   batchInstanceMs: number;
 }
 
-async function startPlan(run: TrialRun, plan: TrialPlanRun, metadata: ModelMetadata, axes: ServingAxes): Promise<LivePlan> {
+async function startPlan(
+  run: TrialRun,
+  plan: TrialPlanRun,
+  metadata: ModelMetadata,
+  axes: ServingAxes,
+): Promise<LivePlan> {
   const live: LivePlan = { key: plan.key, instances: [], turns: [], batchInstanceMs: 0 };
   const t0 = performance.now();
   try {
     // One at a time: an instance finds its ORT pool threads by diffing this process's threads around its session.
     for (const [id, spec] of plan.instances.entries()) {
       const instance = new Instance({
-        id, threads: spec.threads, batch: spec.batch, coreCpus: spec.coreCpus, version: "trial", modelPath: run.modelPath,
-        warmupInputs: syntheticInputs(metadata, axes, spec.batch, run.dimensions, false), warmupIterations: run.warmupIterations,
-        allowSpinning: run.allowSpinning, faultInjection: false,
+        id,
+        threads: spec.threads,
+        batch: spec.batch,
+        coreCpus: spec.coreCpus,
+        version: "trial",
+        modelPath: run.modelPath,
+        warmupInputs: syntheticInputs(metadata, axes, spec.batch, run.dimensions, false),
+        warmupIterations: run.warmupIterations,
+        allowSpinning: run.allowSpinning,
+        faultInjection: false,
       });
       live.instances.push(instance);
       await instance.start();
     }
     const targets: DispatchTarget[] = live.instances.map((instance) => ({
       spec: instance.spec,
-      get state() { return instance.state; },
-      run: (inputs) => instance.run(inputs).then((r) => { live.batchInstanceMs = Math.max(live.batchInstanceMs, r.computeMs); return r; }),
+      get state() {
+        return instance.state;
+      },
+      run: (inputs) =>
+        instance.run(inputs).then((r) => {
+          live.batchInstanceMs = Math.max(live.batchInstanceMs, r.computeMs);
+          return r;
+        }),
     }));
-    live.dispatcher = new Dispatcher({ batchSize: run.batch, batchTimeoutMs: 0, maxQueueRows: run.batch * 4, instances: () => targets, layout: batchLayout(axes) });
+    live.dispatcher = new Dispatcher({
+      batchSize: run.batch,
+      batchTimeoutMs: 0,
+      maxQueueRows: run.batch * 4,
+      instances: () => targets,
+      layout: batchLayout(axes),
+    });
   } catch (error) {
     live.error = (error as Error).message;
     await Promise.all(live.instances.map((i) => i.stop()));
@@ -110,10 +151,13 @@ async function turn(run: TrialRun, plan: LivePlan, template: WireTensor[]): Prom
   await one(); // warm-up, not counted: caches, this plan's threads waking up
   const samples: Array<Awaited<ReturnType<typeof one>>> = [];
   const started = performance.now();
-  while (samples.length < run.minBatchesPerTurn || (performance.now() - started < run.roundMs && samples.length < 1000)) samples.push(await one());
+  while (samples.length < run.minBatchesPerTurn || (performance.now() - started < run.roundMs && samples.length < 1000))
+    samples.push(await one());
   return {
-    batches: samples.length, meanMs: mean(samples.map((s) => s.totalMs)),
-    dispatchMeanMs: mean(samples.map((s) => s.dispatchMs)), instanceMeanMs: mean(samples.map((s) => s.instanceMs)),
+    batches: samples.length,
+    meanMs: mean(samples.map((s) => s.totalMs)),
+    dispatchMeanMs: mean(samples.map((s) => s.dispatchMs)),
+    instanceMeanMs: mean(samples.map((s) => s.instanceMs)),
   };
 }
 
@@ -128,7 +172,10 @@ async function main(run: TrialRun): Promise<void> {
     const ready = plans.filter((p) => p.dispatcher);
     let stoppedEarly = false;
     for (let round = 0; round < run.rounds && ready.length > 0; round++) {
-      if (round > 0 && performance.now() - started > run.maxDurationMs) { stoppedEarly = true; break; }
+      if (round > 0 && performance.now() - started > run.maxDurationMs) {
+        stoppedEarly = true;
+        break;
+      }
       // Rotating order (A B C, B C A, …): no plan always follows the same one.
       const order = [...ready.slice(round % ready.length), ...ready.slice(0, round % ready.length)];
       for (const plan of order) {
@@ -146,7 +193,10 @@ async function main(run: TrialRun): Promise<void> {
 process.once("message", (run: TrialRun) => {
   main(run).then(
     () => setTimeout(() => process.exit(0), 20),
-    (error: Error) => { send({ kind: "error", message: error.message }); setTimeout(() => process.exit(1), 20); },
+    (error: Error) => {
+      send({ kind: "error", message: error.message });
+      setTimeout(() => process.exit(1), 20);
+    },
   );
 });
 // The parent talks to this process only over IPC, and waits on it between commands: the channel keeps it alive

@@ -16,22 +16,42 @@ const { topology, allowedCpus } = readHostTopology();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const base: Omit<TrialRequest, "plans"> = {
-  modelPath, batch: 4, dimensions: {}, budgetCpus: allowedCpus, rounds: 3, roundMs: 150, settleMs: 20, minBatchesPerTurn: 3, warmupIterations: 1,
-  allowSpinning: true, maxDurationMs: 120_000,
+  modelPath,
+  batch: 4,
+  dimensions: {},
+  budgetCpus: allowedCpus,
+  rounds: 3,
+  roundMs: 150,
+  settleMs: 20,
+  minBatchesPerTurn: 3,
+  warmupIterations: 1,
+  allowSpinning: true,
+  maxDurationMs: 120_000,
 };
 
 describe("plan trial runner", () => {
   it("measures every plan in every round, through the dispatcher's split; overhead is dispatch time over the slowest instance's", async () => {
     const rounds: number[] = [];
-    const outcome = await new PlanTrialRunner(topology).run({
-      ...base,
-      plans: [
-        { key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] },
-        { key: "⟨2,1,2⟩", groups: [{ count: 2, threads: 1, batch: 2 }] },
-        // Three one-thread instances cannot be placed on two cores: reported, not fatal.
-        { key: "⟨3,1,1⟩+⟨1,1,1⟩", groups: [{ count: 3, threads: 1, batch: 1 }, { count: 1, threads: 1, batch: 1 }] },
-      ],
-    }, async (round) => { rounds.push(round); });
+    const outcome = await new PlanTrialRunner(topology).run(
+      {
+        ...base,
+        plans: [
+          { key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] },
+          { key: "⟨2,1,2⟩", groups: [{ count: 2, threads: 1, batch: 2 }] },
+          // Three one-thread instances cannot be placed on two cores: reported, not fatal.
+          {
+            key: "⟨3,1,1⟩+⟨1,1,1⟩",
+            groups: [
+              { count: 3, threads: 1, batch: 1 },
+              { count: 1, threads: 1, batch: 1 },
+            ],
+          },
+        ],
+      },
+      async (round) => {
+        rounds.push(round);
+      },
+    );
     expect(rounds).toEqual([1, 2, 3]);
     const [one, two, bad] = outcome.plans;
     for (const p of [one!, two!]) {
@@ -53,10 +73,19 @@ describe("plan trial runner", () => {
   it("a model batched on axis 1 (state [layers, batch, hidden]) is trialled with inputs shaped and split along that axis", async () => {
     const recurrent = join(dir, "recurrent.onnx");
     writeFileSync(recurrent, recurrentModel({ scalarInput: false }));
-    const outcome = await new PlanTrialRunner(topology).run({
-      ...base, modelPath: recurrent, batch: 2, rounds: 2,
-      plans: [{ key: "⟨1,1,2⟩", groups: [{ count: 1, threads: 1, batch: 2 }] }, { key: "⟨2,1,1⟩", groups: [{ count: 2, threads: 1, batch: 1 }] }],
-    }, async () => {});
+    const outcome = await new PlanTrialRunner(topology).run(
+      {
+        ...base,
+        modelPath: recurrent,
+        batch: 2,
+        rounds: 2,
+        plans: [
+          { key: "⟨1,1,2⟩", groups: [{ count: 1, threads: 1, batch: 2 }] },
+          { key: "⟨2,1,1⟩", groups: [{ count: 2, threads: 1, batch: 1 }] },
+        ],
+      },
+      async () => {},
+    );
     // Both plans ran: B = 2 rows went as h0 [2, 2, 16] to one instance, or as two [2, 1, 16] halves to two.
     for (const p of outcome.plans) {
       expect(p.error).toBeUndefined();
@@ -68,13 +97,21 @@ describe("plan trial runner", () => {
   it("a plan whose instances fail to start (a corrupt model) is reported with ORT's reason", async () => {
     const broken = join(dir, "broken.onnx");
     writeFileSync(broken, Buffer.from("not an onnx model"));
-    const run = new PlanTrialRunner(topology).run({ ...base, modelPath: broken, plans: [{ key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] }] }, async () => {});
+    const run = new PlanTrialRunner(topology).run(
+      { ...base, modelPath: broken, plans: [{ key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] }] },
+      async () => {},
+    );
     await expect(run).rejects.toThrow(/protobuf|parse|model/i);
   }, 120_000);
 
   it("stops when cancelled after the first round", async () => {
     const runner = new PlanTrialRunner(topology);
-    const run = runner.run({ ...base, rounds: 20, plans: [{ key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] }] }, async (round) => { if (round === 1) runner.cancel(); });
+    const run = runner.run(
+      { ...base, rounds: 20, plans: [{ key: "⟨1,1,4⟩", groups: [{ count: 1, threads: 1, batch: 4 }] }] },
+      async (round) => {
+        if (round === 1) runner.cancel();
+      },
+    );
     await expect(run).rejects.toBeInstanceOf(TrialCancelledError);
   }, 120_000);
 });

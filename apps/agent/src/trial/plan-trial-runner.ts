@@ -10,7 +10,10 @@ import type { HostTopology } from "@packrat/core/topology/types";
 import { tsExecArgv } from "../ts-exec-argv";
 import type { TrialMessage, TrialPlanRun, TrialRun, TrialTurn } from "./plan-trial-process";
 
-export interface TrialPlanSpec { key: string; groups: Array<{ count: number; threads: number; batch: number }> }
+export interface TrialPlanSpec {
+  key: string;
+  groups: Array<{ count: number; threads: number; batch: number }>;
+}
 
 export interface TrialRequest {
   modelPath: string;
@@ -29,8 +32,17 @@ export interface TrialRequest {
   maxDurationMs: number;
 }
 
-export interface TrialPlanOutcome { key: string; error?: string; startMs?: number; turns: TrialTurn[] }
-export interface TrialOutcome { plans: TrialPlanOutcome[]; stoppedEarly: boolean; durationMs: number }
+export interface TrialPlanOutcome {
+  key: string;
+  error?: string;
+  startMs?: number;
+  turns: TrialTurn[];
+}
+export interface TrialOutcome {
+  plans: TrialPlanOutcome[];
+  stoppedEarly: boolean;
+  durationMs: number;
+}
 
 export class TrialCancelledError extends Error {}
 
@@ -59,39 +71,76 @@ export class PlanTrialRunner {
         continue;
       }
       try {
-        const allocation = allocate(scoped, plan.groups.map(({ count, threads, batch }) => ({ count, threads, batch })), { spanning: "sockets" });
-        placed.push({ key: plan.key, instances: allocation.instances.map((a) => ({ threads: a.threads, batch: a.batch, coreCpus: a.coreCpus })) });
+        const allocation = allocate(
+          scoped,
+          plan.groups.map(({ count, threads, batch }) => ({ count, threads, batch })),
+          { spanning: "sockets" },
+        );
+        placed.push({
+          key: plan.key,
+          instances: allocation.instances.map((a) => ({ threads: a.threads, batch: a.batch, coreCpus: a.coreCpus })),
+        });
       } catch (error) {
         outcomes.get(plan.key)!.error = `cannot start: ${(error as Error).message}`;
       }
     }
-    if (placed.length === 0) return { plans: [...outcomes.values()], stoppedEarly: false, durationMs: performance.now() - started };
+    if (placed.length === 0)
+      return { plans: [...outcomes.values()], stoppedEarly: false, durationMs: performance.now() - started };
     if (this.cancelled) throw new TrialCancelledError("cancelled");
     const run: TrialRun = {
-      modelPath: request.modelPath, batch: request.batch, dimensions: request.dimensions, ...(request.batchAxes ? { batchAxes: request.batchAxes } : {}), plans: placed, rounds: request.rounds, roundMs: request.roundMs,
-      settleMs: request.settleMs, minBatchesPerTurn: request.minBatchesPerTurn, warmupIterations: request.warmupIterations, allowSpinning: request.allowSpinning,
+      modelPath: request.modelPath,
+      batch: request.batch,
+      dimensions: request.dimensions,
+      ...(request.batchAxes ? { batchAxes: request.batchAxes } : {}),
+      plans: placed,
+      rounds: request.rounds,
+      roundMs: request.roundMs,
+      settleMs: request.settleMs,
+      minBatchesPerTurn: request.minBatchesPerTurn,
+      warmupIterations: request.warmupIterations,
+      allowSpinning: request.allowSpinning,
       maxDurationMs: request.maxDurationMs,
     };
     const result = await this.runChild(run, onRound, outcomes);
-    return { plans: [...outcomes.values()], stoppedEarly: result.stoppedEarly, durationMs: performance.now() - started };
+    return {
+      plans: [...outcomes.values()],
+      stoppedEarly: result.stoppedEarly,
+      durationMs: performance.now() - started,
+    };
   }
 
-  private runChild(run: TrialRun, onRound: (round: number, rounds: number) => Promise<void>, outcomes: Map<string, TrialPlanOutcome>): Promise<{ stoppedEarly: boolean }> {
+  private runChild(
+    run: TrialRun,
+    onRound: (round: number, rounds: number) => Promise<void>,
+    outcomes: Map<string, TrialPlanOutcome>,
+  ): Promise<{ stoppedEarly: boolean }> {
     return new Promise((resolve, reject) => {
-      const child = fork(fileURLToPath(new URL("./plan-trial-process.ts", import.meta.url)), [], { execArgv: tsExecArgv(), stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      const child = fork(fileURLToPath(new URL("./plan-trial-process.ts", import.meta.url)), [], {
+        execArgv: tsExecArgv(),
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
       this.child = child;
       let pending = Promise.resolve();
       let failure: Error | undefined;
       let stoppedEarly: boolean | undefined;
       let timedOut = false;
-      const killer = setTimeout(() => { timedOut = true; child.kill("SIGKILL"); }, run.maxDurationMs + KILL_GRACE_MS);
+      const killer = setTimeout(() => {
+        timedOut = true;
+        child.kill("SIGKILL");
+      }, run.maxDurationMs + KILL_GRACE_MS);
       child.on("message", (message: TrialMessage) => {
         if (message.kind === "started") {
           const o = outcomes.get(message.key)!;
           o.startMs = message.startMs;
           if (message.error) o.error = `failed to start: ${message.error}`;
         }
-        if (message.kind === "round") pending = pending.then(() => onRound(message.round, message.rounds)).catch((error: Error) => { failure ??= error; child.kill("SIGKILL"); });
+        if (message.kind === "round")
+          pending = pending
+            .then(() => onRound(message.round, message.rounds))
+            .catch((error: Error) => {
+              failure ??= error;
+              child.kill("SIGKILL");
+            });
         if (message.kind === "result") {
           stoppedEarly = message.stoppedEarly;
           for (const p of message.plans) outcomes.get(p.key)!.turns = p.turns;
@@ -104,8 +153,14 @@ export class PlanTrialRunner {
         void pending.then(() => {
           if (this.cancelled) return reject(new TrialCancelledError("cancelled"));
           if (failure) return reject(failure);
-          if (timedOut) return reject(new Error(`the trial ran past its limit of ${Math.round((run.maxDurationMs + KILL_GRACE_MS) / 1000)} s and was stopped`));
-          if (code !== 0 || stoppedEarly === undefined) return reject(new Error(`trial process exited (${signal ?? `code ${code}`}) before its result`));
+          if (timedOut)
+            return reject(
+              new Error(
+                `the trial ran past its limit of ${Math.round((run.maxDurationMs + KILL_GRACE_MS) / 1000)} s and was stopped`,
+              ),
+            );
+          if (code !== 0 || stoppedEarly === undefined)
+            return reject(new Error(`trial process exited (${signal ?? `code ${code}`}) before its result`));
           resolve({ stoppedEarly });
         });
       });

@@ -6,5 +6,8 @@ export const dynamic = "force-dynamic";
 
 export async function GET() {
   const report = await checkHealth();
-  return Response.json(publicHealth(report), { status: report.status === "ok" ? 200 : 503, headers: { "cache-control": "no-store" } });
+  return Response.json(publicHealth(report), {
+    status: report.status === "ok" ? 200 : 503,
+    headers: { "cache-control": "no-store" },
+  });
 }

@@ -10,7 +10,8 @@ export const dynamic = "force-dynamic";
 export default async function LoadTestPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await requireUser(`/load-tests/${id}`);
-  if (!roleSatisfies(user.role, "ml_engineer") && !roleSatisfies(user.role, "sre")) return <Forbidden role="ml_engineer" current={user.role} />;
+  if (!roleSatisfies(user.role, "ml_engineer") && !roleSatisfies(user.role, "sre"))
+    return <Forbidden role="ml_engineer" current={user.role} />;
   await getQueryClient().prefetchQuery(trpc.loadTests.get.queryOptions({ id }));
   return (
     <HydrateClient>

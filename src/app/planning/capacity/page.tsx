@@ -10,12 +10,18 @@ import { roleSatisfies } from "@/core/security/roles";
 export const metadata: Metadata = { title: "Capacity · Packrat" };
 export const dynamic = "force-dynamic";
 
-export default async function CapacityPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function CapacityPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const initial = parseUrlState(capacitySpec, params);
   const initialLiveSource = parseLiveSourceParams(params);
   // Any signed-in role may plan; the sign-in page brings the visitor back to this exact view.
-  const query = [serializeLiveSource(initialLiveSource), serializeUrlState(capacitySpec, initial)].filter(Boolean).join("&");
+  const query = [serializeLiveSource(initialLiveSource), serializeUrlState(capacitySpec, initial)]
+    .filter(Boolean)
+    .join("&");
   const user = await requireUser(`/planning/capacity?${query}`);
   return (
     <>
@@ -26,7 +32,11 @@ export default async function CapacityPage({ searchParams }: { searchParams: Pro
       </p>
       <PlanningTabs current="/planning/capacity" />
       {/* A deployment's live numbers are the operators' (the procedures check it again). */}
-      <CapacityPlanner initial={initial} initialLiveSource={initialLiveSource} canReadLive={roleSatisfies(user.role, "ml_engineer") || roleSatisfies(user.role, "sre")} />
+      <CapacityPlanner
+        initial={initial}
+        initialLiveSource={initialLiveSource}
+        canReadLive={roleSatisfies(user.role, "ml_engineer") || roleSatisfies(user.role, "sre")}
+      />
     </>
   );
 }

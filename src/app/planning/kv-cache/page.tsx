@@ -8,7 +8,11 @@ import { requireUser } from "@/server/auth/page-guard";
 export const metadata: Metadata = { title: "KV cache · Packrat" };
 export const dynamic = "force-dynamic";
 
-export default async function KvCachePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function KvCachePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const initial = parseUrlState(kvCacheSpec, await searchParams);
   // Any signed-in role may plan; the sign-in page brings the visitor back to this exact view.
   await requireUser(`/planning/kv-cache?${serializeUrlState(kvCacheSpec, initial)}`);
@@ -16,8 +20,8 @@ export default async function KvCachePage({ searchParams }: { searchParams: Prom
     <>
       <h1>KV cache</h1>
       <p className="subtitle">
-        How much memory an LLM&apos;s key-value cache takes per token and per sequence, how many sequences fit beside the
-        weights, and what decode and speculative decoding can reach.
+        How much memory an LLM&apos;s key-value cache takes per token and per sequence, how many sequences fit beside
+        the weights, and what decode and speculative decoding can reach.
       </p>
       <PlanningTabs current="/planning/kv-cache" />
       <KvCachePlanner initial={initial} />

@@ -10,7 +10,15 @@ export const costRouter = createTrpcRouter({
   report: costReaderProcedure.input(costReportInputSchema).query(({ input }) => getCostReport(input)),
   prices: costReaderProcedure.query(() => listPrices()),
   setPrice: adminProcedure
-    .input(z.object({ hardwareClass, hourlyUsd: z.number().positive("must be a positive number of dollars per hour").max(1e6), note: z.string().max(500).optional() }))
+    .input(
+      z.object({
+        hardwareClass,
+        hourlyUsd: z.number().positive("must be a positive number of dollars per hour").max(1e6),
+        note: z.string().max(500).optional(),
+      }),
+    )
     .mutation(({ ctx, input }) => setPrice(ctx.caller, input)),
-  removePrice: adminProcedure.input(z.object({ hardwareClass })).mutation(({ ctx, input }) => removePrice(ctx.caller, input)),
+  removePrice: adminProcedure
+    .input(z.object({ hardwareClass }))
+    .mutation(({ ctx, input }) => removePrice(ctx.caller, input)),
 });

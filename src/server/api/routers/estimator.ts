@@ -11,9 +11,16 @@ export const estimatorRouter = createTrpcRouter({
   view: operatorProcedure.input(z.object({ deploymentId: id })).query(({ input }) => estimatorView(input.deploymentId)),
   // SREs decide how the estimator's proposals are approved; audited.
   setPolicy: sreProcedure
-    .input(z.object({
-      deploymentId: id, mode: z.enum(["require_approval", "auto_approve"]), minBatch: batch, maxBatch: batch,
-      singleStep: z.boolean(), changes: z.enum(["scale_only", "any"]), maxPerHour: z.number().int().min(0).max(1000),
-    }))
+    .input(
+      z.object({
+        deploymentId: id,
+        mode: z.enum(["require_approval", "auto_approve"]),
+        minBatch: batch,
+        maxBatch: batch,
+        singleStep: z.boolean(),
+        changes: z.enum(["scale_only", "any"]),
+        maxPerHour: z.number().int().min(0).max(1000),
+      }),
+    )
     .mutation(({ ctx, input }) => setApprovalPolicy(ctx.caller, input)),
 });

@@ -11,5 +11,7 @@ export const loadTestsRouter = createTrpcRouter({
     .input(z.object({ deploymentId: id, spec: loadTestSpecSchema, confirmServing: z.boolean().optional() }))
     .mutation(({ ctx, input }) => startLoadTest(ctx.caller, input)),
   get: operatorProcedure.input(z.object({ id })).query(({ input }) => getLoadTest(input.id)),
-  listForDeployment: operatorProcedure.input(z.object({ deploymentId: id })).query(({ input }) => listLoadTestsForDeployment(input.deploymentId)),
+  listForDeployment: operatorProcedure
+    .input(z.object({ deploymentId: id }))
+    .query(({ input }) => listLoadTestsForDeployment(input.deploymentId)),
 });

@@ -1,5 +1,10 @@
 import { publicProcedure, createTrpcRouter } from "@/server/api/trpc";
-import { checkHealth, publicHealth, type HealthReport, type PublicHealthReport } from "@/server/services/system-service";
+import {
+  checkHealth,
+  publicHealth,
+  type HealthReport,
+  type PublicHealthReport,
+} from "@/server/services/system-service";
 
 export const systemRouter = createTrpcRouter({
   // Signed-in users get the whole report (latency, versions, the database's error); anyone else only the verdict.

@@ -2,5 +2,8 @@
 export const dynamic = "force-dynamic";
 
 export function GET() {
-  return Response.json({ live: true, uptimeS: Math.round(process.uptime()) }, { headers: { "cache-control": "no-store" } });
+  return Response.json(
+    { live: true, uptimeS: Math.round(process.uptime()) },
+    { headers: { "cache-control": "no-store" } },
+  );
 }

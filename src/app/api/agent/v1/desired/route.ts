@@ -8,5 +8,8 @@ import { waitForDesiredState } from "@/server/services/desired-state-service";
 
 export const dynamic = "force-dynamic";
 
-export const GET = agentRoute({ access: "registered", query: desiredQuerySchema, longPoll: true }, async ({ agentId, query, signal }) =>
-  (await waitForDesiredState(agentId, query.after, env().LONG_POLL_HOLD_MS, signal)) ?? noContent());
+export const GET = agentRoute(
+  { access: "registered", query: desiredQuerySchema, longPoll: true },
+  async ({ agentId, query, signal }) =>
+    (await waitForDesiredState(agentId, query.after, env().LONG_POLL_HOLD_MS, signal)) ?? noContent(),
+);

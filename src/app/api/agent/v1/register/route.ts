@@ -6,4 +6,6 @@ import { registerAgent } from "@/server/services/agent-registration-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute({ access: "enrollment", body: registerRequestSchema }, ({ caller, body, requestId }) => registerAgent(caller, body, requestId));
+export const POST = agentRoute({ access: "enrollment", body: registerRequestSchema }, ({ caller, body, requestId }) =>
+  registerAgent(caller, body, requestId),
+);

@@ -3,4 +3,8 @@ import { agentRoute } from "@/server/agent-auth/agent-route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = agentRoute({ access: "token" }, async ({ agent }) => ({ tokenId: agent.tokenId, name: agent.name, createdAt: agent.createdAt.toISOString() }));
+export const GET = agentRoute({ access: "token" }, async ({ agent }) => ({
+  tokenId: agent.tokenId,
+  name: agent.name,
+  createdAt: agent.createdAt.toISOString(),
+}));

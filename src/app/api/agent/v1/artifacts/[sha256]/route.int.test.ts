@@ -25,10 +25,13 @@ const sha256 = createHash("sha256").update(bytes).digest("hex");
 let token = "";
 let tokenId = "";
 
-const get = (hash: string, authorization?: string) => GET(
-  new Request(`http://localhost:3999/api/agent/v1/artifacts/${hash}`, { headers: authorization ? { authorization } : {} }),
-  { params: Promise.resolve({ sha256: hash }) },
-);
+const get = (hash: string, authorization?: string) =>
+  GET(
+    new Request(`http://localhost:3999/api/agent/v1/artifacts/${hash}`, {
+      headers: authorization ? { authorization } : {},
+    }),
+    { params: Promise.resolve({ sha256: hash }) },
+  );
 
 beforeAll(async () => {
   useArtifactStoreForTests(store);
@@ -37,15 +40,24 @@ beforeAll(async () => {
   const prisma = db();
   await prisma.artifact.upsert({ where: { sha256 }, create: { sha256, bytes: BigInt(bytes.length) }, update: {} });
   const model = await prisma.model.create({ data: { name: `artifact-route-${sha256.slice(0, 8)}-${Date.now()}` } });
-  const version = await prisma.modelVersion.create({ data: { modelId: model.id, number: 1, artifactSha256: sha256, source: "upload", analysis: {} } });
+  const version = await prisma.modelVersion.create({
+    data: { modelId: model.id, number: 1, artifactSha256: sha256, source: "upload", analysis: {} },
+  });
   const caller = { user: await insertTestUser(prisma, "sre"), requestId: "artifact-route" };
   const created = await createTestAgentToken(caller, { name: "artifact-route-agent" });
   ({ token, id: tokenId } = created);
   // Registered as an agent would, and the version deployed to it: its file is this agent's to fetch.
-  const { agentId } = await registerWithAgentToken({ tokenId, name: created.name, createdAt: created.createdAt, agentId: null }, registration(`artifact-route-${tokenId.slice(0, 8)}`), "artifact-route");
+  const { agentId } = await registerWithAgentToken(
+    { tokenId, name: created.name, createdAt: created.createdAt, agentId: null },
+    registration(`artifact-route-${tokenId.slice(0, 8)}`),
+    "artifact-route",
+  );
   await deployModel(caller, { agentId, modelVersionId: version.id, cpus: [0, 1] });
 });
-afterAll(() => { useArtifactStoreForTests(undefined); rmSync(root, { recursive: true, force: true }); });
+afterAll(() => {
+  useArtifactStoreForTests(undefined);
+  rmSync(root, { recursive: true, force: true });
+});
 
 describe("GET /api/agent/v1/artifacts/{sha256}", () => {
   it("streams the file with Content-Length and x-artifact-sha256; what arrives hashes to the name", async () => {
@@ -56,7 +68,10 @@ describe("GET /api/agent/v1/artifacts/{sha256}", () => {
     expect(response.headers.get("content-type")).toBe("application/octet-stream");
     let received = 0;
     const hash = createHash("sha256");
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) { received += chunk.length; hash.update(chunk); }
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      received += chunk.length;
+      hash.update(chunk);
+    }
     expect(received).toBe(bytes.length);
     expect(hash.digest("hex")).toBe(sha256);
   });

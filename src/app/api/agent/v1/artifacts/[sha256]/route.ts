@@ -22,5 +22,7 @@ function fileResponse(artifact: AgentArtifact): Response {
   });
 }
 
-export const GET = agentRoute({ access: "token", params: artifactPathParamsSchema }, async ({ agent, params, requestId }) =>
-  fileResponse(await artifactForAgent(agent, params.sha256, requestId)));
+export const GET = agentRoute(
+  { access: "token", params: artifactPathParamsSchema },
+  async ({ agent, params, requestId }) => fileResponse(await artifactForAgent(agent, params.sha256, requestId)),
+);

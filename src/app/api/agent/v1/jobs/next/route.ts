@@ -8,5 +8,7 @@ import { nextJobForAgent } from "@/server/services/agent-jobs-service";
 
 export const dynamic = "force-dynamic";
 
-export const GET = agentRoute({ access: "registered", query: nextJobQuerySchema, longPoll: true }, ({ agentId, query, signal }) =>
-  nextJobForAgent(agentId, query.kinds, env().LONG_POLL_HOLD_MS, signal));
+export const GET = agentRoute(
+  { access: "registered", query: nextJobQuerySchema, longPoll: true },
+  ({ agentId, query, signal }) => nextJobForAgent(agentId, query.kinds, env().LONG_POLL_HOLD_MS, signal),
+);

@@ -6,5 +6,7 @@ import { recordJobCells } from "@/server/services/agent-jobs-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute({ access: "registered", params: jobPathParamsSchema, body: postCellsSchema }, ({ agentId, params, body }) =>
-  recordJobCells(agentId, params.id, body));
+export const POST = agentRoute(
+  { access: "registered", params: jobPathParamsSchema, body: postCellsSchema },
+  ({ agentId, params, body }) => recordJobCells(agentId, params.id, body),
+);

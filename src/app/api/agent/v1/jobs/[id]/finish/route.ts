@@ -5,5 +5,7 @@ import { finishAgentJob } from "@/server/services/agent-jobs-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute({ access: "registered", params: jobPathParamsSchema, body: finishJobSchema }, ({ agentId, params, body }) =>
-  finishAgentJob(agentId, params.id, body));
+export const POST = agentRoute(
+  { access: "registered", params: jobPathParamsSchema, body: finishJobSchema },
+  ({ agentId, params, body }) => finishAgentJob(agentId, params.id, body),
+);

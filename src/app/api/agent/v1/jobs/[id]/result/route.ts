@@ -6,5 +6,7 @@ import { recordLoadTestResult } from "@/server/services/load-tests-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute({ access: "registered", params: jobPathParamsSchema, body: loadTestResultSchema }, ({ agentId, params, body }) =>
-  recordLoadTestResult(agentId, params.id, body));
+export const POST = agentRoute(
+  { access: "registered", params: jobPathParamsSchema, body: loadTestResultSchema },
+  ({ agentId, params, body }) => recordLoadTestResult(agentId, params.id, body),
+);

@@ -6,5 +6,7 @@ import { recordTrialProgress } from "@/server/services/plan-trial-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute({ access: "registered", params: jobPathParamsSchema, body: trialProgressSchema }, ({ agentId, params, body }) =>
-  recordTrialProgress(agentId, params.id, body));
+export const POST = agentRoute(
+  { access: "registered", params: jobPathParamsSchema, body: trialProgressSchema },
+  ({ agentId, params, body }) => recordTrialProgress(agentId, params.id, body),
+);

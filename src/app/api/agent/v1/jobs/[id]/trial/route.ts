@@ -6,5 +6,7 @@ import { recordTrialResult } from "@/server/services/plan-trial-service";
 
 export const dynamic = "force-dynamic";
 
-export const POST = agentRoute({ access: "registered", params: jobPathParamsSchema, body: planTrialResultSchema }, ({ agentId, params, body }) =>
-  recordTrialResult(agentId, params.id, body));
+export const POST = agentRoute(
+  { access: "registered", params: jobPathParamsSchema, body: planTrialResultSchema },
+  ({ agentId, params, body }) => recordTrialResult(agentId, params.id, body),
+);
