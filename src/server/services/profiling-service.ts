@@ -10,7 +10,7 @@ import { Prisma, type PrismaClient } from "@/generated/prisma/client";
 import { writeJsonColumn } from "@/server/db/json-column";
 import { ruleForPreset, type RulePresetName } from "@/core/profiling/stopping-rule";
 import { selectProfilingCpus } from "@/core/profiling/cpu-selection";
-import { DEFAULT_PROFILE_MAX_BATCH, profileBatchesUpTo } from "@/core/profiling/profile-grid";
+import { DEFAULT_PROFILE_MAX_BATCH, PROFILE_BATCH_LIMIT, profileBatchesUpTo } from "@/core/profiling/profile-grid";
 import { summarizeTopology } from "@/core/topology/topology-queries";
 import { agentTopology } from "@/contracts/host-topology";
 import type { StoredJsonValue } from "@/contracts/json-column";
@@ -99,8 +99,8 @@ export async function createProfileJob(caller: ServiceCaller, input: CreateProfi
   const asked =
     input.batches ?? (batchable.batchable ? profileBatchesUpTo(input.maxBatch ?? DEFAULT_PROFILE_MAX_BATCH) : [1]);
   const batches = [...new Set(asked)].sort((a, b) => a - b);
-  if (batches.some((b) => b < 1 || b > 4096))
-    throw invalidInput("batch sizes must be between 1 and 4096", { field: "batches" });
+  if (batches.some((b) => b < 1 || b > PROFILE_BATCH_LIMIT))
+    throw invalidInput(`batch sizes must be between 1 and ${PROFILE_BATCH_LIMIT}`, { field: "batches" });
   if (!batchable.batchable && batches.some((b) => b > 1)) {
     throw invalidInput(`this model cannot be batched (${batchable.reason}): profile batch 1 only`, {
       field: "batches",
