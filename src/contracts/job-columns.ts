@@ -9,6 +9,7 @@ import {
   profileProbeParamsSchema,
 } from "./agent-jobs";
 import { jsonColumn } from "./json-column";
+import { jsonValueSchema } from "./json-value";
 import { contentionModelSchema } from "./plan-trial";
 
 const agentId = z.string().min(1);
@@ -87,3 +88,12 @@ export const zooRegistrationJobColumn = jsonColumn(
     })
     .partial(),
 );
+
+/**
+ * job.params of a control-plane job (src/server/jobs/job-runner.ts): the runner is generic over its kinds, so the
+ * column holds JSON; each kind reads its own params (the zoo registration's above).
+ */
+export const controlPlaneJobParamsColumn = jsonColumn("job.params (control plane)", jsonValueSchema);
+
+/** job.result of a control-plane job: what its run returned, as JSON (null when it returned nothing). */
+export const controlPlaneJobResultColumn = jsonColumn("job.result (control plane)", jsonValueSchema);

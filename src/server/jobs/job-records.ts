@@ -3,8 +3,9 @@
 // or a page can wake. A running row is renewed (updatedAt) by its worker; a row not renewed within the lease has
 // lost its worker (sweepStaleJobs).
 import type { Job, Prisma, PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn, type JsonColumnInput } from "@/server/db/json-column";
 import { db } from "@/server/db/client";
+import { controlPlaneJobParamsColumn, controlPlaneJobResultColumn } from "@/contracts/job-columns";
 
 export type JobRow = Job;
 
@@ -17,12 +18,12 @@ async function notify(prisma: Pick<Prisma.TransactionClient, "$executeRaw">, id:
 /** A queued job row (in the caller's transaction, so it commits with whatever asked for it). */
 export async function createJobRow(
   tx: Writer,
-  input: { kind: string; params: unknown; createdById: string | null },
+  input: { kind: string; params: JsonColumnInput<typeof controlPlaneJobParamsColumn>; createdById: string | null },
 ): Promise<JobRow> {
   const row = await tx.job.create({
     data: {
       kind: input.kind,
-      params: toJsonColumn(input.params),
+      params: writeJsonColumn(controlPlaneJobParamsColumn, input.params),
       createdById: input.createdById,
       progressMessage: "queued",
     },
@@ -70,7 +71,7 @@ export async function renewJobLease(id: string, prisma: PrismaClient = db()): Pr
 
 export async function completeJob(
   id: string,
-  result: unknown,
+  result: JsonColumnInput<typeof controlPlaneJobResultColumn> | undefined,
   message = "done",
   prisma: PrismaClient = db(),
 ): Promise<boolean> {
@@ -80,7 +81,7 @@ export async function completeJob(
       state: "done",
       progress: 1,
       progressMessage: message,
-      result: toJsonColumn(result),
+      result: writeJsonColumn(controlPlaneJobResultColumn, result ?? null),
       finishedAt: new Date(),
     },
   });

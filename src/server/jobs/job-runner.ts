@@ -6,6 +6,8 @@
 import PgBoss from "pg-boss";
 import type { PrismaClient } from "@/generated/prisma/client";
 import type { Logger } from "@/server/log";
+import type { JsonColumnInput } from "@/server/db/json-column";
+import type { controlPlaneJobResultColumn } from "@/contracts/job-columns";
 import {
   claimJob,
   completeJob,
@@ -31,7 +33,7 @@ export interface JobKind<P = unknown> {
   /** pg-boss queue: letters, digits, '-' and '_'. */
   queue: string;
   /** Runs one job; what it returns becomes the row's result. Throwing fails the job with the error's message. */
-  run(ctx: JobContext<P>): Promise<unknown>;
+  run(ctx: JobContext<P>): Promise<JsonColumnInput<typeof controlPlaneJobResultColumn> | undefined>;
   /** Tries before a job whose worker keeps vanishing is failed. */
   maxAttempts: number;
   /** pg-boss expires a delivery not finished within this. */

@@ -23,23 +23,23 @@ import { zooRegistrationJobColumn } from "@/contracts/job-columns";
 
 export const ZOO_REGISTRATION_KIND = "model.register_zoo";
 
-export interface ZooRegistrationParams {
+export type ZooRegistrationParams = {
   zooName: string;
   seed: number;
   builderVersion: string;
   /** Who asked: the version's creator and the actor of its audit event. */
   requestedBy: { id: string; email: string } | null;
   requestId?: string;
-}
+};
 
-export interface ZooRegistrationResult {
+export type ZooRegistrationResult = {
   modelId: string;
   modelName: string;
   versionId: string;
   versionNumber: number;
   /** The version existed already (same builder version and seed). */
   existing: boolean;
-}
+};
 
 export type ZooRequestOutcome =
   | { status: "registered"; modelId: string; versionNumber: number; jobId: null }
