@@ -2,7 +2,8 @@
 // the change and its event commit together or not at all. The table cannot be updated or deleted from (a
 // trigger raises); see the migration 20261129180000_auth_audit_agent_tokens.
 import type { Prisma } from "@/generated/prisma/client";
-import { toOptionalJsonColumn } from "@/server/db/json-column";
+import { writeOptionalJsonColumn, type JsonColumnInput } from "@/server/db/json-column";
+import { auditAfterColumn, auditBeforeColumn } from "@/contracts/audit-columns";
 
 export type AuditActor =
   | { type: "user"; id: string; label: string }
@@ -16,8 +17,9 @@ export interface AuditEventInput {
   action: string;
   /** label: the target's email or name at the time, shown and searched in the Audit page. */
   target?: { type: string; id: string; label?: string };
-  before?: unknown;
-  after?: unknown;
+  /** What the target was and became, as JSON (src/contracts/audit-columns.ts). */
+  before?: JsonColumnInput<typeof auditBeforeColumn>;
+  after?: JsonColumnInput<typeof auditAfterColumn>;
   requestId?: string;
 }
 
@@ -44,8 +46,8 @@ export async function recordAudit(tx: AuditWriter, event: AuditEventInput): Prom
       targetType: event.target?.type ?? null,
       targetId: event.target?.id ?? null,
       targetLabel: event.target?.label ?? null,
-      before: toOptionalJsonColumn(event.before),
-      after: toOptionalJsonColumn(event.after),
+      before: writeOptionalJsonColumn(auditBeforeColumn, event.before),
+      after: writeOptionalJsonColumn(auditAfterColumn, event.after),
       requestId: event.requestId ?? null,
     },
   });
