@@ -2,7 +2,8 @@
 // and retried with doubling backoff until it is accepted (2xx) or runs out of tries. The rows are the delivery log.
 // Deliveries are claimed row by row (an optimistic update), so two replicas never send the same one at once.
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
+import type { StoredJsonValue } from "@/contracts/json-column";
 import { deliveryRetryDelayMs } from "@/core/alerts/delivery-backoff";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -11,7 +12,7 @@ import { invalidInput } from "@/server/errors/domain-errors";
 import { OutboundRefusedError, OutboundRequestError } from "@/server/net/outbound-guard";
 import { outboundGuard } from "@/server/net/outbound";
 import type { ServiceCaller } from "./users-service";
-import { deliveryLogColumn } from "@/contracts/alert-columns";
+import { alertDetailsColumn, deliveryLogColumn, deliveryPayloadColumn } from "@/contracts/alert-columns";
 
 type Tx = Prisma.TransactionClient;
 const WEBHOOK_ID = "default";
@@ -26,7 +27,7 @@ export interface AlertRow {
   objectId: string;
   objectLabel: string;
   message: string;
-  details: unknown;
+  details: StoredJsonValue;
   firstSeenAt: Date;
   lastSeenAt: Date;
   resolvedAt: Date | null;
@@ -44,7 +45,7 @@ export function alertPayload(alert: AlertRow, event: "fired" | "resolved", publi
       state: alert.state,
       object: { type: alert.objectType, id: alert.objectId, label: alert.objectLabel },
       message: alert.message,
-      details: alert.details,
+      details: alertDetailsColumn.read(alert.details),
       firstSeenAt: alert.firstSeenAt.toISOString(),
       lastSeenAt: alert.lastSeenAt.toISOString(),
       resolvedAt: alert.resolvedAt?.toISOString() ?? null,
@@ -63,7 +64,7 @@ export async function enqueueAlertDelivery(tx: Tx, alert: AlertRow, event: "fire
       alertId: alert.id,
       event,
       url: hook.url,
-      payload: toJsonColumn(alertPayload(alert, event, env().PACKRAT_PUBLIC_URL)),
+      payload: writeJsonColumn(deliveryPayloadColumn, alertPayload(alert, event, env().PACKRAT_PUBLIC_URL)),
     },
   });
 }
@@ -244,12 +245,12 @@ export async function deliverDueAlerts(
     await prisma.alertDelivery.update({
       where: { id: d.id },
       data: ok
-        ? { status: "delivered", attempts: attempt, log: toJsonColumn(log), deliveredAt: now() }
+        ? { status: "delivered", attempts: attempt, log: writeJsonColumn(deliveryLogColumn, log), deliveredAt: now() }
         : attempt >= options.maxAttempts || refused
-          ? { status: "failed", attempts: attempt, log: toJsonColumn(log) }
+          ? { status: "failed", attempts: attempt, log: writeJsonColumn(deliveryLogColumn, log) }
           : {
               attempts: attempt,
-              log: toJsonColumn(log),
+              log: writeJsonColumn(deliveryLogColumn, log),
               nextAttemptAt: new Date(
                 now().getTime() +
                   deliveryRetryDelayMs(attempt, options.backoffMs, Math.max(options.backoffMs, options.backoffMaxMs)),
