@@ -11,13 +11,13 @@ export interface OptimizeRequest {
 }
 
 /** ⟨i, t, b⟩: `count` concurrent instances, each with `threads` threads on `batch` samples. */
-export interface PlanGroup {
+export type PlanGroup = {
   readonly count: number;
   readonly threads: number;
   readonly batch: number;
   /** L[threads][batch] from the profile: how long each of these instances takes. */
   readonly latencyMs: number;
-}
+};
 
 export type BaselineResult =
   | {
@@ -34,12 +34,12 @@ export type BaselineResult =
       readonly missing: ReadonlyArray<readonly [number, number]>;
     };
 
-export interface Baselines {
+export type Baselines = {
   /** ⟨1, T, B⟩: one instance with every thread (PyTorch, TorchServe and ONNX Runtime's default). */
   readonly allThreads: BaselineResult;
   /** k = min(B, T) one-thread instances on batches ⌈B/k⌉ or ⌊B/k⌋. */
   readonly oneThread: BaselineResult;
-}
+};
 
 export interface OptimizedPlan {
   readonly kind: "plan";

@@ -4,7 +4,7 @@
 // time, and each re-proposal updates that one (never a flurry). Then the deployment's approval policy may approve it.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn, writeJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
 import type { EstimatorDecisionReport } from "@/contracts/agent-protocol";
 import {
   proposalEvidenceColumn,
@@ -14,6 +14,7 @@ import {
 } from "@/contracts/proposal-columns";
 import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { changeKind, type ChangeKind } from "@/core/estimator/approval-policy";
+import type { Baselines } from "@/core/optimizer/types";
 import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { CoreInputError } from "@/core/errors/core-input-error";
@@ -37,19 +38,19 @@ export interface EstimatorProposalReport {
 
 /** The evidence of an estimator proposal as it is written (the proposal row's `evidence` JSON; read back by
  *  proposal-columns.ts proposalEvidenceColumn). */
-export interface EstimatorEvidence {
+export type EstimatorEvidence = {
   estimator: EstimatorDecisionEvidence;
   profile: { id: string; createdAt: string } | null;
   change: ChangeKind | null;
   /** Why the proposal was offered without a plan trial (the policy's hourly rate spent), when it was. */
   trialNote?: string | null;
   /** The optimizer's figures, stored as JSON makes them. */
-  baselines?: object;
+  baselines?: Baselines;
   why?: string | null;
   perturbed?: boolean;
   idleCores?: number;
   cores?: number;
-}
+};
 
 /** The newest complete profile of the deployment's model version whose conditions match the deployment. */
 export async function latestCompatibleProfile(deploymentId: string, prisma: PrismaClient = db()) {
@@ -223,7 +224,7 @@ export async function recordEstimatorProposal(
         where: { id: pending.id },
         data: {
           ...fields,
-          evidence: toJsonColumn({ ...evidence, trialNote }),
+          evidence: writeJsonColumn(proposalEvidenceColumn, { ...evidence, trialNote }),
           expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
         },
       });
@@ -250,7 +251,7 @@ export async function recordEstimatorProposal(
         deploymentId,
         ...fields,
         baseGeneration: deployment.generation,
-        evidence: toJsonColumn(evidenceOf(1, [])),
+        evidence: writeJsonColumn(proposalEvidenceColumn, evidenceOf(1, [])),
         source: "estimator",
         proposedById: null,
         expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
@@ -260,7 +261,7 @@ export async function recordEstimatorProposal(
     if (trialNote)
       await tx.proposal.update({
         where: { id },
-        data: { evidence: toJsonColumn({ ...evidenceOf(1, []), trialNote }) },
+        data: { evidence: writeJsonColumn(proposalEvidenceColumn, { ...evidenceOf(1, []), trialNote }) },
       });
     await recordAudit(tx, {
       actor: agentActor,

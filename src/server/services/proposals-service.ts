@@ -3,7 +3,7 @@
 // Every transition is an audit event in the same transaction. Rollback copies any earlier applied generation.
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn, writeJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
 import { servingPlanSchema, planBatchSize } from "@/contracts/serving-plan";
 import { recordAudit, userActor, type AuditActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
@@ -18,6 +18,7 @@ import type { ServiceCaller } from "./users-service";
 import { deploymentLastReportColumn, generationReportColumn } from "@/contracts/deployment-columns";
 import {
   autoApprovedPolicyColumn,
+  proposalEvidenceColumn,
   proposalItemsColumn,
   proposalPlanColumn,
   type AutoApprovedPolicy,
@@ -70,7 +71,7 @@ export async function proposeFromOptimizer(caller: ServiceCaller, input: Propose
         profileId: input.profileId,
         predictedLatencyMs: optimized.latencyMs,
         predictedThroughputPerS: optimized.throughputPerS,
-        evidence: toJsonColumn({
+        evidence: writeJsonColumn(proposalEvidenceColumn, {
           baselines: optimized.baselines,
           why: optimized.why,
           perturbed: optimized.perturbed,
