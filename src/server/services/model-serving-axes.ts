@@ -5,11 +5,12 @@ import { ModelAnalysisInputError } from "@/core/model-analysis/errors";
 import { planProblem, servingAxes, type ServingAxes } from "@/core/model-analysis/serving-axes";
 import type { ServingPlan } from "@/contracts/serving-plan";
 import { invalidInput } from "@/server/errors/domain-errors";
+import type { StoredJsonValue } from "@/contracts/json-column";
 import { readStoredAnalysis } from "./models-analysis";
 
 /** null for a version whose analysis this code cannot read (then the agent alone decides). */
 export function versionServingAxes(
-  analysisJson: unknown,
+  analysisJson: StoredJsonValue | undefined,
 ): { axes: ServingAxes; batchAxes: Record<string, number | null> } | null {
   const stored = readStoredAnalysis(analysisJson);
   if (!stored) return null;
@@ -24,7 +25,11 @@ export function versionServingAxes(
 }
 
 /** The plan with the version's batch-axis overrides, refused (400, naming the tensor) when the model cannot run it. */
-export function planForVersion(analysisJson: unknown, plan: ServingPlan, field = "plan"): ServingPlan {
+export function planForVersion(
+  analysisJson: StoredJsonValue | undefined,
+  plan: ServingPlan,
+  field = "plan",
+): ServingPlan {
   const found = versionServingAxes(analysisJson);
   if (!found) return plan;
   const withAxes: ServingPlan = Object.keys(found.batchAxes).length ? { ...plan, batchAxes: found.batchAxes } : plan;
@@ -34,6 +39,6 @@ export function planForVersion(analysisJson: unknown, plan: ServingPlan, field =
 }
 
 /** Whether the version can be batched; the reason names the tensor when not. */
-export function versionBatching(analysisJson: unknown): ServingAxes["batching"] {
+export function versionBatching(analysisJson: StoredJsonValue | undefined): ServingAxes["batching"] {
   return versionServingAxes(analysisJson)?.axes.batching ?? { batchable: true };
 }

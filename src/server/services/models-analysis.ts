@@ -1,36 +1,18 @@
 // The analysis a model version keeps (ModelVersion.analysis, JSON): the file's interface and cost as computed at
 // registration, plus what validation measured. Per-node FLOPs are left out (thousands of rows for BERT); the
 // totals by operator stay.
-import type { FlopCount } from "@/core/model-analysis/flops";
-import type { ConcreteInput } from "@/core/model-analysis/dynamic-dims";
-import type { ModelSummary } from "@/core/model-analysis/summarize";
+import { z } from "zod";
+import type { StoredJsonValue } from "@/contracts/json-column";
+import {
+  modelAnalysisColumn,
+  STORED_ANALYSIS_VERSION,
+  type StoredAnalysis,
+  type StoredFlops,
+} from "@/contracts/model-columns";
 import type { ModelAnalysis } from "@/lib/onnx/analyze-model";
 import type { ModelValidation } from "@/lib/onnx/validate-model";
 
-export const STORED_ANALYSIS_VERSION = 1;
-
-export type StoredFlops =
-  | { status: "counted"; perSample: Omit<FlopCount, "nodes">; inputs: ConcreteInput[]; peakRssBytes: number | null }
-  | { status: "unavailable"; code: string; message: string; operator?: string };
-
-export interface StoredAnalysis {
-  schemaVersion: typeof STORED_ANALYSIS_VERSION;
-  summary: ModelSummary;
-  /** Values used for dynamic dimensions other than the batch. */
-  dimValues: Record<string, number>;
-  /** Batch-axis overrides given at registration, by tensor (null: no batch axis); absent when none. */
-  batchAxes?: Record<string, number | null>;
-  flops: StoredFlops;
-  validation: {
-    /** ONNX Runtime session creation, in ms: the load part of a cold start. */
-    loadMs: number;
-    peakRssBytes: number | null;
-    inputNames: string[];
-    outputNames: string[];
-    /** External data files its tensors name, relative to the model (absent: a self-contained file). */
-    dataFiles?: string[];
-  };
-}
+export { STORED_ANALYSIS_VERSION, type StoredAnalysis, type StoredFlops } from "@/contracts/model-columns";
 
 export function toStoredAnalysis(
   analysis: ModelAnalysis,
@@ -78,9 +60,13 @@ export function servingDimsOf(analysis: ModelAnalysis): Record<string, number> {
   return out;
 }
 
-/** Reads a stored analysis back; null for a shape this code does not know (a row from a future version). */
-export function readStoredAnalysis(json: unknown): StoredAnalysis | null {
-  if (typeof json !== "object" || json === null) return null;
-  const a = json as Partial<StoredAnalysis>;
-  return a.schemaVersion === STORED_ANALYSIS_VERSION && a.summary && a.flops ? (a as StoredAnalysis) : null;
+/**
+ * Reads a stored analysis back; null for a row from a future version (another schemaVersion). A row of this
+ * version that does not match is corrupt: CorruptJsonColumnError.
+ */
+const versioned = z.looseObject({ schemaVersion: z.unknown() });
+
+export function readStoredAnalysis(json: StoredJsonValue | undefined): StoredAnalysis | null {
+  if (versioned.safeParse(json).data?.schemaVersion !== STORED_ANALYSIS_VERSION) return null;
+  return modelAnalysisColumn.read(json);
 }

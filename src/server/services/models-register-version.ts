@@ -4,13 +4,13 @@
 // the transaction so that artifact GC (which deletes a row and its file under the same row lock) can never remove
 // a file a new version is about to point at. A failed transaction takes back a file it put in place.
 import type { PrismaClient } from "@/generated/prisma/client";
-import { toJsonColumn, writeJsonColumn } from "@/server/db/json-column";
+import { writeJsonColumn } from "@/server/db/json-column";
 import { recordAudit, type AuditActor } from "@/server/audit/record-audit";
 import type { ArtifactStore, StagedArtifact } from "@/server/artifacts/artifact-store";
 import { db } from "@/server/db/client";
 import type { StoredAnalysis } from "./models-analysis";
 import type { ArtifactFormat } from "@/core/model-bundle/bundle";
-import { servingDimsColumn } from "@/contracts/model-columns";
+import { modelAnalysisColumn, servingDimsColumn } from "@/contracts/model-columns";
 
 export interface NewVersionInput {
   actor: AuditActor;
@@ -98,7 +98,7 @@ export async function registerModelVersion(
             zooBuilderVersion: input.zoo?.builderVersion ?? null,
             zooSeed: input.zoo?.seed ?? null,
             syntheticWeights: input.analysis.summary.syntheticWeights,
-            analysis: toJsonColumn(input.analysis),
+            analysis: writeJsonColumn(modelAnalysisColumn, input.analysis),
             servingDims: writeJsonColumn(servingDimsColumn, input.servingDims),
             createdById: input.createdById,
           },
