@@ -10,16 +10,6 @@ function stored(value: unknown): Prisma.InputJsonValue {
   return JSON.parse(JSON.stringify(value ?? null)) as Prisma.InputJsonValue;
 }
 
-/** A value for a JSON column; undefined is stored as JSON null. */
-export function toJsonColumn(value: unknown): Prisma.InputJsonValue {
-  return stored(value);
-}
-
-/** The same, but undefined stays undefined (the column is left out of the write). */
-export function toOptionalJsonColumn(value: unknown): Prisma.InputJsonValue | undefined {
-  return value === undefined ? undefined : toJsonColumn(value);
-}
-
 /**
  * What a writer may hand in: the schema's input, read-only all the way down (the core's results are). A record's
  * member may be undefined: it drops on the write, and a record requires no key.
