@@ -2,7 +2,7 @@
 // instance per thread count, one running at a time.
 import { fork, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
@@ -22,6 +22,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The last report of each cell (the decision-aware rule may report a cell again after refining it). */
 function lastOf(cells: ProfiledCell[]): Map<string, ProfiledCell> {
   return new Map(cells.map((c) => [`${c.threads}x${c.batch}`, c]));
+}
+
+// Waits until the spinner has run for 200 ms of CPU time of its own (taskset execs node in the same process): on a
+// loaded host node's start-up can outlast any fixed pause, and a profile measured before it spins sees no one.
+async function untilSpinning(pid: number): Promise<void> {
+  for (;;) {
+    // /proc/PID/stat after "comm) ": state is field 3, utime field 14, stime field 15, in clock ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    if (Number(fields[11]) + Number(fields[12]) >= 20) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 describe("profile runner", () => {
@@ -158,7 +169,7 @@ describe("profile runner", () => {
     // A busy loop pinned to the one CPU the instance gets: the scheduler shares that CPU between the two.
     const spinner = spawn("taskset", ["-c", String(cpu), process.execPath, "-e", "for (;;) {}"], { stdio: "ignore" });
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await untilSpinning(spinner.pid!);
       const cells: ProfiledCell[] = [];
       await new ProfileRunner(topology).run(
         {
@@ -166,7 +177,9 @@ describe("profile runner", () => {
           threads: [1],
           batches: [8],
           dimensions: {},
-          rule: { kind: "fixed", warmup: 2, iterations: 40, roundIterations: 10 },
+          // Rounds of 100 iterations (tens of milliseconds): /proc/stat counts CPU time in 10 ms ticks, and a round
+          // of 10 tiny-CNN iterations (a few ms) often spans no tick at all, so it could see no one else.
+          rule: { kind: "fixed", warmup: 2, iterations: 400, roundIterations: 100 },
           budgetCpus: [cpu],
           maxRemeasures: 1,
         },
