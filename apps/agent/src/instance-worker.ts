@@ -1,10 +1,27 @@
 // One serving instance: a worker thread holding one ONNX Runtime session with t intra-op threads. It pins its own
 // thread to its first core and ORT's t−1 pool threads to the rest (session.intra_op_thread_affinities), so the
-// instance never leaves its cores. Tensors arrive and leave as transferred ArrayBuffers (no copy across threads).
+// instance never leaves its cores. Requests arrive and results leave through the slab hand-off (slab-hand-off.ts):
+// the thread sleeps in Atomics.wait between requests, and no message is posted per request.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
 import * as ort from "onnxruntime-node";
+import {
+  DONE,
+  FLAG_FAULT,
+  FLAG_NEW_SLAB,
+  flagsOf,
+  grownSlabBytes,
+  handOver,
+  readTensors,
+  setComputeMs,
+  setFlags,
+  slabBytes,
+  waitForRequest,
+  writeError,
+  writeTensors,
+  type SlabTensor,
+} from "./slab-hand-off";
 import { DATATYPES, elementCount, oipDatatypeOf, typedView, type WireTensor } from "./tensor-types";
 
 export interface InstanceWorkerData {
@@ -16,9 +33,17 @@ export interface InstanceWorkerData {
   warmupIterations: number;
   allowSpinning: boolean;
   faultInjection: boolean;
+  /** The hand-off's control block (slab-hand-off.ts) and the first input slab. */
+  control: SharedArrayBuffer;
+  inputSlab: SharedArrayBuffer;
+  /** Replacement slabs, both ways, read synchronously beside the hand-off. */
+  slabPort: MessagePort;
 }
 
-export type WorkerRequest = { kind: "run"; seq: number; inputs: WireTensor[]; fault?: "throw" };
+/** A replacement slab on the side port. */
+export interface SlabMessage {
+  slab: SharedArrayBuffer;
+}
 
 export type WorkerMessage =
   | {
@@ -29,9 +54,8 @@ export type WorkerMessage =
       warmupMs: number;
       inputNames: string[];
       outputNames: string[];
+      outputSlab: SharedArrayBuffer;
     }
-  | { kind: "result"; seq: number; outputs: WireTensor[]; computeMs: number }
-  | { kind: "run-error"; seq: number; message: string }
   | { kind: "init-error"; message: string };
 
 const data = workerData as InstanceWorkerData;
@@ -45,15 +69,23 @@ function toOrtTensor(tensor: WireTensor): ort.Tensor {
   return new ort.Tensor(DATATYPES[tensor.datatype].ort as "float32", typedView(tensor) as Float32Array, tensor.shape);
 }
 
-function fromOrtTensor(name: string, value: ort.Tensor): WireTensor {
+/** An output's bytes as ORT left them (no copy: they are copied once, into the output slab). */
+function outputOf(index: number, name: string, value: ort.Tensor): SlabTensor {
   const datatype = oipDatatypeOf(value.type);
   if (!datatype)
     throw new Error(`output ${name} has type ${value.type}, which the Open Inference Protocol cannot carry here`);
   const view = value.data as unknown as ArrayBufferView;
-  const bytes = elementCount(value.dims as number[]) * DATATYPES[datatype].bytes;
-  // A fresh buffer we own, so it can be transferred (ORT's may be external memory, which cannot be).
-  const buffer = (view.buffer as ArrayBuffer).slice(view.byteOffset, view.byteOffset + bytes);
-  return { name, datatype, shape: [...value.dims] as number[], buffer };
+  const shape = value.dims as number[];
+  const bytes = elementCount(shape) * DATATYPES[datatype].bytes;
+  return { index, datatype, shape, bytes: new Uint8Array(view.buffer, view.byteOffset, bytes) };
+}
+
+/** Per-input buffers the slab's bytes are copied into (ONNX Runtime does not take shared memory), reused. */
+const scratch: ArrayBuffer[] = [];
+function scratchFor(index: number, bytes: number): ArrayBuffer {
+  let buffer = scratch[index];
+  if (!buffer || buffer.byteLength < bytes) scratch[index] = buffer = new ArrayBuffer(grownSlabBytes(0, bytes));
+  return buffer;
 }
 
 async function main(): Promise<void> {
@@ -82,10 +114,17 @@ async function main(): Promise<void> {
   const poolTids = threadIds().filter((id) => !before.has(id));
 
   const warmStart = performance.now();
+  let warmOutputBytes = 0;
   for (let i = 0; i < data.warmupIterations; i++) {
     const feeds = Object.fromEntries(data.warmupInputs.map((t) => [t.name, toOrtTensor(t)]));
-    await session.run(feeds);
+    const results = await session.run(feeds);
+    warmOutputBytes = session.outputNames.reduce(
+      (sum, name) => sum + (results[name]?.data as ArrayBufferView).byteLength,
+      0,
+    );
   }
+  // Sized for the warm-up's outputs (the plan's batch), grown when a batch needs more.
+  const outputSlab = new SharedArrayBuffer(grownSlabBytes(0, warmOutputBytes + 8 * session.outputNames.length));
   port.postMessage({
     kind: "ready",
     tid,
@@ -94,34 +133,60 @@ async function main(): Promise<void> {
     warmupMs: performance.now() - warmStart,
     inputNames: [...session.inputNames],
     outputNames: [...session.outputNames],
+    outputSlab,
   } satisfies WorkerMessage);
 
-  port.on("message", async (request: WorkerRequest) => {
-    if (request.fault === "throw" && data.faultInjection) {
+  void serve(session, outputSlab);
+}
+
+/** One request at a time: sleep until the dispatcher's side hands one over, run it, hand the result back. */
+async function serve(session: ort.InferenceSession, firstOutputSlab: SharedArrayBuffer): Promise<void> {
+  const control = new Int32Array(data.control);
+  let inputSlab = data.inputSlab;
+  let outputSlab = firstOutputSlab;
+  const inputNames = session.inputNames;
+  const outputNames = session.outputNames;
+  for (;;) {
+    waitForRequest(control);
+    const flags = flagsOf(control);
+    if (flags & FLAG_NEW_SLAB) inputSlab = (receiveMessageOnPort(data.slabPort)!.message as SlabMessage).slab;
+    if (flags & FLAG_FAULT && data.faultInjection) {
       // A JavaScript error outside any handler: the thread dies like a real bug would kill it.
       setImmediate(() => {
         throw new Error("injected instance fault");
       });
       return;
     }
+    let answerFlags = 0;
     try {
-      const feeds = Object.fromEntries(request.inputs.map((t) => [t.name, toOrtTensor(t)]));
+      const feeds: Record<string, ort.Tensor> = {};
+      for (const t of readTensors(control, inputSlab)) {
+        const name = inputNames[t.index];
+        if (name === undefined) throw new Error(`the model has no input ${t.index}`);
+        const buffer = scratchFor(t.index, t.bytes.byteLength);
+        new Uint8Array(buffer, 0, t.bytes.byteLength).set(t.bytes);
+        const info = DATATYPES[t.datatype];
+        const view = new info.array(buffer, 0, t.bytes.byteLength / info.bytes);
+        feeds[name] = new ort.Tensor(info.ort as "float32", view as Float32Array, t.shape);
+      }
       const t0 = performance.now();
       const results = await session.run(feeds);
       const computeMs = performance.now() - t0;
-      const outputs = session.outputNames.map((name) => fromOrtTensor(name, results[name]!));
-      port.postMessage(
-        { kind: "result", seq: request.seq, outputs, computeMs } satisfies WorkerMessage,
-        outputs.map((o) => o.buffer),
-      );
+      const outputs = outputNames.map((name, index) => outputOf(index, name, results[name]!));
+      const needed = slabBytes(outputs);
+      if (needed > outputSlab.byteLength) {
+        outputSlab = new SharedArrayBuffer(grownSlabBytes(outputSlab.byteLength, needed));
+        data.slabPort.postMessage({ slab: outputSlab } satisfies SlabMessage);
+        answerFlags = FLAG_NEW_SLAB;
+      }
+      writeTensors(control, outputSlab, outputs);
+      setComputeMs(control, computeMs);
     } catch (error) {
-      port.postMessage({
-        kind: "run-error",
-        seq: request.seq,
-        message: (error as Error).message,
-      } satisfies WorkerMessage);
+      writeError(control, (error as Error).message);
     }
-  });
+    setFlags(control, answerFlags);
+    handOver(control, DONE);
+  }
 }
 
 main().catch((error: Error) =>

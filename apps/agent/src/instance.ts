@@ -1,7 +1,28 @@
 // The dispatcher's handle on one instance thread: start it, run a slice of a batch on it, notice when it dies.
-import { Worker } from "node:worker_threads";
-import type { InstanceWorkerData, WorkerMessage, WorkerRequest } from "./instance-worker";
-import type { WireTensor } from "./tensor-types";
+// Slices go over the slab hand-off (slab-hand-off.ts), one at a time; a dead thread fails only what it holds.
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import type { InstanceWorkerData, SlabMessage, WorkerMessage } from "./instance-worker";
+import {
+  computeMsOf,
+  createControl,
+  DONE,
+  errorOf,
+  FLAG_FAULT,
+  FLAG_NEW_SLAB,
+  flagsOf,
+  grownSlabBytes,
+  handOver,
+  IDLE,
+  readTensors,
+  REQUEST,
+  setFlags,
+  slabBytes,
+  STATE,
+  whenAnswered,
+  writeTensors,
+  type SlabTensor,
+} from "./slab-hand-off";
+import { elementCount, DATATYPES, type WireTensor } from "./tensor-types";
 import { verifyInstanceAffinity, type ThreadAffinity } from "./thread-affinity";
 
 export class InstanceCrashedError extends Error {
@@ -11,7 +32,7 @@ export class InstanceCrashedError extends Error {
   }
 }
 
-export interface InstanceSpec extends Omit<InstanceWorkerData, "threads"> {
+export interface InstanceSpec extends Omit<InstanceWorkerData, "threads" | "control" | "inputSlab" | "slabPort"> {
   id: number;
   threads: number;
   batch: number;
@@ -25,16 +46,26 @@ export interface InstanceTimeline {
   readyAtMs: number;
 }
 
+type RunResult = { outputs: WireTensor[]; computeMs: number };
+
 interface Pending {
-  resolve: (r: { outputs: WireTensor[]; computeMs: number }) => void;
+  inputs: WireTensor[];
+  fault?: "throw";
+  resolve: (r: RunResult) => void;
   reject: (e: Error) => void;
 }
 
 export class Instance {
   private worker?: Worker;
-  private seq = 0;
-  private pending = new Map<number, Pending>();
+  /** The slice on the instance thread now, and those waiting for it (the dispatcher sends one at a time). */
+  private current?: Pending;
+  private waiting: Pending[] = [];
   private pendingPromises = new Set<Promise<unknown>>();
+  private control = createControl();
+  private inputSlab: SharedArrayBuffer;
+  private outputSlab?: SharedArrayBuffer;
+  private slabPort?: MessagePort;
+  private inputIndex = new Map<string, number>();
   private tid = 0;
   private poolTids: number[] = [];
   busy = false;
@@ -43,12 +74,25 @@ export class Instance {
   outputNames: string[] = [];
   onCrash?: (error: Error) => void;
 
-  constructor(readonly spec: InstanceSpec) {}
+  constructor(readonly spec: InstanceSpec) {
+    // Sized for the warm-up's inputs (the plan's batch); a bigger slice brings a bigger slab.
+    const warm = spec.warmupInputs.reduce((sum, t) => sum + t.buffer.byteLength + 8, 0);
+    this.inputSlab = new SharedArrayBuffer(grownSlabBytes(0, warm));
+  }
 
   start(): Promise<void> {
-    const { id: _id, batch: _batch, version: _version, ...data } = this.spec;
+    const { id: _id, batch: _batch, version: _version, ...rest } = this.spec;
+    const { port1, port2 } = new MessageChannel();
+    this.slabPort = port1;
+    const data: InstanceWorkerData = {
+      ...rest,
+      control: this.control.buffer as SharedArrayBuffer,
+      inputSlab: this.inputSlab,
+      slabPort: port2,
+    };
     const worker = new Worker(new URL("./instance-worker-entry.mjs", import.meta.url), {
-      workerData: data satisfies InstanceWorkerData,
+      workerData: data,
+      transferList: [port2],
     });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
@@ -58,6 +102,8 @@ export class Instance {
             this.tid = message.tid;
             this.poolTids = message.poolTids;
             this.outputNames = message.outputNames;
+            this.outputSlab = message.outputSlab;
+            this.inputIndex = new Map(message.inputNames.map((name, index) => [name, index]));
             this.timeline = {
               sessionCreateMs: message.sessionCreateMs,
               warmupMs: message.warmupMs,
@@ -71,18 +117,6 @@ export class Instance {
             void worker.terminate();
             reject(new Error(`instance ${this.spec.id} failed to start: ${message.message}`));
             break;
-          case "result": {
-            const p = this.pending.get(message.seq);
-            this.pending.delete(message.seq);
-            p?.resolve({ outputs: message.outputs, computeMs: message.computeMs });
-            break;
-          }
-          case "run-error": {
-            const p = this.pending.get(message.seq);
-            this.pending.delete(message.seq);
-            p?.reject(new Error(message.message));
-            break;
-          }
         }
       });
       worker.on("error", (error) => this.crashed(error, reject));
@@ -97,32 +131,102 @@ export class Instance {
     const wasStarting = this.state === "starting";
     this.state = "crashed";
     const failure = new InstanceCrashedError(`instance ${this.spec.id} crashed: ${error.message}`);
-    for (const p of this.pending.values()) p.reject(failure);
-    this.pending.clear();
+    this.failAll(failure);
     if (wasStarting) rejectStart(failure);
     else this.onCrash?.(failure);
   }
 
-  run(inputs: WireTensor[], fault?: "throw"): Promise<{ outputs: WireTensor[]; computeMs: number }> {
+  run(inputs: WireTensor[], fault?: "throw"): Promise<RunResult> {
     if (this.state !== "ready" || !this.worker)
       return Promise.reject(new InstanceCrashedError(`instance ${this.spec.id} is ${this.state}`));
-    const seq = ++this.seq;
-    const promise = new Promise<{ outputs: WireTensor[]; computeMs: number }>((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject });
-      const request: WorkerRequest = { kind: "run", seq, inputs, fault };
-      this.worker!.postMessage(
-        request,
-        inputs.map((t) => t.buffer),
-      );
+    const promise = new Promise<RunResult>((resolve, reject) => {
+      const pending: Pending = { inputs, fault, resolve, reject };
+      if (this.current) this.waiting.push(pending);
+      else this.send(pending);
     });
     this.pendingPromises.add(promise);
     void promise.finally(() => this.pendingPromises.delete(promise)).catch(() => {});
     return promise;
   }
 
+  /** Writes a slice into the input slab and hands it to the instance thread; the answer comes in `answered`. */
+  private send(pending: Pending): void {
+    this.current = pending;
+    try {
+      const tensors: SlabTensor[] = pending.inputs.map((t) => {
+        const index = this.inputIndex.get(t.name);
+        if (index === undefined) throw new Error(`the model has no input named ${t.name}`);
+        return { index, datatype: t.datatype, shape: t.shape, bytes: new Uint8Array(t.buffer) };
+      });
+      let flags = pending.fault ? FLAG_FAULT : 0;
+      const needed = slabBytes(tensors);
+      if (needed > this.inputSlab.byteLength) {
+        this.inputSlab = new SharedArrayBuffer(grownSlabBytes(this.inputSlab.byteLength, needed));
+        this.slabPort!.postMessage({ slab: this.inputSlab } satisfies SlabMessage);
+        flags |= FLAG_NEW_SLAB;
+      }
+      writeTensors(this.control, this.inputSlab, tensors);
+      setFlags(this.control, flags);
+    } catch (error) {
+      this.current = undefined;
+      pending.reject(error as Error);
+      this.next();
+      return;
+    }
+    handOver(this.control, REQUEST);
+    const waiting = whenAnswered(this.control);
+    if (waiting) void waiting.then(() => this.answered(pending));
+    else this.answered(pending);
+  }
+
+  private answered(pending: Pending): void {
+    // A crash or stop already failed it (and woke this wait): the thread is gone, nothing to read.
+    if (this.current !== pending) return;
+    const control = this.control;
+    if (Atomics.load(control, STATE) !== DONE) return;
+    this.current = undefined;
+    let result: RunResult | undefined;
+    let failure: Error | undefined;
+    try {
+      if (flagsOf(control) & FLAG_NEW_SLAB)
+        this.outputSlab = (receiveMessageOnPort(this.slabPort!)!.message as SlabMessage).slab;
+      const message = errorOf(control);
+      if (message !== undefined) failure = new Error(message);
+      else
+        result = {
+          // Copied out of the slab: the next slice overwrites it, and the tensor goes on to the HTTP response.
+          outputs: readTensors(control, this.outputSlab!).map((t) => {
+            const buffer = new ArrayBuffer(elementCount(t.shape) * DATATYPES[t.datatype].bytes);
+            new Uint8Array(buffer).set(t.bytes);
+            return { name: this.outputNames[t.index]!, datatype: t.datatype, shape: t.shape, buffer };
+          }),
+          computeMs: computeMsOf(control),
+        };
+    } catch (error) {
+      failure = error as Error;
+    }
+    Atomics.store(control, STATE, IDLE);
+    if (failure) pending.reject(failure);
+    else pending.resolve(result!);
+    this.next();
+  }
+
+  private next(): void {
+    const pending = this.waiting.shift();
+    if (pending) this.send(pending);
+  }
+
+  /** Fails what this instance holds; a wait for the dead thread's answer is woken so nothing lingers. */
+  private failAll(failure: Error): void {
+    const held = [...(this.current ? [this.current] : []), ...this.waiting.splice(0)];
+    this.current = undefined;
+    for (const p of held) p.reject(failure);
+    Atomics.notify(this.control, STATE);
+  }
+
   /** Resolves once nothing is running on this instance (a removed instance finishes what it holds first). */
   async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pendingPromises]);
+    while (this.pendingPromises.size > 0) await Promise.allSettled([...this.pendingPromises]);
   }
 
   affinity(): ThreadAffinity[] {
@@ -132,8 +236,8 @@ export class Instance {
 
   async stop(): Promise<void> {
     this.state = "stopped";
-    for (const p of this.pending.values()) p.reject(new InstanceCrashedError(`instance ${this.spec.id} stopped`));
-    this.pending.clear();
+    this.failAll(new InstanceCrashedError(`instance ${this.spec.id} stopped`));
     await this.worker?.terminate();
+    this.slabPort?.close();
   }
 }

@@ -1,0 +1,180 @@
+// The hand-off between the dispatcher's thread and an instance thread without a message per request: a control
+// block and two slabs (inputs, outputs) in SharedArrayBuffers. A side writes its tensors into its slab and their
+// descriptors (index, datatype, shape, where the bytes are) into the control block, flips the state word and wakes
+// the other side with Atomics.notify: the instance thread sleeps in Atomics.wait, the event-loop side in
+// Atomics.waitAsync. A slab too small for a batch is replaced by a bigger one, sent once beside the hand-off over a
+// MessagePort that the receiver drains synchronously (receiveMessageOnPort). Both sides own one slab each, and
+// the state word says whose turn it is, so nothing is ever written while the other side reads it.
+import { OIP_DATATYPES, type OipDatatype } from "@packrat/contracts/oip-datatypes";
+
+/** Whose turn it is: idle (the event-loop side may write a request), request (the instance's), done (a result). */
+export const IDLE = 0;
+export const REQUEST = 1;
+export const DONE = 2;
+
+/** Control words. FLAGS: what comes with this hand-off; STATUS: of a result; COUNT: tensors described. */
+export const STATE = 0;
+const FLAGS = 1;
+const STATUS = 2;
+const COUNT = 3;
+const MESSAGE_BYTES = 4;
+/** Bytes 64..72 hold the instance's session.run time (a float64). */
+const COMPUTE_BYTE_OFFSET = 64;
+/** Descriptors (and a run error's message) start here. */
+const DESCRIPTORS = 32;
+/** 64 KiB: thousands of tensor dimensions; a request that needs more is refused with a message. */
+export const CONTROL_BYTES = 64 * 1024;
+
+/** A replacement slab travels over the side port before the hand-off that first uses it. */
+export const FLAG_NEW_SLAB = 1;
+/** Fault injection: the instance thread dies on this request (tests and the fault suite only). */
+export const FLAG_FAULT = 2;
+
+const STATUS_OK = 0;
+const STATUS_ERROR = 1;
+
+const DATATYPE_CODES = Object.keys(OIP_DATATYPES) as OipDatatype[];
+const CODE_OF = new Map(DATATYPE_CODES.map((d, i) => [d, i]));
+
+/** A tensor to hand over: which input/output of the model it is, and its bytes (dense, row-major). */
+export interface SlabTensor {
+  index: number;
+  datatype: OipDatatype;
+  shape: readonly number[];
+  bytes: Uint8Array;
+}
+
+/** A tensor read from a slab: `bytes` is a view of the slab, valid until the turn passes back. */
+export interface SlabView {
+  index: number;
+  datatype: OipDatatype;
+  shape: number[];
+  bytes: Uint8Array;
+}
+
+export const createControl = (): Int32Array => new Int32Array(new SharedArrayBuffer(CONTROL_BYTES));
+
+/** Offsets are 8-byte aligned, so every element type can be viewed in place. */
+const align = (n: number) => (n + 7) & ~7;
+
+/** Bytes a slab needs for these tensors. */
+export function slabBytes(tensors: readonly { bytes: Uint8Array }[]): number {
+  let total = 0;
+  for (const t of tensors) total += align(t.bytes.byteLength);
+  return total;
+}
+
+/** A replacement slab's size: at least `needed`, doubling so that a growing workload replaces it rarely. */
+export function grownSlabBytes(current: number, needed: number): number {
+  let size = Math.max(4096, current);
+  while (size < needed) size *= 2;
+  return size;
+}
+
+/** Writes tensors into `slab` and their descriptors into `control`; the slab must hold slabBytes(tensors). */
+export function writeTensors(control: Int32Array, slab: SharedArrayBuffer, tensors: readonly SlabTensor[]): void {
+  const bytes = new Uint8Array(slab);
+  let word = DESCRIPTORS;
+  let offset = 0;
+  for (const t of tensors) {
+    const code = CODE_OF.get(t.datatype);
+    if (code === undefined) throw new Error(`datatype ${t.datatype} cannot be handed to an instance`);
+    if (word + 5 + t.shape.length > control.length)
+      throw new Error(`the tensors' descriptors need more than ${CONTROL_BYTES} bytes`);
+    const length = t.bytes.byteLength;
+    if (offset + length > slab.byteLength) throw new Error(`slab of ${slab.byteLength} bytes is too small`);
+    control[word] = t.index;
+    control[word + 1] = code;
+    control[word + 2] = t.shape.length;
+    control[word + 3] = offset;
+    control[word + 4] = length;
+    for (let d = 0; d < t.shape.length; d++) {
+      const dim = t.shape[d]!;
+      if (dim > 0x7fffffff) throw new Error(`dimension ${dim} is too large to hand over`);
+      control[word + 5 + d] = dim;
+    }
+    word += 5 + t.shape.length;
+    bytes.set(t.bytes, offset);
+    offset += align(length);
+  }
+  control[COUNT] = tensors.length;
+  control[STATUS] = STATUS_OK;
+}
+
+/** The tensors the other side wrote, as views of its slab. */
+export function readTensors(control: Int32Array, slab: SharedArrayBuffer): SlabView[] {
+  const count = control[COUNT]!;
+  const out: SlabView[] = new Array<SlabView>(count);
+  let word = DESCRIPTORS;
+  for (let i = 0; i < count; i++) {
+    const rank = control[word + 2]!;
+    const shape = new Array<number>(rank);
+    for (let d = 0; d < rank; d++) shape[d] = control[word + 5 + d]!;
+    out[i] = {
+      index: control[word]!,
+      datatype: DATATYPE_CODES[control[word + 1]!]!,
+      shape,
+      bytes: new Uint8Array(slab, control[word + 3]!, control[word + 4]!),
+    };
+    word += 5 + rank;
+  }
+  return out;
+}
+
+export const setFlags = (control: Int32Array, flags: number) => void (control[FLAGS] = flags);
+export const flagsOf = (control: Int32Array) => control[FLAGS]!;
+
+export const setComputeMs = (control: Int32Array, ms: number) =>
+  void (new Float64Array(control.buffer, COMPUTE_BYTE_OFFSET, 1)[0] = ms);
+export const computeMsOf = (control: Int32Array) => new Float64Array(control.buffer, COMPUTE_BYTE_OFFSET, 1)[0]!;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A failed run: its message (cut to what the control block holds) instead of tensors. */
+export function writeError(control: Int32Array, message: string): void {
+  const room = new Uint8Array(control.buffer, DESCRIPTORS * 4);
+  const encoded = encoder.encode(message).subarray(0, room.byteLength);
+  room.set(encoded);
+  control[MESSAGE_BYTES] = encoded.byteLength;
+  control[COUNT] = 0;
+  control[STATUS] = STATUS_ERROR;
+}
+
+/** The failed run's message, or undefined when the result holds tensors. */
+export function errorOf(control: Int32Array): string | undefined {
+  if (control[STATUS] !== STATUS_ERROR) return undefined;
+  // Copied out first: a decoder does not read shared memory.
+  const bytes = new Uint8Array(new Uint8Array(control.buffer, DESCRIPTORS * 4, control[MESSAGE_BYTES]!));
+  return decoder.decode(bytes);
+}
+
+/** Passes the turn and wakes the other side. */
+export function handOver(control: Int32Array, state: typeof REQUEST | typeof DONE): void {
+  Atomics.store(control, STATE, state);
+  Atomics.notify(control, STATE);
+}
+
+/** The instance thread's wait for a request: sleeps (no CPU) until the state word says REQUEST. */
+export function waitForRequest(control: Int32Array): void {
+  for (;;) {
+    const state = Atomics.load(control, STATE);
+    if (state === REQUEST) return;
+    Atomics.wait(control, STATE, state);
+  }
+}
+
+/** Node 20 has it; the project's TypeScript lib (ES2022) does not declare it yet. */
+interface AtomicsWaitAsync {
+  waitAsync(
+    array: Int32Array,
+    index: number,
+    value: number,
+  ): { async: false; value: "not-equal" | "timed-out" } | { async: true; value: Promise<"ok" | "timed-out"> };
+}
+
+/** The event-loop side's wait for the result of its request: resolves once the state word leaves REQUEST. */
+export function whenAnswered(control: Int32Array): Promise<unknown> | undefined {
+  const waiting = (Atomics as unknown as AtomicsWaitAsync).waitAsync(control, STATE, REQUEST);
+  return waiting.async ? waiting.value : undefined;
+}
