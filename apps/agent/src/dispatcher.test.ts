@@ -67,6 +67,31 @@ describe("dispatcher", () => {
     expect(firstColumn(result.outputs[0]!)).toEqual([0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5]);
   });
 
+  it("sends a lone request straight to an idle instance, its own tensor uncopied, and queues what comes meanwhile", async () => {
+    const instance = new FakeInstance({ id: 0, batch: 4 }, 5);
+    const seen: WireTensor[] = [];
+    const run = instance.run.bind(instance);
+    instance.run = (inputs: WireTensor[]) => {
+      seen.push(inputs[0]!);
+      return run(inputs);
+    };
+    // B = 1 per request here: a one-row request fills its batch, so there is nothing to wait for.
+    const d = new Dispatcher({ batchSize: 1, batchTimeoutMs: 1_000, maxQueueRows: 100, instances: () => [instance] });
+    const lone = tensor(0, 1);
+    const first = d.infer([lone]);
+    // On the instance before infer returned: no queue, no timer.
+    expect(instance.calls).toEqual([[0]]);
+    expect(seen[0]!.buffer).toBe(lone.buffer);
+    expect(d.queueDepthRequests).toBe(0);
+    // While it runs, the next two wait in the queue and go one batch each, in order.
+    const second = d.infer([tensor(10, 1)]);
+    const third = d.infer([tensor(20, 1)]);
+    expect(d.queueDepthRequests).toBe(2);
+    const results = await Promise.all([first, second, third]);
+    expect(results.map((r) => firstColumn(r.outputs[0]!))).toEqual([[0.5], [10.5], [20.5]]);
+    expect(instance.calls).toEqual([[0], [10], [20]]);
+  });
+
   it("never splits one request's rows across two batches", async () => {
     const instance = new FakeInstance({ id: 0, batch: 8 }, 5);
     const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });

@@ -187,6 +187,19 @@ export class Dispatcher {
   ): Promise<InferResult> {
     const { rows, signature } = this.rowsAndSignature(inputs);
     this.admit(rows, options.deadlineMs, options.elapsedMs ?? 0);
+    // The fast path: nothing queued or running, and nothing to wait for (it fills the batch, or there is no batch
+    // timeout): straight to the instances, no queue and no timer.
+    if (
+      !this.executing &&
+      this.queue.length === 0 &&
+      (rows >= this.options.batchSize || this.options.batchTimeoutMs <= 0 || this.flushing)
+    ) {
+      return new Promise<InferResult>((resolve, reject) => {
+        const now = performance.now();
+        const request: Queued = { inputs, rows, signature, enqueuedAt: now, fault: options.fault, resolve, reject };
+        void this.execute([request], rows, now, rows < this.options.batchSize);
+      });
+    }
     return new Promise<InferResult>((resolve, reject) => {
       this.queue.push({
         inputs,

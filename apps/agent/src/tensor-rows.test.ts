@@ -63,4 +63,13 @@ describe("concatRows / sliceRows along a batch axis", () => {
       }
     }
   });
+
+  it("a slice that is the whole tensor is the tensor itself, along any axis; any other slice is a copy", () => {
+    const t = ramp([2, 3, 4], 0);
+    expect(sliceRows(t, 0, 2, 0)).toBe(t);
+    expect(sliceRows(t, 0, 3, 1)).toBe(t);
+    const part = sliceRows(t, 0, 2, 1);
+    expect(part.buffer).not.toBe(t.buffer);
+    expect(part.shape).toEqual([2, 2, 4]);
+  });
 });

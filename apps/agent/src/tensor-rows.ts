@@ -32,8 +32,12 @@ export function concatRows(name: string, parts: readonly WireTensor[], axis = 0)
   return { name, datatype: first.datatype, shape, buffer: out.buffer };
 }
 
-/** Rows [start, start + count) along `axis` as a new tensor with its own buffer (transferable). */
+/**
+ * Rows [start, start + count) along `axis`: the tensor itself when that is all of it (no copy: a batch of one
+ * request, or a request that fills its instance), otherwise a new tensor with its own buffer.
+ */
 export function sliceRows(tensor: WireTensor, start: number, count: number, axis = 0): WireTensor {
+  if (start === 0 && count === tensor.shape[axis]) return tensor;
   const shape = tensor.shape.map((d, i) => (i === axis ? count : d));
   const inner = innerBytes(tensor, axis);
   const outer = elementCount(tensor.shape.slice(0, axis));
