@@ -1,6 +1,6 @@
 // Open Inference Protocol (KServe v2) request parsing and response encoding, JSON and the binary tensor data
 // extension. Every malformed request becomes an OipError with the status and a message that says what was wrong.
-import { oipInferRequestSchema, type OipParameters } from "@packrat/contracts/oip-infer";
+import { oipInferRequestSchema, plainInferRequest, type OipParameters } from "@packrat/contracts/oip-infer";
 import { DATATYPES, elementCount, isOipDatatype, typedView, type OipDatatype, type WireTensor } from "./tensor-types";
 import type { ModelMetadata } from "./served-model";
 
@@ -48,8 +48,10 @@ function flatten(name: string, value: unknown, out: unknown[], levels: number): 
 
 function fromJsonData(name: string, datatype: OipDatatype, shape: number[], count: number, data: unknown): ArrayBuffer {
   if (datatype === "FP16") throw new OipError(400, `input ${name}: FP16 data must be sent in binary`);
-  const values: unknown[] = [];
-  flatten(name, data, values, Math.max(1, shape.length));
+  // Flat data (what clients send) is read in place, not copied into a list of leaves first.
+  const flat = Array.isArray(data) && data.length === count && !data.some(Array.isArray);
+  const values: unknown[] = flat ? (data as unknown[]) : [];
+  if (!flat) flatten(name, data, values, Math.max(1, shape.length));
   if (values.length !== count)
     throw new OipError(400, `input ${name}: shape needs ${count} values, data has ${values.length}`);
   const info = DATATYPES[datatype];
@@ -162,12 +164,16 @@ export function parseInferRequest(
  * its tensors; `binary` supplies the bytes of inputs that do not carry `data`.
  */
 export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata: ModelMetadata): ParsedInferRequest {
-  const parsed = oipInferRequestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new OipError(400, `invalid inference request at ${issue.path.join(".") || "body"}: ${issue.message}`);
+  // The common request needs no schema walk; anything unusual gets the schema's check and its message.
+  let request = plainInferRequest(json);
+  if (!request) {
+    const parsed = oipInferRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new OipError(400, `invalid inference request at ${issue.path.join(".") || "body"}: ${issue.message}`);
+    }
+    request = parsed.data;
   }
-  const request = parsed.data;
   const byName = new Map(request.inputs.map((i) => [i.name, i]));
   if (byName.size !== request.inputs.length) throw new OipError(400, "an input is listed twice");
   for (const name of byName.keys()) {
