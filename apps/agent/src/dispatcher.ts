@@ -26,6 +26,8 @@ export interface RequestTiming {
   busyWaitMs: number;
   /** The batch's execution: the slowest instance's compute plus transfers. */
   computeMs: number;
+  /** Of which the slowest instance's session.run alone (the rest is slicing and the thread hand-off). */
+  runMs?: number;
   batchRows: number;
 }
 
@@ -262,7 +264,7 @@ export class Dispatcher {
     let batchVersion: string | undefined;
     try {
       const fault = group.find((q) => q.fault)?.fault;
-      const { perRequest, version } = this.unbatched
+      const { perRequest, version, runMs } = this.unbatched
         ? await this.runWhole(
             group.map((q) => q.inputs),
             fault,
@@ -283,6 +285,7 @@ export class Dispatcher {
           formationMs: dispatchedAt - request.enqueuedAt - busyWaitMs,
           busyWaitMs,
           computeMs,
+          ...(runMs !== undefined ? { runMs } : {}),
           batchRows: rows,
         };
         request.resolve({ outputs: perRequest[index]!, timing, version });
@@ -325,7 +328,7 @@ export class Dispatcher {
     group: readonly Queued[],
     rows: number,
     fault?: "throw",
-  ): Promise<{ perRequest: WireTensor[][]; version?: string }> {
+  ): Promise<{ perRequest: WireTensor[][]; version?: string; runMs?: number }> {
     const names = group[0]!.inputs.map((t) => t.name);
     const batch = names.map((name, i) =>
       concatRows(
@@ -334,22 +337,23 @@ export class Dispatcher {
         this.axisOf(name),
       ),
     );
-    const { outputs, version } = await this.runOnInstances(batch, rows, fault);
+    const { outputs, version, runMs } = await this.runOnInstances(batch, rows, fault);
     let offset = 0;
     const perRequest = group.map((request) => {
       const mine = outputs.map((o) => sliceRows(o, offset, request.rows, this.axisOf(o.name)));
       offset += request.rows;
       return mine;
     });
-    return { perRequest, version };
+    return { perRequest, version, runMs };
   }
 
   /** Unbatched model: each request runs whole on one instance, up to one per instance at a time. */
   private async runWhole(
     requests: readonly WireTensor[][],
     fault?: "throw",
-  ): Promise<{ perRequest: WireTensor[][]; version?: string }> {
+  ): Promise<{ perRequest: WireTensor[][]; version?: string; runMs?: number }> {
     const ready = this.readyInstances();
+    let runMs = 0;
     const perRequest: WireTensor[][] = new Array<WireTensor[]>(requests.length);
     for (let start = 0; start < requests.length; start += ready.length) {
       await Promise.all(
@@ -357,11 +361,12 @@ export class Dispatcher {
           const index = start + k;
           return instance.run(requests[index]!, index === 0 ? fault : undefined).then((r) => {
             perRequest[index] = r.outputs;
+            runMs = Math.max(runMs, r.computeMs);
           });
         }),
       );
     }
-    return { perRequest, version: ready[0]!.spec.version };
+    return { perRequest, version: ready[0]!.spec.version, runMs };
   }
 
   /**
@@ -372,8 +377,9 @@ export class Dispatcher {
     batch: WireTensor[],
     rows: number,
     fault?: "throw",
-  ): Promise<{ outputs: WireTensor[]; version?: string }> {
+  ): Promise<{ outputs: WireTensor[]; version?: string; runMs: number }> {
     const ready = this.readyInstances();
+    let runMs = 0;
     const pieces: Array<{ start: number; outputs: WireTensor[] }> = [];
     let start = 0;
     let faultSent = false;
@@ -389,6 +395,7 @@ export class Dispatcher {
         wave.push(
           instance.run(slice, injected).then((r) => {
             pieces.push({ start: at, outputs: r.outputs });
+            runMs = Math.max(runMs, r.computeMs);
           }),
         );
         start += count;
@@ -412,7 +419,7 @@ export class Dispatcher {
           `output ${output.name} has ${output.shape[axis]} rows along dimension ${axis} for a batch of ${rows}: the model's outputs are not batched along that dimension`,
         );
     }
-    return { outputs, version: ready[0]!.spec.version };
+    return { outputs, version: ready[0]!.spec.version, runMs };
   }
 
   /** Resolves when nothing is queued or running, or rejects what is left after `timeoutMs`. */

@@ -201,7 +201,7 @@ export function createOipServer(options: OipServerOptions): Server {
         "content-length": out.length,
         ...(outHeader === undefined ? {} : { "inference-header-content-length": String(outHeader) }),
         // Where the time went, for clients and the load generator (Server-Timing, in ms).
-        "server-timing": `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`,
+        "server-timing": `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}${t.runMs === undefined ? "" : `, run;dur=${t.runMs.toFixed(3)}`}`,
       });
       response.end(out);
       finish(200, computedBy.version, { deserializeMs, timing: t, serializeMs, resultAt: encodeStart });
