@@ -152,7 +152,7 @@ describe("agent data plane", () => {
     });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("traceresponse")).toMatch(new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`));
-    expect(ok.headers.get("server-timing")).toMatch(/formation;dur=.*busy;dur=.*compute;dur=/);
+    expect(ok.headers.get("server-timing")).toMatch(/formation;dur=.*busy;dur=.*compute;dur=.*run;dur=/);
     await ok.body?.cancel();
     const refused = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
       method: "POST",

@@ -13,6 +13,7 @@ import type { ModelMetadata, ServedModel } from "./served-model";
 import type { OipDatatype } from "./tensor-types";
 import type { SpanExporter } from "./span-export";
 import { parseTraceparent, requestSpan, traceResponse } from "./trace-context";
+import { serverTiming } from "./server-timing";
 
 /** The GRPCInferenceService definition, loaded from the .proto (the same file a client may load). */
 export function inferenceServiceDefinition(): grpc.ServiceDefinition {
@@ -266,10 +267,7 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
       const serializeMs = performance.now() - encodeStart;
       const trailers = trailer();
       const t = result.timing;
-      trailers.set(
-        "server-timing",
-        `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}`,
-      );
+      trailers.set("server-timing", serverTiming(t));
       callback(null, response, trailers);
       finish(200, version, { deserializeMs, timing: t, serializeMs, resultAt: encodeStart });
     } catch (caught) {

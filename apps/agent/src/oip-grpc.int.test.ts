@@ -255,7 +255,7 @@ describe("OIP over gRPC", () => {
     expect(String(trailers.get("traceresponse")[0])).toMatch(
       new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`),
     );
-    expect(String(trailers.get("server-timing")[0])).toMatch(/formation;dur=.*busy;dur=.*compute;dur=/);
+    expect(String(trailers.get("server-timing")[0])).toMatch(/formation;dur=.*busy;dur=.*compute;dur=.*run;dur=/);
   });
 
   it("needs the inference token in the authorization metadata; no batch runs without it", async () => {

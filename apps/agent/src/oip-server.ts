@@ -20,6 +20,7 @@ import type { ServedModel } from "./served-model";
 import type { SpanExporter } from "./span-export";
 import { parseTraceparent, requestSpan, traceResponse } from "./trace-context";
 import { tritonModelConfig, tritonModelStats } from "./triton-extensions";
+import { serverTiming } from "./server-timing";
 
 /** The OIP extensions this server implements, as GET /v2 lists them (Triton's names). */
 export const HTTP_EXTENSIONS = ["binary_tensor_data", "model_configuration", "statistics"];
@@ -201,7 +202,7 @@ export function createOipServer(options: OipServerOptions): Server {
         "content-length": out.length,
         ...(outHeader === undefined ? {} : { "inference-header-content-length": String(outHeader) }),
         // Where the time went, for clients and the load generator (Server-Timing, in ms).
-        "server-timing": `formation;dur=${t.formationMs.toFixed(3)}, busy;dur=${t.busyWaitMs.toFixed(3)}, compute;dur=${t.computeMs.toFixed(3)}${t.runMs === undefined ? "" : `, run;dur=${t.runMs.toFixed(3)}`}`,
+        "server-timing": serverTiming(t),
       });
       response.end(out);
       finish(200, computedBy.version, { deserializeMs, timing: t, serializeMs, resultAt: encodeStart });
