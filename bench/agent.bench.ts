@@ -668,8 +668,8 @@ const bench: Benchmark = {
         title: "ResNet-50",
         shape: [1, 3, 224, 224],
         rounds: quick ? 2 : 10,
-        // Enough binary requests for a p99 interval of a few per cent (~15 beyond the p99 per server).
-        perRound: { binary: quick ? 6 : 150, json: quick ? 2 : 10 },
+        // Enough binary requests for a p99 interval of a few per cent (~12 beyond the p99 per server).
+        perRound: { binary: quick ? 6 : 120, json: quick ? 2 : 10 },
         grpcPerRound: quick ? 6 : 40,
         floor: false,
         block: 1,
