@@ -9,6 +9,7 @@ import * as ort from "onnxruntime-node";
 import {
   DONE,
   FLAG_FAULT,
+  FLAG_MOVED,
   FLAG_NEW_SLAB,
   flagsOf,
   grownSlabBytes,
@@ -43,6 +44,11 @@ export interface InstanceWorkerData {
 /** A replacement slab on the side port. */
 export interface SlabMessage {
   slab: SharedArrayBuffer;
+}
+
+/** A large slice's tensors, moved over the side port (FLAG_MOVED), in the order of their descriptors. */
+export interface MovedMessage {
+  buffers: ArrayBuffer[];
 }
 
 export type WorkerMessage =
@@ -160,12 +166,18 @@ async function serve(session: ort.InferenceSession, firstOutputSlab: SharedArray
     let answerFlags = 0;
     try {
       const feeds: Record<string, ort.Tensor> = {};
-      for (const t of readTensors(control, inputSlab)) {
+      const moved =
+        flags & FLAG_MOVED ? (receiveMessageOnPort(data.slabPort)!.message as MovedMessage).buffers : undefined;
+      for (const t of readTensors(control, moved ?? inputSlab)) {
         const name = inputNames[t.index];
         if (name === undefined) throw new Error(`the model has no input ${t.index}`);
-        const buffer = scratchFor(t.index, t.bytes.byteLength);
-        new Uint8Array(buffer, 0, t.bytes.byteLength).set(t.bytes);
         const info = DATATYPES[t.datatype];
+        // A moved tensor is ours already; one in the slab is copied out (ONNX Runtime takes no shared memory).
+        let buffer = moved ? (t.bytes.buffer as ArrayBuffer) : undefined;
+        if (!buffer) {
+          buffer = scratchFor(t.index, t.bytes.byteLength);
+          new Uint8Array(buffer, 0, t.bytes.byteLength).set(t.bytes);
+        }
         const view = new info.array(buffer, 0, t.bytes.byteLength / info.bytes);
         feeds[name] = new ort.Tensor(info.ort as "float32", view as Float32Array, t.shape);
       }

@@ -1,18 +1,20 @@
 // The dispatcher's handle on one instance thread: start it, run a slice of a batch on it, notice when it dies.
 // Slices go over the slab hand-off (slab-hand-off.ts), one at a time; a dead thread fails only what it holds.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import type { InstanceWorkerData, SlabMessage, WorkerMessage } from "./instance-worker";
+import type { InstanceWorkerData, MovedMessage, SlabMessage, WorkerMessage } from "./instance-worker";
 import {
   computeMsOf,
   createControl,
   DONE,
   errorOf,
   FLAG_FAULT,
+  FLAG_MOVED,
   FLAG_NEW_SLAB,
   flagsOf,
   grownSlabBytes,
   handOver,
   IDLE,
+  MOVE_BYTES,
   readTensors,
   REQUEST,
   setFlags,
@@ -160,12 +162,20 @@ export class Instance {
       });
       let flags = pending.fault ? FLAG_FAULT : 0;
       const needed = slabBytes(tensors);
-      if (needed > this.inputSlab.byteLength) {
-        this.inputSlab = new SharedArrayBuffer(grownSlabBytes(this.inputSlab.byteLength, needed));
-        this.slabPort!.postMessage({ slab: this.inputSlab } satisfies SlabMessage);
-        flags |= FLAG_NEW_SLAB;
+      if (needed >= MOVE_BYTES) {
+        // Large: moved, not copied twice; the caller's buffers are detached (the dispatcher is done with them).
+        const buffers = pending.inputs.map((t) => t.buffer);
+        writeTensors(this.control, undefined, tensors);
+        this.slabPort!.postMessage({ buffers } satisfies MovedMessage, buffers);
+        flags |= FLAG_MOVED;
+      } else {
+        if (needed > this.inputSlab.byteLength) {
+          this.inputSlab = new SharedArrayBuffer(grownSlabBytes(this.inputSlab.byteLength, needed));
+          this.slabPort!.postMessage({ slab: this.inputSlab } satisfies SlabMessage);
+          flags |= FLAG_NEW_SLAB;
+        }
+        writeTensors(this.control, this.inputSlab, tensors);
       }
-      writeTensors(this.control, this.inputSlab, tensors);
       setFlags(this.control, flags);
     } catch (error) {
       this.current = undefined;

@@ -45,6 +45,18 @@ describe("the slab hand-off", () => {
     expect(errorOf(control)).toBeUndefined();
   });
 
+  it("describes moved tensors without a slab, and reads them from their own buffers", () => {
+    const control = createControl();
+    writeTensors(control, undefined, tensors);
+    const buffers = tensors.map((t) => new Uint8Array(t.bytes).buffer);
+    const read = readTensors(control, buffers);
+    for (const [i, t] of read.entries()) {
+      expect(t.bytes.buffer).toBe(buffers[i]);
+      expect(t.shape).toEqual(tensors[i]!.shape);
+      expect([...t.bytes]).toEqual([...tensors[i]!.bytes]);
+    }
+  });
+
   it("refuses to write past a slab, and grows slabs by doubling to what is needed", () => {
     const control = createControl();
     expect(() => writeTensors(control, new SharedArrayBuffer(16), tensors)).toThrow(/too small/);

@@ -29,6 +29,10 @@ export const CONTROL_BYTES = 64 * 1024;
 export const FLAG_NEW_SLAB = 1;
 /** Fault injection: the instance thread dies on this request (tests and the fault suite only). */
 export const FLAG_FAULT = 2;
+/** A large slice's tensors were moved (transferred) over the side port, not copied into the slab: only described. */
+export const FLAG_MOVED = 4;
+/** From this size a slice is moved rather than copied twice (into the slab, and out of it on the instance thread). */
+export const MOVE_BYTES = 256 * 1024;
 
 const STATUS_OK = 0;
 const STATUS_ERROR = 1;
@@ -44,7 +48,7 @@ export interface SlabTensor {
   bytes: Uint8Array;
 }
 
-/** A tensor read from a slab: `bytes` is a view of the slab, valid until the turn passes back. */
+/** A tensor read from a slab: `bytes` is a view of the slab (valid until the turn passes back) or of a moved buffer. */
 export interface SlabView {
   index: number;
   datatype: OipDatatype;
@@ -71,9 +75,16 @@ export function grownSlabBytes(current: number, needed: number): number {
   return size;
 }
 
-/** Writes tensors into `slab` and their descriptors into `control`; the slab must hold slabBytes(tensors). */
-export function writeTensors(control: Int32Array, slab: SharedArrayBuffer, tensors: readonly SlabTensor[]): void {
-  const bytes = new Uint8Array(slab);
+/**
+ * Writes tensors into `slab` and their descriptors into `control`; the slab must hold slabBytes(tensors). Without a
+ * slab only the descriptors are written (the bytes travel another way: FLAG_MOVED).
+ */
+export function writeTensors(
+  control: Int32Array,
+  slab: SharedArrayBuffer | undefined,
+  tensors: readonly SlabTensor[],
+): void {
+  const bytes = slab && new Uint8Array(slab);
   let word = DESCRIPTORS;
   let offset = 0;
   for (const t of tensors) {
@@ -82,7 +93,7 @@ export function writeTensors(control: Int32Array, slab: SharedArrayBuffer, tenso
     if (word + 5 + t.shape.length > control.length)
       throw new Error(`the tensors' descriptors need more than ${CONTROL_BYTES} bytes`);
     const length = t.bytes.byteLength;
-    if (offset + length > slab.byteLength) throw new Error(`slab of ${slab.byteLength} bytes is too small`);
+    if (slab && offset + length > slab.byteLength) throw new Error(`slab of ${slab.byteLength} bytes is too small`);
     control[word] = t.index;
     control[word + 1] = code;
     control[word + 2] = t.shape.length;
@@ -94,7 +105,7 @@ export function writeTensors(control: Int32Array, slab: SharedArrayBuffer, tenso
       control[word + 5 + d] = dim;
     }
     word += 5 + t.shape.length;
-    bytes.set(t.bytes, offset);
+    bytes?.set(t.bytes, offset);
     offset += align(length);
   }
   control[COUNT] = tensors.length;
@@ -102,7 +113,8 @@ export function writeTensors(control: Int32Array, slab: SharedArrayBuffer, tenso
 }
 
 /** The tensors the other side wrote, as views of its slab. */
-export function readTensors(control: Int32Array, slab: SharedArrayBuffer): SlabView[] {
+export function readTensors(control: Int32Array, from: SharedArrayBuffer | readonly ArrayBuffer[]): SlabView[] {
+  const moved = Array.isArray(from) ? (from as readonly ArrayBuffer[]) : undefined;
   const count = control[COUNT]!;
   const out: SlabView[] = new Array<SlabView>(count);
   let word = DESCRIPTORS;
@@ -114,7 +126,10 @@ export function readTensors(control: Int32Array, slab: SharedArrayBuffer): SlabV
       index: control[word]!,
       datatype: DATATYPE_CODES[control[word + 1]!]!,
       shape,
-      bytes: new Uint8Array(slab, control[word + 3]!, control[word + 4]!),
+      // A moved tensor is its own buffer, from offset 0.
+      bytes: moved
+        ? new Uint8Array(moved[i]!, 0, control[word + 4]!)
+        : new Uint8Array(from as SharedArrayBuffer, control[word + 3]!, control[word + 4]!),
     };
     word += 5 + rank;
   }
