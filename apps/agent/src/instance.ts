@@ -184,16 +184,22 @@ export class Instance {
       return;
     }
     handOver(this.control, REQUEST);
+    this.awaitAnswer(pending);
+  }
+
+  private awaitAnswer(pending: Pending): void {
     const waiting = whenAnswered(this.control);
-    if (waiting) void waiting.then(() => this.answered(pending));
-    else this.answered(pending);
+    if (!waiting) return this.answered(pending);
+    void waiting.then(() => {
+      // A crash or stop already failed it (and woke this wait): the thread is gone, nothing to read.
+      if (this.current !== pending) return;
+      if (Atomics.load(this.control, STATE) === DONE) this.answered(pending);
+      else this.awaitAnswer(pending);
+    });
   }
 
   private answered(pending: Pending): void {
-    // A crash or stop already failed it (and woke this wait): the thread is gone, nothing to read.
-    if (this.current !== pending) return;
     const control = this.control;
-    if (Atomics.load(control, STATE) !== DONE) return;
     this.current = undefined;
     let result: RunResult | undefined;
     let failure: Error | undefined;

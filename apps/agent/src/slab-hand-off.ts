@@ -175,9 +175,17 @@ export function waitForRequest(control: Int32Array): void {
   for (;;) {
     const state = Atomics.load(control, STATE);
     if (state === REQUEST) return;
-    Atomics.wait(control, STATE, state);
+    // Bounded, and the state re-read after it: a wake-up lost anywhere costs at most this, never a stuck instance.
+    Atomics.wait(control, STATE, state, RECHECK_MS);
   }
 }
+
+/**
+ * How long either side sleeps before it looks at the state word again without being woken. Under load on 2 CPUs a
+ * batch once stalled for good waiting on a wake-up (8 requests of a closed loop at concurrency 8, 2 instances); the
+ * re-check turns any such loss into a delay.
+ */
+export const RECHECK_MS = 50;
 
 /** Node 20 has it; the project's TypeScript lib (ES2022) does not declare it yet. */
 interface AtomicsWaitAsync {
@@ -185,11 +193,15 @@ interface AtomicsWaitAsync {
     array: Int32Array,
     index: number,
     value: number,
+    timeoutMs?: number,
   ): { async: false; value: "not-equal" | "timed-out" } | { async: true; value: Promise<"ok" | "timed-out"> };
 }
 
-/** The event-loop side's wait for the result of its request: resolves once the state word leaves REQUEST. */
+/**
+ * The event-loop side's wait for the result of its request: resolves once the state word leaves REQUEST, or after
+ * RECHECK_MS (the caller looks at the state and waits again); undefined when the answer is there already.
+ */
 export function whenAnswered(control: Int32Array): Promise<unknown> | undefined {
-  const waiting = (Atomics as unknown as AtomicsWaitAsync).waitAsync(control, STATE, REQUEST);
+  const waiting = (Atomics as unknown as AtomicsWaitAsync).waitAsync(control, STATE, REQUEST, RECHECK_MS);
   return waiting.async ? waiting.value : undefined;
 }
