@@ -27,6 +27,9 @@ import {
 import { elementCount, DATATYPES, type WireTensor } from "./tensor-types";
 import { verifyInstanceAffinity, type ThreadAffinity } from "./thread-affinity";
 
+/** How often the watchdog looks for an answer nobody was woken for. */
+const WATCHDOG_MS = 100;
+
 export class InstanceCrashedError extends Error {
   constructor(message: string) {
     super(message);
@@ -75,6 +78,12 @@ export class Instance {
   timeline?: InstanceTimeline;
   outputNames: string[] = [];
   onCrash?: (error: Error) => void;
+  /**
+   * A libuv timer beside the Atomics wake-up. Both the wake-up and waitAsync's own timeout reach the event loop as V8
+   * platform tasks; once, under load, an answer was never read. This timer does not go through that path, so an
+   * answer already in the control block is read within WATCHDOG_MS whatever happened to its wake-up.
+   */
+  private watchdog?: NodeJS.Timeout;
 
   constructor(readonly spec: InstanceSpec) {
     // Sized for the warm-up's inputs (the plan's batch); a bigger slice brings a bigger slab.
@@ -112,6 +121,8 @@ export class Instance {
               readyAtMs: Date.now(),
             };
             this.state = "ready";
+            this.watchdog = setInterval(() => this.readLostAnswer(), WATCHDOG_MS);
+            this.watchdog.unref();
             resolve();
             break;
           case "init-error":
@@ -132,6 +143,7 @@ export class Instance {
     if (this.state === "crashed" || this.state === "stopped") return;
     const wasStarting = this.state === "starting";
     this.state = "crashed";
+    clearInterval(this.watchdog);
     const failure = new InstanceCrashedError(`instance ${this.spec.id} crashed: ${error.message}`);
     this.failAll(failure);
     if (wasStarting) rejectStart(failure);
@@ -198,6 +210,12 @@ export class Instance {
     });
   }
 
+  /** The watchdog's check: an answer is there, but no wake-up has read it. */
+  private readLostAnswer(): void {
+    const pending = this.current;
+    if (pending && Atomics.load(this.control, STATE) === DONE) this.answered(pending);
+  }
+
   private answered(pending: Pending): void {
     const control = this.control;
     this.current = undefined;
@@ -252,6 +270,7 @@ export class Instance {
 
   async stop(): Promise<void> {
     this.state = "stopped";
+    clearInterval(this.watchdog);
     this.failAll(new InstanceCrashedError(`instance ${this.spec.id} stopped`));
     await this.worker?.terminate();
     this.slabPort?.close();
