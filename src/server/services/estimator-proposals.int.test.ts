@@ -273,7 +273,7 @@ describe("estimator proposals", () => {
     // Every time the agent proposed went into this one proposal (the raw heartbeats say how often it proposed).
     const heartbeats = await db().agentHeartbeat.findMany({ where: { agentId } });
     const proposedTimes = heartbeats.filter((h) =>
-      heartbeatBodyColumn.read(h.body).deployments.some((d) => d.estimatorProposal),
+      (heartbeatBodyColumn.read(h.body).deployments ?? []).some((d) => d.estimatorProposal),
     ).length;
     const stored = proposalEvidenceColumn.read(p.evidence);
     const evidence = stored.estimator!;
