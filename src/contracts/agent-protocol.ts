@@ -61,6 +61,8 @@ export const registerResponseSchema = z.object({
   /** Only when the agent registered with an enrollment token: its own token, shown this once. */
   agentToken: z.string().optional(),
   heartbeatIntervalMs: z.number().int().positive(),
+  /** How often to send metrics (absent from an older control plane: the agent's own default). */
+  metricsIntervalMs: z.number().int().positive().optional(),
   longPollHoldMs: z.number().int().positive(),
 });
 export type RegisterResponse = z.infer<typeof registerResponseSchema>;
