@@ -74,7 +74,19 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     tx.deploymentGeneration.findMany({
       where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
     }),
-    tx.metricsRollup.findMany({ where: { deploymentId: { in: ids }, minute: { gte: since } } }),
+    // The minute rollups' counters and only the compute histogram the rules read (not all eight stages).
+    tx.$queryRaw<
+      Array<{
+        deploymentId: string;
+        intervalMs: number;
+        requestsCompleted: number;
+        requestsRejected: number;
+        requestsWithinSlo: number;
+        compute: string | null;
+      }>
+    >`SELECT "deploymentId", "intervalMs", "requestsCompleted", "requestsRejected", "requestsWithinSlo",
+        histograms->>'compute' AS compute
+      FROM metrics_rollup WHERE "deploymentId" = ANY(${ids}::text[]) AND minute >= ${since}`,
     tx.proposal.findMany({ where: { deploymentId: { in: ids }, state: "applied" } }),
     tx.proposal.findMany({
       where: { state: "failed", outcomeAt: { gte: new Date(now.getTime() - FAILED_PROPOSAL_WINDOW_MS) } },
@@ -94,7 +106,7 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
     const mine = rollups.filter((r) => r.deploymentId === d.id);
     const compute = mine
-      .map((r) => rollupHistogramsColumn.read(r.histograms).compute)
+      .map((r) => r.compute)
       .filter((x): x is string => !!x)
       .map((x) => LatencyHistogram.decode(x));
     const merged = compute.length ? LatencyHistogram.merge(compute) : null;
