@@ -19,7 +19,7 @@ import { env } from "@/server/env";
 import { enqueueAlertDelivery } from "./alert-webhook-service";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
 import { alertDetailsColumn } from "@/contracts/alert-columns";
-import { deploymentLastReportColumn, rollupHistogramsColumn } from "@/contracts/deployment-columns";
+import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 
 type Tx = Prisma.TransactionClient;
 /** pg_try_advisory_xact_lock key of the evaluator ("alerts" as ASCII). */
