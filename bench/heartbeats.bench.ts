@@ -193,9 +193,18 @@ function processTreeRssBytes(rootPid: number): number {
 /** One replica: `next start` of the production build (.next), as `npm start` runs it. */
 async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => void): Promise<ControlPlane> {
   const port = await freePort();
+  const profile = testEnv.HEARTBEATS_BENCH_CPU_PROFILE_DIR;
   const child = spawn(
     process.execPath,
-    [resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    [
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+      resolve("node_modules/next/dist/bin/next"),
+      "start",
+      "-p",
+      String(port),
+      "-H",
+      "127.0.0.1",
+    ],
     {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...env, PORT: String(port), HOST: "127.0.0.1", PACKRAT_PUBLIC_URL: `http://127.0.0.1:${port}` },
@@ -486,7 +495,12 @@ const bench: Benchmark = {
       console.log(`  building the control plane for next start (${needed})`);
       if (!build(root)) throw new Error("next build failed");
     }
-    const steps = quick ? [50, 200] : [200, 1000, 2000, 3000, 5000];
+    // HEARTBEATS_BENCH_STEPS=200,1000 replaces the steps (a shorter run, e.g. to profile one).
+    const steps = testEnv.HEARTBEATS_BENCH_STEPS
+      ? testEnv.HEARTBEATS_BENCH_STEPS.split(",").map(Number)
+      : quick
+        ? [50, 200]
+        : [200, 1000, 2000, 3000, 5000];
     const warmupMs = quick ? 10_000 : 20_000;
     const measureMs = quick ? 15_000 : 30_000;
     const work = mkdtempSync(join(tmpdir(), "packrat-bench-heartbeats-"));
@@ -533,6 +547,7 @@ const bench: Benchmark = {
       BETTER_AUTH_SECRET: randomUUID() + randomUUID(),
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      // HEARTBEATS_BENCH_CPU_PROFILE_DIR: each replica writes a V8 CPU profile there when it stops.
     };
     const serverErrors: string[] = [];
     const onError = (line: string) => {
