@@ -297,6 +297,8 @@ class SimulatedAgent {
   revision = 0;
   private announced = false;
   private readonly abort = new AbortController();
+  /** Ends the long-polls and the metrics: the agent then only renews its lease (the heartbeat-only phase). */
+  private readonly others = new AbortController();
   private stopped = false;
 
   constructor(
@@ -306,10 +308,10 @@ class SimulatedAgent {
     private readonly current: () => Window | undefined,
   ) {}
 
-  private call(method: string, path: string, body?: unknown): Promise<Response> {
+  private call(method: string, path: string, body?: unknown, signal = this.abort.signal): Promise<Response> {
     return fetch(`${this.url}/api/agent/v1${path}`, {
       method,
-      signal: this.abort.signal,
+      signal,
       headers: { authorization: `Bearer ${this.token}`, ...(body ? { "content-type": "application/json" } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
@@ -348,7 +350,9 @@ class SimulatedAgent {
     void this.every(INTERVAL_MS, "heartbeats", () =>
       this.call("POST", "/heartbeat", { bootId: this.bootId, revision: this.revision }),
     );
-    void this.every(METRICS_INTERVAL_MS, "metrics", () => this.call("POST", "/metrics", this.metrics()));
+    void this.every(METRICS_INTERVAL_MS, "metrics", () =>
+      this.call("POST", "/metrics", this.metrics(), AbortSignal.any([this.abort.signal, this.others.signal])),
+    );
     void this.longPoll(
       () => `/desired?after=${this.revision}`,
       async (response) => {
@@ -375,9 +379,14 @@ class SimulatedAgent {
   }
 
   private async longPoll(path: () => string, handle: (response: Response) => Promise<void>): Promise<void> {
-    while (!this.stopped) {
+    while (!this.stopped && !this.others.signal.aborted) {
       try {
-        const response = await this.call("GET", path());
+        const response = await this.call(
+          "GET",
+          path(),
+          undefined,
+          AbortSignal.any([this.abort.signal, this.others.signal]),
+        );
         const window = this.current();
         if (window) window.polls++;
         await handle(response);
@@ -445,9 +454,14 @@ class SimulatedAgent {
       await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
       if (this.stopped) return;
       next += intervalMs;
+      if (kind === "metrics" && this.others.signal.aborted) return;
       await this.timed(kind, send);
       if (performance.now() > next) next = performance.now(); // fell behind: send the next one at once, not a burst
     }
+  }
+
+  leaseOnly(): void {
+    this.others.abort();
   }
 
   stop(): void {
@@ -458,6 +472,8 @@ class SimulatedAgent {
 
 type StepResult = HeartbeatStep & {
   replicas: number;
+  /** Measured with heartbeats only (no long-polls, no metrics). */
+  leaseOnly?: boolean;
   maxMs: number;
   clientCpu: number;
   machineBusy: number;
@@ -733,13 +749,26 @@ const bench: Benchmark = {
       results.push(three);
       report(three);
 
+      // What a heartbeat alone costs: the same agents on one replica, their long-polls and metrics stopped.
+      for (const replica of replicas.splice(1)) await stopReplica(replica);
+      for (const agent of agents) {
+        agent.url = replicas[0]!.url;
+        agent.leaseOnly();
+      }
+      console.log(`  ${threeAt} agents on one replica, heartbeats only; warming up`);
+      await new Promise((r) => setTimeout(r, warmupMs));
+      const leaseOnly = { ...(await measure(threeAt)), leaseOnly: true };
+      results.push(leaseOnly);
+      report(leaseOnly);
+
       const baseline = results[0]!;
       const healthy = single.filter((r) => r.broken.length === 0);
       const largestHealthy = healthy.at(-1);
       const capacity = largestHealthy ? extrapolateCapacity(largestHealthy, INTERVAL_MS) : undefined;
       const firstBroken = single.find((r) => r.broken.length > 0);
       const largest = results.reduce((m, r) => (r.agents >= m.agents ? r : m), results[0]!);
-      const at = (r: StepResult) => `${r.agents} agents, ${r.replicas} replica${r.replicas > 1 ? "s" : ""}`;
+      const at = (r: StepResult) =>
+        `${r.agents} agents, ${r.replicas} replica${r.replicas > 1 ? "s" : ""}${r.leaseOnly ? ", heartbeats only" : ""}`;
       const figures: BenchFigure[] = results.flatMap((r) => [
         { label: `heartbeat p50, ${at(r)}`, value: round(r.p50Ms), unit: "ms", samples: r.sent - r.failed },
         { label: `heartbeat p99, ${at(r)}`, value: round(r.p99Ms), unit: "ms", samples: r.sent - r.failed },
@@ -850,7 +879,7 @@ const bench: Benchmark = {
         ],
         rows: results.map((r) => [
           r.agents,
-          r.replicas,
+          r.leaseOnly ? `${r.replicas} (heartbeats only)` : r.replicas,
           r.intendedPerS,
           round(r.achievedPerS),
           round(r.p50Ms),
@@ -890,6 +919,7 @@ const bench: Benchmark = {
         firstBroken
           ? `First to break (one replica): at ${firstBroken.agents} agents (${firstBroken.intendedPerS} heartbeats/s intended): ${firstBroken.broken.join("; ")}.`
           : `No one-replica step broke a limit (p99 ≤ 1 s, ≤ 1% failed, ≥ 95% answered, CPU ≤ 90%) up to ${single.at(-1)!.agents} agents.`,
+        `Heartbeats only: the last row has the same agents on one replica with their long-polls and metrics stopped, so the control plane's CPU per heartbeat there is what a lease renewal costs (with the replica's background work: job runner, alert evaluator over ${threeAt} deployments).`,
         `Three replicas were measured at ${threeAt} agents (the largest healthy one-replica step), spread round-robin; on this 2-core machine the three share the same cores, so they show the per-replica cost, not more capacity.`,
         `Largest N measured: ${largest.agents} agents; ${serverErrors.length} error lines in the control plane's log over the run.`,
         ...(capacity

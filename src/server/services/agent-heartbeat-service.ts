@@ -233,87 +233,92 @@ async function applyMetrics(
   raw?: HeartbeatRequest,
 ): Promise<void> {
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  const reported = await prisma.$transaction(async (tx) => {
-    const agent = await tx.agent.findUniqueOrThrow({
-      where: { id: agentId },
-      select: { decommissionedAt: true, hostName: true },
-    });
-    if (agent.decommissionedAt) throw conflict(`agent ${agent.hostName} was decommissioned`);
-    await tx.agent.update({
-      where: { id: agentId },
-      data: {
-        lastHost: writeJsonColumn(agentLastHostColumn, {
-          ...body.host,
+  // Statements of their own, not one transaction: each part stands alone (a message that fails half-way leaves a
+  // report a little older), and a replica short of CPU holds no pooled connection across round trips.
+  const updated = await prisma.agent.updateMany({
+    where: { id: agentId, decommissionedAt: null },
+    data: {
+      lastHost: writeJsonColumn(agentLastHostColumn, {
+        ...body.host,
+        servingProcessRestarts: body.servingProcessRestarts,
+        at: now.toISOString(),
+      }),
+    },
+  });
+  if (updated.count === 0) {
+    await reportingAgent(agentId, prisma); // unknown (404) or decommissioned (409)
+    throw conflict("the agent may not report");
+  }
+  // Kept an hour: the crash-loop alert reads the serving-process restarts counter across these.
+  await prisma.agentHeartbeat.create({
+    data: {
+      agentId,
+      receivedAt: now,
+      body: writeJsonColumn(
+        heartbeatBodyColumn,
+        raw ?? {
+          bootId: body.bootId,
+          revision: 0,
+          host: body.host,
           servingProcessRestarts: body.servingProcessRestarts,
+        },
+      ),
+    },
+    select: { id: true },
+  });
+  const deployments =
+    body.deployments.length === 0
+      ? []
+      : await prisma.deployment.findMany({
+          where: { agentId, removedAt: null, id: { in: body.deployments.map((d) => d.deploymentId) } },
+          select: { id: true, lastReport: true },
+        });
+  const reported: DeploymentMetrics[] = [];
+  for (const report of body.deployments) {
+    const deployment = deployments.find((d) => d.id === report.deploymentId);
+    if (!deployment) continue; // removed meanwhile, or not ours: ignore
+    reported.push(report);
+    const requests = report.requests.completed + report.requests.rejected;
+    const previous = deploymentLastReportColumn.read(deployment.lastReport) ?? {};
+    // The estimator's recent decisions: each interval brings the new ones; the deployment keeps the newest.
+    const estimatorTimeline = mergeTimeline(
+      previous.estimatorTimeline ?? [],
+      report.estimatorTimeline ?? [],
+      ESTIMATOR_TIMELINE_MAX,
+    );
+    await prisma.deployment.update({
+      where: { id: deployment.id },
+      data: {
+        lastReport: writeJsonColumn(deploymentLastReportColumn, {
           at: now.toISOString(),
+          intervalMs: report.intervalMs,
+          arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
+          requests: report.requests,
+          rows: report.rows,
+          queueDepthRows: report.queueDepthRows,
+          instances: report.instances,
+          affinityOk: report.affinityOk,
+          estimator: report.estimator,
+          estimatorTimeline,
+          lastReconfiguration: previous.lastReconfiguration,
+          // A proposal is shown until the next interval's report.
+          estimatorProposal: proposedNow.has(deployment.id) ? previous.estimatorProposal : undefined,
         }),
       },
+      select: { id: true },
     });
-    // Kept an hour: the crash-loop alert reads the serving-process restarts counter across these.
-    await tx.agentHeartbeat.create({
-      data: {
-        agentId,
-        receivedAt: now,
-        body: writeJsonColumn(
-          heartbeatBodyColumn,
-          raw ?? {
-            bootId: body.bootId,
-            revision: 0,
-            host: body.host,
-            servingProcessRestarts: body.servingProcessRestarts,
-          },
-        ),
-      },
-    });
-    if (body.deployments.length === 0) return [];
-    const deployments = await tx.deployment.findMany({
-      where: { agentId, removedAt: null, id: { in: body.deployments.map((d) => d.deploymentId) } },
-      select: { id: true, lastReport: true },
-    });
-    const seen: DeploymentMetrics[] = [];
-    for (const report of body.deployments) {
-      const deployment = deployments.find((d) => d.id === report.deploymentId);
-      if (!deployment) continue;
-      seen.push(report);
-      const requests = report.requests.completed + report.requests.rejected;
-      const previous = deploymentLastReportColumn.read(deployment.lastReport) ?? {};
-      // The estimator's recent decisions: each interval brings the new ones; the deployment keeps the newest.
-      const estimatorTimeline = mergeTimeline(
-        previous.estimatorTimeline ?? [],
-        report.estimatorTimeline ?? [],
-        ESTIMATOR_TIMELINE_MAX,
-      );
-      await tx.deployment.update({
-        where: { id: deployment.id },
-        data: {
-          lastReport: writeJsonColumn(deploymentLastReportColumn, {
-            at: now.toISOString(),
-            intervalMs: report.intervalMs,
-            arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
-            requests: report.requests,
-            rows: report.rows,
-            queueDepthRows: report.queueDepthRows,
-            instances: report.instances,
-            affinityOk: report.affinityOk,
-            estimator: report.estimator,
-            estimatorTimeline,
-            lastReconfiguration: previous.lastReconfiguration,
-            // A proposal is shown until the next interval's report.
-            estimatorProposal: proposedNow.has(deployment.id) ? previous.estimatorProposal : undefined,
-          }),
-        },
-      });
-      const histograms = Object.fromEntries(
-        Object.entries(report.histograms).filter((entry): entry is [string, string] => !!entry[1]),
-      );
-      const inserted = await tx.$executeRaw`
-        INSERT INTO metrics_rollup ("deploymentId", minute, "intervalMs", "busyMs", "requestsCompleted", "requestsRejected",
-          "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax", histograms)
-        VALUES (${deployment.id}, ${minute}, ${report.intervalMs}, ${report.busyMs ?? 0}, ${report.requests.completed},
-          ${report.requests.rejected}, ${report.requests.withinSlo}, ${report.rows.completed}, ${report.rows.rejected},
-          ${report.queueDepthRows}, ${JSON.stringify(writeJsonColumn(rollupHistogramsColumn, histograms))}::jsonb)
-        ON CONFLICT DO NOTHING`;
-      if (inserted > 0) continue;
+    const histograms = Object.fromEntries(
+      Object.entries(report.histograms).filter((entry): entry is [string, string] => !!entry[1]),
+    );
+    const inserted = await prisma.$executeRaw`
+      INSERT INTO metrics_rollup ("deploymentId", minute, "intervalMs", "busyMs", "requestsCompleted", "requestsRejected",
+        "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax", histograms)
+      VALUES (${deployment.id}, ${minute}, ${report.intervalMs}, ${report.busyMs ?? 0}, ${report.requests.completed},
+        ${report.requests.rejected}, ${report.requests.withinSlo}, ${report.rows.completed}, ${report.rows.rejected},
+        ${report.queueDepthRows}, ${JSON.stringify(writeJsonColumn(rollupHistogramsColumn, histograms))}::jsonb)
+      ON CONFLICT DO NOTHING`;
+    if (inserted > 0) continue;
+    await prisma.$transaction(async (tx) => {
       const [rollup] = await tx.$queryRaw<RollupRow[]>`
         SELECT histograms, "queueDepthMax" FROM metrics_rollup WHERE "deploymentId" = ${deployment.id} AND minute = ${minute} FOR UPDATE`;
       await tx.metricsRollup.update({
@@ -329,10 +334,10 @@ async function applyMetrics(
           queueDepthMax: Math.max(rollup?.queueDepthMax ?? 0, report.queueDepthRows),
           histograms: mergeHistograms(rollupHistogramsColumn.read(rollup?.histograms ?? {}), report.histograms),
         },
+        select: { deploymentId: true },
       });
-    }
-    return seen;
-  });
+    });
+  }
   // A settled estimator (stable B = the running B again) withdraws its pending proposal; never fails the message.
   for (const report of reported) {
     if (proposedNow.has(report.deploymentId) || !report.estimatorTimeline?.length) continue;
