@@ -516,7 +516,7 @@ const bench: Benchmark = {
       ? testEnv.HEARTBEATS_BENCH_STEPS.split(",").map(Number)
       : quick
         ? [50, 200]
-        : [200, 1000, 2000, 3000, 5000];
+        : [100, 200, 400, 700, 1000, 2000, 5000];
     const warmupMs = quick ? 10_000 : 20_000;
     const measureMs = quick ? 15_000 : 30_000;
     const work = mkdtempSync(join(tmpdir(), "packrat-bench-heartbeats-"));
@@ -583,6 +583,7 @@ const bench: Benchmark = {
       await stats.connect();
       replicas.push(await startReplica(replicaEnv, onError));
 
+      let growthNote: string | undefined;
       const histogramVariants = Array.from({ length: 8 }, (_, i) => histogramSet(i + 1));
       let window: Window | undefined;
       const results: StepResult[] = [];
@@ -695,12 +696,13 @@ const bench: Benchmark = {
       for (const target of steps) {
         // Grow to N: register through the route and deploy, eight at a time.
         const registerStart = performance.now();
-        while (agents.length < target) {
+        let growthFailed: string | undefined;
+        while (agents.length < target && !growthFailed) {
           const batch = Array.from(
             { length: Math.min(8, target - agents.length) },
             () => new SimulatedAgent(replicas[0]!.url, histogramVariants[agents.length % 8]!, () => window),
           );
-          await Promise.all(
+          const grown = await Promise.allSettled(
             batch.map(async (agent, i) => {
               await agent.register(enrollment.token, agents.length + i);
               for (let retry = 0; ; retry++) {
@@ -720,10 +722,21 @@ const bench: Benchmark = {
               }
             }),
           );
-          for (const agent of batch) {
+          batch.forEach((agent, i) => {
+            if (grown[i]!.status === "rejected") {
+              growthFailed = String((grown[i] as PromiseRejectedResult).reason);
+              return;
+            }
             agents.push(agent);
             agent.start();
-          }
+          });
+        }
+        // A control plane that cannot register more agents (its registrations fail past their retries) is full:
+        // the run measures what it has and goes on to the replicas.
+        if (growthFailed) {
+          growthNote = `Growing to ${target} agents stopped at ${agents.length}: ${growthFailed.slice(0, 300)}`;
+          console.log(`  ${growthNote}`);
+          break;
         }
         console.log(
           `  ${target} agents registered and deployed in ${((performance.now() - registerStart) / 1000).toFixed(1)} s (${registerRetries} registrations retried so far); warming up`,
@@ -737,6 +750,7 @@ const bench: Benchmark = {
       }
 
       // The same agents over three replicas (round-robin, as a load balancer spreads them).
+      if (results.length === 0) throw new Error(growthNote ?? "no step measured");
       const single = results.filter((r) => r.replicas === 1);
       const largestHealthySingle = single.filter((r) => r.broken.length === 0).at(-1);
       const threeAt = largestHealthySingle?.agents ?? single.at(-1)!.agents;
@@ -921,6 +935,7 @@ const bench: Benchmark = {
           : `No one-replica step broke a limit (p99 ≤ 1 s, ≤ 1% failed, ≥ 95% answered, CPU ≤ 90%) up to ${single.at(-1)!.agents} agents.`,
         `Heartbeats only: the last row has the same agents on one replica with their long-polls and metrics stopped, so the control plane's CPU per heartbeat there is what a lease renewal costs (with the replica's background work: job runner, alert evaluator over ${threeAt} deployments).`,
         `Three replicas were measured at ${threeAt} agents (the largest healthy one-replica step), spread round-robin; on this 2-core machine the three share the same cores, so they show the per-replica cost, not more capacity.`,
+        ...(growthNote ? [growthNote] : []),
         `Largest N measured: ${largest.agents} agents; ${serverErrors.length} error lines in the control plane's log over the run.`,
         ...(capacity
           ? [
