@@ -338,6 +338,13 @@ async function applyMetrics(
       });
     });
   }
+  // A sweep waiting on a load test that has finished moves on at the next metrics interval (events come only when a
+  // deployment changes); a failure to step is logged and retried, never failing this message.
+  for (const report of reported) {
+    await advanceSweeps(report.deploymentId, prisma).catch((error: Error) =>
+      log.error("batching sweep not advanced", { deploymentId: report.deploymentId, error: error.message }),
+    );
+  }
   // A settled estimator (stable B = the running B again) withdraws its pending proposal; never fails the message.
   for (const report of reported) {
     if (proposedNow.has(report.deploymentId) || !report.estimatorTimeline?.length) continue;
