@@ -65,6 +65,8 @@ export default defineConfig({
       PACKRAT_EMBEDDED_PG_PORT: String(Number(testEnv.E2E_PG_PORT ?? 54339)),
       PACKRAT_LOCAL_AGENT_PORT: String(Number(testEnv.E2E_AGENT_PORT ?? 8100)),
       PACKRAT_PUBLIC_URL: `http://localhost:${port}`,
+      // Metrics every heartbeat (5 s), not every 15 s: the specs' 20 s waits for measured stages stay within it.
+      METRICS_INTERVAL_MS: "5000",
     },
   },
 });

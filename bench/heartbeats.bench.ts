@@ -1,18 +1,18 @@
-// `npm run bench -- heartbeats`: N simulated agents against one control plane on this machine, N growing. Each
-// agent registers through the real /register route with an enrollment token (over real HTTP, the route handlers
-// served by test/route-server.ts in a process of its own), gets one deployment, then behaves like
-// apps/agent/src/attached: a heartbeat every 5 s carrying that deployment's report (eight HDR histograms,
-// counters, one instance), a desired-state long-poll and a jobs long-poll held open all the time. PostgreSQL is a
-// dedicated embedded cluster, so its CPU and pg_stat_database deltas are this load's alone. The baseline is the
-// smallest step of the same run; the run stops after the first step that breaks a limit (heartbeats-verdict.ts).
+// `npm run bench -- heartbeats`: N simulated agents against the control plane as it runs in production (`next start`
+// of the production build, one process per replica), N growing, then the largest N against three replicas. Each
+// agent registers through the real /register route with an enrollment token, gets one deployment, then behaves like
+// apps/agent/src/attached: a lease heartbeat every 5 s, one event when its deployment starts serving, its metrics
+// every 15 s (eight HDR histograms merged over the interval, counters, one instance), a desired-state long-poll and
+// a jobs long-poll held open all the time. PostgreSQL is a dedicated embedded cluster, so its CPU and statistics are
+// this load's alone. The run stops after the first step that saturates (heartbeats-verdict.ts).
 import { randomUUID } from "node:crypto";
-import { fork, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, getPriority, loadavg, setPriority, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";
 import pg from "pg";
-import type { HeartbeatRequest, RegisterRequest } from "@packrat/contracts/agent-protocol";
+import type { DeploymentMetrics, MetricsRequest, RegisterRequest } from "@packrat/contracts/agent-protocol";
 import { LatencyHistogram } from "@packrat/core/stats/histogram";
 import { startEmbeddedPostgres, removeCluster } from "../src/server/db/embedded-postgres";
 import { migrate } from "../src/server/db/migrator";
@@ -20,8 +20,10 @@ import { summarize } from "./sample-stats";
 import { brokenBy, extrapolateCapacity, saturated, type HeartbeatStep } from "./heartbeats-verdict";
 import type { Benchmark, BenchFigure } from "./types";
 import { testEnv } from "../test/test-env";
+import { build, buildNeeded } from "../scripts/lib/build";
 
 const INTERVAL_MS = 5000;
+const METRICS_INTERVAL_MS = 15_000;
 const CLOCK_TICKS_PER_S = 100; // Linux USER_HZ
 
 let registerRetries = 0;
@@ -29,10 +31,11 @@ let registerRetries = 0;
 interface Window {
   start: number;
   end: number;
-  latencies: number[];
-  sent: number;
-  failed: number;
-  statuses: Map<string, number>;
+  heartbeats: Tally;
+  metrics: Tally;
+  events: Tally;
+  /** Long-polls answered (any status). */
+  polls: number;
   inFlight: number;
 }
 
@@ -53,9 +56,9 @@ function machineJiffies(): { busy: number; total: number } {
   return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
 }
 
-/** CPU seconds of the postmaster and its children (live backends, plus the children it has reaped). */
-function postgresCpuSeconds(postmasterPid: number): number {
-  let ticks = 0;
+/** CPU seconds of a process and all its descendants (live ones, plus the children each has reaped). */
+function processTreeCpuSeconds(rootPid: number): number {
+  const stats = new Map<number, { ppid: number; own: number; reaped: number }>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -64,14 +67,23 @@ function postgresCpuSeconds(postmasterPid: number): number {
     } catch {
       continue;
     }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // After "pid (comm) ": state ppid … utime(12th) stime(13th) cutime(14th) cstime(15th), 0-based from state.
-    const pid = Number(entry);
-    const ppid = Number(fields[1]);
-    const own = Number(fields[11]) + Number(fields[12]);
-    if (pid === postmasterPid) ticks += own + Number(fields[13]) + Number(fields[14]);
-    else if (ppid === postmasterPid) ticks += own;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    stats.set(Number(entry), {
+      ppid: Number(fields[1]),
+      own: Number(fields[11]) + Number(fields[12]),
+      reaped: Number(fields[13]) + Number(fields[14]),
+    });
   }
+  let ticks = 0;
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+      if (p === rootPid) return true;
+      p = stats.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  for (const [pid, s] of stats) if (inTree(pid)) ticks += s.own + s.reaped;
   return ticks / CLOCK_TICKS_PER_S;
 }
 
@@ -112,57 +124,140 @@ interface StatementRow {
   meanMs: number;
   totalMs: number;
   rows: number;
+  walBytes: number;
 }
 
 /** Statements this database ran since the last reset (the benchmark's own monitoring queries left out). */
 async function statementStats(
   client: pg.Client,
   database: string,
-): Promise<{ calls: number; totalMs: number; top: StatementRow[] }> {
+): Promise<{ calls: number; totalMs: number; all: StatementRow[] }> {
   const rows = (
     await client.query(
-      `SELECT query, calls::bigint AS calls, total_exec_time AS total, mean_exec_time AS mean, rows::bigint AS rows
+      `SELECT query, calls::bigint AS calls, total_exec_time AS total, mean_exec_time AS mean, rows::bigint AS rows,
+              wal_bytes::bigint AS wal
        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)
         AND query NOT ILIKE '%pg_stat%' AND query NOT ILIKE '%pg_database_size%' AND query NOT ILIKE '%count(*)::bigint AS n FROM agent_heartbeat%'
       ORDER BY total_exec_time DESC`,
       [database],
     )
-  ).rows as Array<{ query: string; calls: string; total: number; mean: number; rows: string }>;
+  ).rows as Array<{ query: string; calls: string; total: number; mean: number; rows: string; wal: string }>;
   return {
     calls: rows.reduce((sum, r) => sum + Number(r.calls), 0),
     totalMs: rows.reduce((sum, r) => sum + r.total, 0),
-    top: rows.slice(0, 10).map((r) => ({
-      query: r.query.replace(/\s+/g, " ").replace(/\|/g, "/").slice(0, 140),
+    all: rows.map((r) => ({
+      query: r.query.replace(/\s+/g, " ").replace(/\|/g, "/"),
       calls: Number(r.calls),
       meanMs: r.mean,
       totalMs: r.total,
       rows: Number(r.rows),
+      walBytes: Number(r.wal),
     })),
   };
 }
 
-function controlPlaneStats(
-  child: ChildProcess,
-): Promise<{ cpuUs: number; rssBytes: number; loopDelayP99Ms: number; loopDelayMaxMs: number }> {
-  return new Promise((done) => {
-    const onMessage = (message: {
-      type: string;
-      cpuUs: number;
-      rssBytes: number;
-      loopDelayP99Ms: number;
-      loopDelayMaxMs: number;
-    }) => {
-      if (message.type !== "stats") return;
-      child.off("message", onMessage);
-      done(message);
-    };
-    child.on("message", onMessage);
-    child.send({ type: "stats" });
+/** The statements a heartbeat request runs: the token lookup and its once-a-minute stamp (shared by every request
+ *  by count), and the lease renewal (the heartbeat's own). */
+function heartbeatShare(
+  all: readonly StatementRow[],
+  heartbeats: number,
+  requests: number,
+): { statements: number; walBytes: number } {
+  const token = all.filter((r) => /FROM "public"\."agent_token"|UPDATE "public"\."agent_token"/.test(r.query));
+  const lease = all.filter((r) => /^UPDATE agent a SET "lastHeartbeatAt"/.test(r.query));
+  const share = requests > 0 ? heartbeats / requests : 0;
+  const sum = (rows: StatementRow[], key: "calls" | "walBytes") => rows.reduce((n, r) => n + r[key], 0);
+  return {
+    statements: heartbeats > 0 ? (sum(token, "calls") * share + sum(lease, "calls")) / heartbeats : 0,
+    walBytes: heartbeats > 0 ? (sum(token, "walBytes") * share + sum(lease, "walBytes")) / heartbeats : 0,
+  };
+}
+
+/** Resident memory of a process and its descendants, in bytes. */
+function processTreeRssBytes(rootPid: number): number {
+  let bytes = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
+      if (Number(entry) !== rootPid && ppid !== rootPid) continue;
+      bytes += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+    } catch {
+      continue;
+    }
+  }
+  return bytes;
+}
+
+/** One replica: `next start` of the production build (.next), as `npm start` runs it. */
+async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => void): Promise<ControlPlane> {
+  const port = await freePort();
+  const profile = testEnv.HEARTBEATS_BENCH_CPU_PROFILE_DIR;
+  const child = spawn(
+    process.execPath,
+    [
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+      resolve("node_modules/next/dist/bin/next"),
+      "start",
+      "-p",
+      String(port),
+      "-H",
+      "127.0.0.1",
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...env, PORT: String(port), HOST: "127.0.0.1", PACKRAT_PUBLIC_URL: `http://127.0.0.1:${port}` },
+    },
+  );
+  let partial = "";
+  const echo = (data: Buffer) => {
+    const lines = (partial + data.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    // Its JSON log lines: errors are echoed (a benchmark that hides server errors measures nothing).
+    for (const line of lines) if (line.includes('"level":"error"')) onError(line.slice(0, 2000));
+  };
+  child.stdout!.on("data", echo);
+  child.stderr!.on("data", echo);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode})`);
+    try {
+      const health = await fetch(`${url}/api/health`);
+      await health.arrayBuffer();
+      if (health.status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 600) throw new Error("next start did not answer /api/health within 60 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, child };
+}
+
+interface ControlPlane {
+  url: string;
+  child: ChildProcess;
+}
+
+async function stopReplica(replica: ControlPlane): Promise<void> {
+  if (replica.child.exitCode !== null) return;
+  await new Promise<void>((done) => {
+    const timer = setTimeout(() => {
+      replica.child.kill("SIGKILL");
+      done();
+    }, 15_000);
+    replica.child.once("exit", () => {
+      clearTimeout(timer);
+      done();
+    });
+    replica.child.kill("SIGTERM");
   });
 }
 
-/** Eight histograms of ~500 requests each (six per-stage, busy and time in system), as an agent's heartbeat carries them (pre-encoded: the client is cheap). */
-function histogramSet(seed: number): HeartbeatRequest["deployments"][number]["histograms"] {
+/** Eight histograms of ~1500 requests each (six per-stage, busy and time in system): one metrics interval's, merged on
+ *  the agent (pre-encoded: the client is cheap). */
+function histogramSet(seed: number): DeploymentMetrics["histograms"] {
   let state = seed;
   const random = () => {
     state = (state * 1103515245 + 12345) % 2147483648;
@@ -170,7 +265,7 @@ function histogramSet(seed: number): HeartbeatRequest["deployments"][number]["hi
   };
   const stage = (meanMs: number) => {
     const h = LatencyHistogram.create();
-    for (let i = 0; i < 500; i++) h.recordMs(-Math.log(1 - random()) * meanMs);
+    for (let i = 0; i < 1500; i++) h.recordMs(-Math.log(1 - random()) * meanMs);
     return h.encode();
   };
   return {
@@ -185,25 +280,38 @@ function histogramSet(seed: number): HeartbeatRequest["deployments"][number]["hi
   };
 }
 
+/** Requests of one kind answered in a window: count, failures, latencies. */
+interface Tally {
+  sent: number;
+  failed: number;
+  latencies: number[];
+  statuses: Map<string, number>;
+}
+const tally = (): Tally => ({ sent: 0, failed: 0, latencies: [], statuses: new Map() });
+
 class SimulatedAgent {
   readonly bootId = randomUUID();
   token = "";
   agentId = "";
   deploymentId = "";
   revision = 0;
+  private announced = false;
   private readonly abort = new AbortController();
+  /** Ends the long-polls and the metrics: the agent then only renews its lease (the heartbeat-only phase). */
+  private readonly others = new AbortController();
   private stopped = false;
 
   constructor(
-    private readonly url: string,
-    private readonly histograms: HeartbeatRequest["deployments"][number]["histograms"],
+    /** The replica it talks to (moved when replicas are added). */
+    public url: string,
+    private readonly histograms: DeploymentMetrics["histograms"],
     private readonly current: () => Window | undefined,
   ) {}
 
-  private call(method: string, path: string, body?: unknown): Promise<Response> {
+  private call(method: string, path: string, body?: unknown, signal = this.abort.signal): Promise<Response> {
     return fetch(`${this.url}/api/agent/v1${path}`, {
       method,
-      signal: this.abort.signal,
+      signal,
       headers: { authorization: `Bearer ${this.token}`, ...(body ? { "content-type": "application/json" } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
@@ -239,12 +347,27 @@ class SimulatedAgent {
   }
 
   start(): void {
-    void this.heartbeatLoop();
+    void this.every(INTERVAL_MS, "heartbeats", () =>
+      this.call("POST", "/heartbeat", { bootId: this.bootId, revision: this.revision }),
+    );
+    void this.every(METRICS_INTERVAL_MS, "metrics", () =>
+      this.call("POST", "/metrics", this.metrics(), AbortSignal.any([this.abort.signal, this.others.signal])),
+    );
     void this.longPoll(
       () => `/desired?after=${this.revision}`,
       async (response) => {
-        if (response.status === 200) this.revision = ((await response.json()) as { revision: number }).revision;
-        else await response.arrayBuffer();
+        if (response.status !== 200) return void (await response.arrayBuffer());
+        this.revision = ((await response.json()) as { revision: number }).revision;
+        // Its deployment serves: one event, as the agent sends when a generation is applied.
+        if (!this.announced) {
+          this.announced = true;
+          await this.timed("events", () =>
+            this.call("POST", "/events", {
+              bootId: this.bootId,
+              deployments: [{ deploymentId: this.deploymentId, observedGeneration: 1, state: "serving" }],
+            }),
+          );
+        }
       },
     );
     void this.longPoll(
@@ -256,31 +379,37 @@ class SimulatedAgent {
   }
 
   private async longPoll(path: () => string, handle: (response: Response) => Promise<void>): Promise<void> {
-    while (!this.stopped) {
+    while (!this.stopped && !this.others.signal.aborted) {
       try {
-        await handle(await this.call("GET", path()));
+        const response = await this.call(
+          "GET",
+          path(),
+          undefined,
+          AbortSignal.any([this.abort.signal, this.others.signal]),
+        );
+        const window = this.current();
+        if (window) window.polls++;
+        await handle(response);
       } catch {
         if (!this.stopped) await new Promise((r) => setTimeout(r, 1000));
       }
     }
   }
 
-  private heartbeat(): HeartbeatRequest {
+  private metrics(): MetricsRequest {
+    const intervalMs = METRICS_INTERVAL_MS;
     return {
       bootId: this.bootId,
-      revision: this.revision,
       host: { cpuBusyFraction: 0.42, memoryUsedBytes: 9 * 1024 ** 3 },
       servingProcessRestarts: 0,
       deployments: [
         {
           deploymentId: this.deploymentId,
-          observedGeneration: 1,
-          state: "serving",
-          intervalMs: INTERVAL_MS,
-          requests: { completed: 500, rejected: 0, withinSlo: 497 },
-          rows: { completed: 500, rejected: 0 },
+          intervalMs,
+          requests: { completed: 1500, rejected: 0, withinSlo: 1491 },
+          rows: { completed: 1500, rejected: 0 },
           histograms: this.histograms,
-          busyMs: 2100,
+          busyMs: 6300,
           queueDepthRows: 3,
           instances: [{ id: 0, threads: 4, batch: 8, state: "ready", cpus: [0, 1, 2, 3], affinityOk: true }],
           affinityOk: true,
@@ -289,36 +418,50 @@ class SimulatedAgent {
     };
   }
 
-  private async heartbeatLoop(): Promise<void> {
+  /** One request, counted in the window it was sent in. */
+  private async timed(kind: "heartbeats" | "metrics" | "events", send: () => Promise<Response>): Promise<void> {
+    const sentAt = performance.now();
+    const window = this.current();
+    const counted = window && sentAt >= window.start && sentAt < window.end ? window : undefined;
+    if (counted) {
+      counted[kind].sent++;
+      counted.inFlight++;
+    }
+    let status = "error";
+    try {
+      const response = await send();
+      await response.arrayBuffer();
+      status = String(response.status);
+    } catch (error) {
+      status = this.stopped ? "stopped" : (error as Error).name;
+    }
+    if (counted) {
+      counted.inFlight--;
+      counted[kind].statuses.set(status, (counted[kind].statuses.get(status) ?? 0) + 1);
+      if (status === "200") counted[kind].latencies.push(performance.now() - sentAt);
+      else counted[kind].failed++;
+    }
+  }
+
+  private async every(
+    intervalMs: number,
+    kind: "heartbeats" | "metrics",
+    send: () => Promise<Response>,
+  ): Promise<void> {
     // A random phase, as agents started at different times have; then fixed ticks every interval.
-    let next = performance.now() + Math.random() * INTERVAL_MS;
+    let next = performance.now() + Math.random() * intervalMs;
     while (!this.stopped) {
       await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
       if (this.stopped) return;
-      next += INTERVAL_MS;
-      const sentAt = performance.now();
-      const window = this.current();
-      const counted = window && sentAt >= window.start && sentAt < window.end ? window : undefined;
-      if (counted) {
-        counted.sent++;
-        counted.inFlight++;
-      }
-      let status = "error";
-      try {
-        const response = await this.call("POST", "/heartbeat", this.heartbeat());
-        await response.arrayBuffer();
-        status = String(response.status);
-      } catch (error) {
-        status = this.stopped ? "stopped" : (error as Error).name;
-      }
-      if (counted) {
-        counted.inFlight--;
-        counted.statuses.set(status, (counted.statuses.get(status) ?? 0) + 1);
-        if (status === "200") counted.latencies.push(performance.now() - sentAt);
-        else counted.failed++;
-      }
+      next += intervalMs;
+      if (kind === "metrics" && this.others.signal.aborted) return;
+      await this.timed(kind, send);
       if (performance.now() > next) next = performance.now(); // fell behind: send the next one at once, not a burst
     }
+  }
+
+  leaseOnly(): void {
+    this.others.abort();
   }
 
   stop(): void {
@@ -327,10 +470,30 @@ class SimulatedAgent {
   }
 }
 
+type StepResult = HeartbeatStep & {
+  replicas: number;
+  /** Measured with heartbeats only (no long-polls, no metrics). */
+  leaseOnly?: boolean;
+  maxMs: number;
+  clientCpu: number;
+  machineBusy: number;
+  othersCpu: number;
+  loadAverage: number;
+  rssMb: number;
+  broken: string[];
+  statuses: Record<string, number>;
+  fiveHundreds: number;
+  metricsP99Ms: number;
+  metricsSent: number;
+  polls: number;
+  top: StatementRow[];
+  db: Record<string, number>;
+};
+
 const bench: Benchmark = {
   name: "heartbeats",
   description:
-    "N simulated agents (heartbeat every 5 s + two long-polls each) against one control-plane process and PostgreSQL on this machine: heartbeat latency and database load as N grows",
+    "N simulated agents (lease heartbeat every 5 s, metrics every 15 s, two long-polls each) against the control plane as it runs in production (next start; 1, then 3 replicas) and PostgreSQL on this machine: heartbeat latency and cost as N grows",
   async run({ quick }) {
     // HEARTBEATS_BENCH_NICE=-5 (root only) lets this run, and the PostgreSQL and control plane it starts (children
     // inherit it), go before other work on a shared machine; the notes say when it was used.
@@ -342,8 +505,19 @@ const bench: Benchmark = {
         );
       setPriority(0, nice);
     }
-    const steps = quick ? [10, 50, 200] : [10, 50, 200, 500];
-    const warmupMs = quick ? 6_000 : 10_000;
+    const root = resolve(import.meta.dirname, "..");
+    const needed = buildNeeded(root);
+    if (needed) {
+      console.log(`  building the control plane for next start (${needed})`);
+      if (!build(root)) throw new Error("next build failed");
+    }
+    // HEARTBEATS_BENCH_STEPS=200,1000 replaces the steps (a shorter run, e.g. to profile one).
+    const steps = testEnv.HEARTBEATS_BENCH_STEPS
+      ? testEnv.HEARTBEATS_BENCH_STEPS.split(",").map(Number)
+      : quick
+        ? [50, 200]
+        : [100, 200, 400, 700, 1000, 2000, 5000];
+    const warmupMs = quick ? 10_000 : 20_000;
     const measureMs = quick ? 15_000 : 30_000;
     const work = mkdtempSync(join(tmpdir(), "packrat-bench-heartbeats-"));
     chmodSync(work, 0o755);
@@ -353,6 +527,7 @@ const bench: Benchmark = {
     const setup = new pg.Client({ connectionString: first.url("postgres") });
     await setup.connect();
     await setup.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+    await setup.query("ALTER SYSTEM SET max_connections = 200");
     await setup.end();
     await first.stop();
     const server = await startEmbeddedPostgres(pgOptions);
@@ -377,8 +552,24 @@ const bench: Benchmark = {
     const { buildTinyCnn } = await import("@packrat/modelzoo/tiny-models");
 
     const agents: SimulatedAgent[] = [];
-    let controlPlane: ChildProcess | undefined;
+    const replicas: ControlPlane[] = [];
     const stats = new pg.Client({ connectionString: databaseUrl });
+    const replicaEnv: NodeJS.ProcessEnv = {
+      ...testEnv,
+      DATABASE_URL: databaseUrl,
+      PACKRAT_DATA_DIR: join(work, "data"),
+      HEARTBEAT_INTERVAL_MS: String(INTERVAL_MS),
+      METRICS_INTERVAL_MS: String(METRICS_INTERVAL_MS),
+      BETTER_AUTH_SECRET: randomUUID() + randomUUID(),
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      // HEARTBEATS_BENCH_CPU_PROFILE_DIR: each replica writes a V8 CPU profile there when it stops.
+    };
+    const serverErrors: string[] = [];
+    const onError = (line: string) => {
+      if (serverErrors.length < 20) console.error(`  control plane: ${line}`);
+      serverErrors.push(line);
+    };
     try {
       const prisma = db();
       const user = await insertTestUser(prisma, "admin");
@@ -390,60 +581,128 @@ const bench: Benchmark = {
         buildTinyCnn({ seed: 1, producerVersion: "bench" }),
       );
       await stats.connect();
+      replicas.push(await startReplica(replicaEnv, onError));
 
-      controlPlane = fork(resolve("bench/heartbeats-control-plane.ts"), [], {
-        execArgv: ["--import", "tsx"],
-        stdio: ["ignore", "pipe", "inherit", "ipc"],
-        env: {
-          ...testEnv,
-          DATABASE_URL: databaseUrl,
-          HEARTBEAT_INTERVAL_MS: String(INTERVAL_MS),
-          NODE_ENV: "production",
-        },
-      });
-      // Its JSON log lines: errors are echoed (a benchmark that hides server errors measures nothing).
-      let partial = "";
-      controlPlane.stdout!.on("data", (data: Buffer) => {
-        const lines = (partial + data.toString()).split("\n");
-        partial = lines.pop() ?? "";
-        for (const line of lines)
-          if (line.includes('"level":"error"')) console.error(`  control plane: ${line.slice(0, 2000)}`);
-      });
-      const url = await new Promise<string>((done, fail) => {
-        controlPlane!.once("message", (m: { type: string; url: string }) =>
-          m.type === "ready" ? done(m.url) : fail(new Error("unexpected message")),
-        );
-        controlPlane!.once("exit", (code) => fail(new Error(`control plane exited (${code})`)));
-      });
-
+      let growthNote: string | undefined;
       const histogramVariants = Array.from({ length: 8 }, (_, i) => histogramSet(i + 1));
       let window: Window | undefined;
-      const results: Array<
-        HeartbeatStep & {
-          top: StatementRow[];
-          maxMs: number;
-          clientCpu: number;
-          machineBusy: number;
-          othersCpu: number;
-          loadAverage: number;
-          loopDelayP99Ms: number;
-          rssMb: number;
-          db: Record<string, number>;
-          broken: string[];
-          statuses: Record<string, number>;
-        }
-      > = [];
+      const results: StepResult[] = [];
       const machineCpus = cpus().length;
+      const controlPlaneCpu = () => replicas.reduce((sum, r) => sum + processTreeCpuSeconds(r.child.pid!), 0);
+
+      const measure = async (target: number): Promise<StepResult> => {
+        const before = {
+          machine: machineJiffies(),
+          cp: controlPlaneCpu(),
+          pgCpu: processTreeCpuSeconds(server.pid),
+          client: process.cpuUsage(),
+          db: await dbStats(stats, database),
+          at: performance.now(),
+        };
+        await stats.query("SELECT pg_stat_statements_reset()");
+        window = {
+          start: performance.now(),
+          end: performance.now() + measureMs,
+          heartbeats: tally(),
+          metrics: tally(),
+          events: tally(),
+          polls: 0,
+          inFlight: 0,
+        };
+        await new Promise((r) => setTimeout(r, measureMs));
+        const measured = window;
+        for (let i = 0; i < 100 && measured.inFlight > 0; i++) await new Promise((r) => setTimeout(r, 100)); // the window's last answers
+        const after = {
+          machine: machineJiffies(),
+          load: loadavg()[0]!,
+          cp: controlPlaneCpu(),
+          pgCpu: processTreeCpuSeconds(server.pid),
+          client: process.cpuUsage(before.client),
+          db: await dbStats(stats, database),
+          at: performance.now(),
+        };
+        window = undefined;
+        const statements = await statementStats(stats, database);
+        const seconds = (after.at - before.at) / 1000;
+        const hb = measured.heartbeats;
+        const ok = hb.latencies.length;
+        const latency = ok ? summarize(hb.latencies) : undefined;
+        const metricsLatency = measured.metrics.latencies.length ? summarize(measured.metrics.latencies) : undefined;
+        const delta = Object.fromEntries(
+          Object.keys(after.db).map((k) => [k, after.db[k as keyof DbStats] - before.db[k as keyof DbStats]]),
+        );
+        const perHeartbeat = (value: number) => (ok ? value / ok : 0);
+        const requests = ok + measured.metrics.latencies.length + measured.events.latencies.length + measured.polls;
+        const own = heartbeatShare(statements.all, ok, requests);
+        const step: HeartbeatStep = {
+          agents: target,
+          intendedPerS: target / (INTERVAL_MS / 1000),
+          achievedPerS: ok / (measureMs / 1000),
+          sent: hb.sent,
+          failed: hb.failed,
+          p50Ms: latency?.p50 ?? 0,
+          p99Ms: latency?.p99 ?? 0,
+          // Summed over the replicas: per replica, divide by their number.
+          controlPlaneCpu: (after.cp - before.cp) / seconds,
+          postgresCpu: (after.pgCpu - before.pgCpu) / seconds,
+          machineCpus,
+        };
+        const machineBusy =
+          (after.machine.busy - before.machine.busy) / Math.max(1, after.machine.total - before.machine.total);
+        const clientCpu = (after.client.user + after.client.system) / 1e6 / seconds;
+        const statuses: Record<string, number> = {};
+        for (const kind of ["heartbeats", "metrics", "events"] as const)
+          for (const [status, n] of measured[kind].statuses) statuses[`${kind} ${status}`] = n;
+        const fiveHundreds = Object.entries(statuses)
+          .filter(([k]) => / 5\d\d$/.test(k))
+          .reduce((n, [, v]) => n + v, 0);
+        const broken = brokenBy({ ...step, controlPlaneCpu: step.controlPlaneCpu / replicas.length });
+        return {
+          ...step,
+          replicas: replicas.length,
+          maxMs: latency?.max ?? 0,
+          machineBusy,
+          loadAverage: after.load,
+          // Cores the rest of the machine (other people's work) used meanwhile.
+          othersCpu: Math.max(0, machineBusy * machineCpus - step.controlPlaneCpu - step.postgresCpu - clientCpu),
+          clientCpu,
+          rssMb: replicas.reduce((sum, r) => sum + processTreeRssBytes(r.child.pid!), 0) / 1024 ** 2,
+          broken,
+          statuses,
+          fiveHundreds,
+          metricsP99Ms: metricsLatency?.p99 ?? 0,
+          metricsSent: measured.metrics.sent,
+          polls: measured.polls,
+          top: statements.all.slice(0, 10),
+          db: {
+            commitsPerHeartbeat: perHeartbeat(delta.xact_commit!),
+            rollbacks: delta.xact_rollback!,
+            tuplesWrittenPerHeartbeat: perHeartbeat(delta.tup_inserted! + delta.tup_updated! + delta.tup_deleted!),
+            tuplesFetchedPerHeartbeat: perHeartbeat(delta.tup_fetched!),
+            statementsPerHeartbeat: perHeartbeat(statements.calls),
+            statementMsPerHeartbeat: perHeartbeat(statements.totalMs),
+            walBytesPerHeartbeat: perHeartbeat(delta.wal_bytes!),
+            heartbeatStatements: own.statements,
+            heartbeatWalBytes: own.walBytes,
+            dbGrowthBytesPerS: delta.db_bytes! / seconds,
+          },
+        };
+      };
+      const report = (r: StepResult) =>
+        console.log(
+          `  N=${r.agents}, ${r.replicas} replica(s): ${r.achievedPerS.toFixed(1)}/${r.intendedPerS.toFixed(1)} heartbeats/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, control plane ${(r.controlPlaneCpu * 100).toFixed(0)}% of a core (${((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)).toFixed(2)} ms/heartbeat), PostgreSQL ${r.postgresCpu.toFixed(2)} cores, ${r.db.heartbeatStatements!.toFixed(2)} statements and ${(r.db.heartbeatWalBytes! / 1024).toFixed(2)} KiB WAL per heartbeat request, machine ${(r.machineBusy * 100).toFixed(0)}% busy${r.broken.length ? ` — BROKEN: ${r.broken.join("; ")}` : ""}`,
+        );
 
       for (const target of steps) {
         // Grow to N: register through the route and deploy, eight at a time.
         const registerStart = performance.now();
-        while (agents.length < target) {
+        let growthFailed: string | undefined;
+        while (agents.length < target && !growthFailed) {
           const batch = Array.from(
             { length: Math.min(8, target - agents.length) },
-            () => new SimulatedAgent(url, histogramVariants[agents.length % 8]!, () => window),
+            () => new SimulatedAgent(replicas[0]!.url, histogramVariants[agents.length % 8]!, () => window),
           );
-          await Promise.all(
+          const grown = await Promise.allSettled(
             batch.map(async (agent, i) => {
               await agent.register(enrollment.token, agents.length + i);
               for (let retry = 0; ; retry++) {
@@ -463,175 +722,140 @@ const bench: Benchmark = {
               }
             }),
           );
-          for (const agent of batch) {
+          batch.forEach((agent, i) => {
+            if (grown[i]!.status === "rejected") {
+              growthFailed = String((grown[i] as PromiseRejectedResult).reason);
+              return;
+            }
             agents.push(agent);
             agent.start();
-          }
+          });
+        }
+        // A control plane that cannot register more agents (its registrations fail past their retries) is full:
+        // the run measures what it has and goes on to the replicas.
+        if (growthFailed) {
+          growthNote = `Growing to ${target} agents stopped at ${agents.length}: ${growthFailed.slice(0, 300)}`;
+          console.log(`  ${growthNote}`);
+          break;
         }
         console.log(
           `  ${target} agents registered and deployed in ${((performance.now() - registerStart) / 1000).toFixed(1)} s (${registerRetries} registrations retried so far); warming up`,
         );
         await new Promise((r) => setTimeout(r, warmupMs));
-
-        const before = {
-          machine: machineJiffies(),
-          cp: await controlPlaneStats(controlPlane),
-          pgCpu: postgresCpuSeconds(server.pid),
-          client: process.cpuUsage(),
-          db: await dbStats(stats, database),
-          at: performance.now(),
-        };
-        await stats.query("SELECT pg_stat_statements_reset()");
-        window = {
-          start: performance.now(),
-          end: performance.now() + measureMs,
-          latencies: [],
-          sent: 0,
-          failed: 0,
-          statuses: new Map(),
-          inFlight: 0,
-        };
-        await new Promise((r) => setTimeout(r, measureMs));
-        const measured = window;
-        for (let i = 0; i < 100 && measured.inFlight > 0; i++) await new Promise((r) => setTimeout(r, 100)); // the window's last answers
-        const after = {
-          machine: machineJiffies(),
-          load: loadavg()[0]!,
-          cp: await controlPlaneStats(controlPlane),
-          pgCpu: postgresCpuSeconds(server.pid),
-          client: process.cpuUsage(before.client),
-          db: await dbStats(stats, database),
-          at: performance.now(),
-        };
-        window = undefined;
-        const statements = await statementStats(stats, database);
-
-        const seconds = (after.at - before.at) / 1000;
-        const ok = measured.latencies.length;
-        const latency = ok ? summarize(measured.latencies) : undefined;
-        const delta = Object.fromEntries(
-          Object.keys(after.db).map((k) => [k, after.db[k as keyof DbStats] - before.db[k as keyof DbStats]]),
-        );
-        const perHeartbeat = (value: number) => (ok ? value / ok : 0);
-        const step: HeartbeatStep = {
-          agents: target,
-          intendedPerS: target / (INTERVAL_MS / 1000),
-          achievedPerS: ok / (measureMs / 1000),
-          sent: measured.sent,
-          failed: measured.failed,
-          p50Ms: latency?.p50 ?? 0,
-          p99Ms: latency?.p99 ?? 0,
-          controlPlaneCpu: (after.cp.cpuUs - before.cp.cpuUs) / 1e6 / seconds,
-          postgresCpu: (after.pgCpu - before.pgCpu) / seconds,
-          machineCpus,
-        };
-        const broken = brokenBy(step);
-        const machineBusy =
-          (after.machine.busy - before.machine.busy) / Math.max(1, after.machine.total - before.machine.total);
-        const clientCpu = (after.client.user + after.client.system) / 1e6 / seconds;
-        results.push({
-          ...step,
-          maxMs: latency?.max ?? 0,
-          machineBusy,
-          loadAverage: after.load,
-          // Cores the rest of the machine (other people's work) used meanwhile.
-          othersCpu: Math.max(0, machineBusy * machineCpus - step.controlPlaneCpu - step.postgresCpu - clientCpu),
-          clientCpu,
-          loopDelayP99Ms: after.cp.loopDelayP99Ms,
-          rssMb: after.cp.rssBytes / 1024 ** 2,
-          broken,
-          statuses: Object.fromEntries(measured.statuses),
-          top: statements.top,
-          db: {
-            commitsPerHeartbeat: perHeartbeat(delta.xact_commit!),
-            rollbacks: delta.xact_rollback!,
-            tuplesWrittenPerHeartbeat: perHeartbeat(delta.tup_inserted! + delta.tup_updated! + delta.tup_deleted!),
-            tuplesFetchedPerHeartbeat: perHeartbeat(delta.tup_fetched!),
-            blocksPerHeartbeat: perHeartbeat(delta.blks_hit! + delta.blks_read!),
-            statementsPerHeartbeat: perHeartbeat(statements.calls),
-            statementMsPerHeartbeat: perHeartbeat(statements.totalMs),
-            walBytesPerHeartbeat: perHeartbeat(delta.wal_bytes!),
-            dbGrowthBytesPerS: delta.db_bytes! / seconds,
-            heartbeatRows: after.db.heartbeat_rows,
-          },
-        });
-        console.log(
-          `  N=${target}: ${step.achievedPerS.toFixed(1)}/${step.intendedPerS.toFixed(1)} heartbeats/s, p50 ${step.p50Ms.toFixed(1)} ms, p99 ${step.p99Ms.toFixed(1)} ms, control plane ${(step.controlPlaneCpu * 100).toFixed(0)}% of a core, PostgreSQL ${step.postgresCpu.toFixed(2)} cores, machine ${(machineBusy * 100).toFixed(0)}% busy (load ${after.load.toFixed(1)})${broken.length ? ` — BROKEN: ${broken.join("; ")}` : ""}`,
-        );
+        const result = await measure(target);
+        results.push(result);
+        report(result);
         // Slow is recorded and the curve goes on; lost or far-behind heartbeats end the run (bounded time).
-        if (saturated(step)) break;
+        if (saturated(result)) break;
       }
 
+      // The same agents over three replicas (round-robin, as a load balancer spreads them).
+      if (results.length === 0) throw new Error(growthNote ?? "no step measured");
+      const single = results.filter((r) => r.replicas === 1);
+      const largestHealthySingle = single.filter((r) => r.broken.length === 0).at(-1);
+      const threeAt = largestHealthySingle?.agents ?? single.at(-1)!.agents;
+      while (agents.length > threeAt) agents.pop()!.stop();
+      replicas.push(await startReplica(replicaEnv, onError), await startReplica(replicaEnv, onError));
+      agents.forEach((agent, i) => (agent.url = replicas[i % replicas.length]!.url));
+      console.log(`  ${threeAt} agents spread over 3 replicas; warming up (long-polls move over within their hold)`);
+      await new Promise((r) => setTimeout(r, warmupMs + 25_000));
+      const three = await measure(threeAt);
+      results.push(three);
+      report(three);
+
+      // What a heartbeat alone costs: the same agents on one replica, their long-polls and metrics stopped.
+      for (const replica of replicas.splice(1)) await stopReplica(replica);
+      for (const agent of agents) {
+        agent.url = replicas[0]!.url;
+        agent.leaseOnly();
+      }
+      console.log(`  ${threeAt} agents on one replica, heartbeats only; warming up`);
+      await new Promise((r) => setTimeout(r, warmupMs));
+      const leaseOnly = { ...(await measure(threeAt)), leaseOnly: true };
+      results.push(leaseOnly);
+      report(leaseOnly);
+
       const baseline = results[0]!;
-      const healthy = results.filter((r) => r.broken.length === 0);
+      const healthy = single.filter((r) => r.broken.length === 0);
       const largestHealthy = healthy.at(-1);
       const capacity = largestHealthy ? extrapolateCapacity(largestHealthy, INTERVAL_MS) : undefined;
-      const firstBroken = results.find((r) => r.broken.length > 0);
+      const firstBroken = single.find((r) => r.broken.length > 0);
+      const largest = results.reduce((m, r) => (r.agents >= m.agents ? r : m), results[0]!);
+      const at = (r: StepResult) =>
+        `${r.agents} agents, ${r.replicas} replica${r.replicas > 1 ? "s" : ""}${r.leaseOnly ? ", heartbeats only" : ""}`;
       const figures: BenchFigure[] = results.flatMap((r) => [
-        { label: `heartbeat p50, ${r.agents} agents`, value: round(r.p50Ms), unit: "ms", samples: r.sent - r.failed },
-        { label: `heartbeat p99, ${r.agents} agents`, value: round(r.p99Ms), unit: "ms", samples: r.sent - r.failed },
+        { label: `heartbeat p50, ${at(r)}`, value: round(r.p50Ms), unit: "ms", samples: r.sent - r.failed },
+        { label: `heartbeat p99, ${at(r)}`, value: round(r.p99Ms), unit: "ms", samples: r.sent - r.failed },
         {
-          label: `heartbeat p99 / p99 at ${baseline.agents} agents (baseline), ${r.agents} agents`,
-          value: round(r.p99Ms / baseline.p99Ms),
-          unit: "×",
-        },
-        {
-          label: `heartbeats answered per second, ${r.agents} agents (intended ${r.intendedPerS})`,
+          label: `heartbeats answered per second, ${at(r)} (intended ${r.intendedPerS})`,
           value: round(r.achievedPerS),
           unit: "/s",
         },
-        { label: `control-plane CPU, ${r.agents} agents`, value: round(r.controlPlaneCpu * 100), unit: "% of a core" },
-        { label: `PostgreSQL CPU, ${r.agents} agents`, value: round(r.postgresCpu * 100), unit: "% of a core" },
+        { label: `responses 5xx (heartbeats, metrics, events), ${at(r)}`, value: r.fiveHundreds, unit: "" },
+        { label: `metrics message p99, ${at(r)}`, value: round(r.metricsP99Ms), unit: "ms", samples: r.metricsSent },
         {
-          label: `control-plane CPU per heartbeat, ${r.agents} agents`,
+          label: `control-plane CPU, ${at(r)} (next start, all replicas)`,
+          value: round(r.controlPlaneCpu * 100),
+          unit: "% of a core",
+        },
+        { label: `PostgreSQL CPU, ${at(r)}`, value: round(r.postgresCpu * 100), unit: "% of a core" },
+        {
+          label: `control-plane CPU per heartbeat, ${at(r)} (next start; all its work — metrics, events, long-polls, background jobs — divided by heartbeats)`,
           value: round((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)),
           unit: "ms",
         },
         {
-          label: `PostgreSQL CPU per heartbeat, ${r.agents} agents`,
+          label: `PostgreSQL CPU per heartbeat, ${at(r)}`,
           value: round((r.postgresCpu * 1000) / Math.max(r.achievedPerS, 1e-9)),
           unit: "ms",
         },
         {
-          label: `statements per heartbeat (incl. long-polls), ${r.agents} agents`,
+          label: `statements per heartbeat request (token lookup share + lease renewal), ${at(r)}`,
+          value: round(r.db.heartbeatStatements!),
+          unit: "",
+        },
+        {
+          label: `WAL per heartbeat request (its statements' WAL), ${at(r)}`,
+          value: round(r.db.heartbeatWalBytes! / 1024),
+          unit: "KiB",
+        },
+        {
+          label: `statements per heartbeat (incl. metrics, events, long-polls), ${at(r)}`,
           value: round(r.db.statementsPerHeartbeat!),
           unit: "",
         },
         {
-          label: `database execution time per heartbeat (incl. long-polls), ${r.agents} agents`,
-          value: round(r.db.statementMsPerHeartbeat!),
-          unit: "ms",
-        },
-        {
-          label: `transactions committed per heartbeat (incl. long-polls), ${r.agents} agents`,
-          value: round(r.db.commitsPerHeartbeat!),
-          unit: "",
-        },
-        {
-          label: `rows written per heartbeat, ${r.agents} agents`,
-          value: round(r.db.tuplesWrittenPerHeartbeat!),
-          unit: "",
-        },
-        {
-          label: `WAL per heartbeat, ${r.agents} agents`,
+          label: `WAL per heartbeat (all WAL, incl. metrics and long-polls), ${at(r)}`,
           value: round(r.db.walBytesPerHeartbeat! / 1024),
           unit: "KiB",
         },
+        {
+          label: `transactions committed per heartbeat (incl. metrics, events, long-polls), ${at(r)}`,
+          value: round(r.db.commitsPerHeartbeat!),
+          unit: "",
+        },
       ]);
+      if (largestHealthy)
+        figures.push({
+          label: "agents per control plane at a 5 s heartbeat, measured (largest healthy step, one next start replica)",
+          value: largestHealthy.agents,
+          unit: "agents",
+        });
       if (capacity) {
         figures.push(
           {
-            label: `sustainable heartbeats/s, control plane (one process, 90% of a core; from ${largestHealthy!.agents} agents)`,
+            label: `sustainable heartbeats/s, control plane (one next start process, 90% of a core; extrapolated from ${largestHealthy!.agents} agents)`,
             value: round(capacity.controlPlanePerS),
             unit: "/s",
           },
           {
-            label: `sustainable heartbeats/s, PostgreSQL (90% of ${machineCpus} CPUs; from ${largestHealthy!.agents} agents)`,
+            label: `sustainable heartbeats/s, PostgreSQL (90% of ${machineCpus} CPUs; extrapolated from ${largestHealthy!.agents} agents)`,
             value: round(capacity.postgresPerS),
             unit: "/s",
           },
           {
-            label: "agents per control plane at a 5 s heartbeat (extrapolated, this machine)",
+            label:
+              "agents per control plane at a 5 s heartbeat (extrapolated from measured CPU per heartbeat, this machine)",
             value: capacity.agents,
             unit: "agents",
           },
@@ -639,49 +863,57 @@ const bench: Benchmark = {
       }
       const table = {
         title:
-          "Per step (measured window; 'per heartbeat' divides the database's totals, long-polls included, by heartbeats answered)",
+          "Per step (measured window; 'per heartbeat' divides the database's or control plane's totals — metrics, events and long-polls included — by heartbeats answered; 'hb request' counts only what a heartbeat request itself runs)",
         columns: [
           "agents",
+          "replicas",
           "intended/s",
           "answered/s",
           "p50 ms",
           "p99 ms",
           "max ms",
           "failed",
+          "5xx",
+          "metrics p99 ms",
           "CP CPU %",
+          "CP ms/hb",
           "PG CPU %",
           "client CPU %",
           "others' CPU %",
           "load avg",
-          "CP loop delay p99 ms",
+          "CP RSS MiB",
+          "statements/hb request",
+          "WAL KiB/hb request",
           "statements/hb",
-          "DB time ms/hb",
           "commits/hb",
           "rows written/hb",
-          "rows fetched/hb",
           "WAL KiB/hb",
           "DB growth KiB/s",
           "verdict",
         ],
         rows: results.map((r) => [
           r.agents,
+          r.leaseOnly ? `${r.replicas} (heartbeats only)` : r.replicas,
           r.intendedPerS,
           round(r.achievedPerS),
           round(r.p50Ms),
           round(r.p99Ms),
           round(r.maxMs),
           r.failed,
+          r.fiveHundreds,
+          round(r.metricsP99Ms),
           round(r.controlPlaneCpu * 100),
+          round((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)),
           round(r.postgresCpu * 100),
           round(r.clientCpu * 100),
           round(r.othersCpu * 100),
           round(r.loadAverage),
-          round(r.loopDelayP99Ms),
+          round(r.rssMb),
+          round(r.db.heartbeatStatements!),
+          round(r.db.heartbeatWalBytes! / 1024),
           round(r.db.statementsPerHeartbeat!),
-          round(r.db.statementMsPerHeartbeat!),
           round(r.db.commitsPerHeartbeat!),
           round(r.db.tuplesWrittenPerHeartbeat!),
-          round(r.db.tuplesFetchedPerHeartbeat!),
           round(r.db.walBytesPerHeartbeat! / 1024),
           round(r.db.dbGrowthBytesPerS! / 1024),
           r.broken.length ? r.broken.join("; ") : "ok",
@@ -690,48 +922,45 @@ const bench: Benchmark = {
       const niceNote = `Scheduling priority of the benchmark, its PostgreSQL and its control plane: nice ${getPriority(0)}${nice !== undefined && nice < 0 ? " (raised above other work on this shared machine, which otherwise swamps the latency)" : ""}.`;
       const othersMean = results.reduce((sum, r) => sum + r.othersCpu, 0) / results.length;
       const notes = [
+        "The control plane is the production build served by `next start` (one process per replica, the job runner and alert evaluator running in each, as in production), not a test harness.",
         niceNote,
-        `Other work on this machine used ${round(othersMean * 100)}% of a core on average during the measured windows (column "others' CPU %"; 1-minute load average up to ${round(Math.max(...results.map((r) => r.loadAverage)))}): latency includes waiting for a CPU behind it, while CPU per heartbeat (and so the extrapolated capacity) is much less sensitive to it.`,
-        `One machine (${machineCpus} logical CPUs) runs the simulated agents, the control-plane process and PostgreSQL: they compete for the same cores, so the absolute numbers are a floor for a real deployment where each has its own.`,
-        `Each simulated agent has one deployment; its heartbeat carries eight HDR histograms (~500 requests each: six stages, busy time and time in system) that the control plane decodes, merges into the minute's rollup row and re-encodes, plus a raw agent_heartbeat row (kept an hour). Each also holds a desired-state and a jobs long-poll (25 s hold), as the real agent does.`,
+        `Other work on this machine used ${round(othersMean * 100)}% of a core on average during the measured windows (column "others' CPU %"): latency includes waiting for a CPU behind it, while CPU per heartbeat (and so the extrapolated capacity) is much less sensitive to it.`,
+        `One machine (${machineCpus} logical CPUs) runs the simulated agents, the control plane and PostgreSQL: they compete for the same cores, so the absolute numbers are a floor for a real deployment where each has its own. At the larger steps the simulated agents themselves (column "client CPU %") take a large share of the two cores.`,
+        "Each simulated agent has one deployment. Its heartbeat is a lease renewal (boot id and applied revision: one UPDATE after the token lookup); every 15 s it sends its metrics (eight HDR histograms of ~1500 requests, merged on the agent; the control plane inserts the minute's rollup row as it comes and merges only into a row that exists), and one event when its deployment starts serving. Each also holds a desired-state and a jobs long-poll (25 s hold), as the real agent does.",
+        "Statements and WAL per heartbeat request come from pg_stat_statements: the lease UPDATE's own, plus the token lookup's and its once-a-minute last-used stamp's shared by every request of the window (heartbeats, metrics, events, long-polls) by count. The WAL of commit records is not attributed to statements; the 'WAL KiB/hb' column is all WAL written in the window divided by heartbeats.",
         `Registration (not measured): ${registerRetries} /register calls answered 5xx and were retried, as the real agent retries them.`,
-        `Windows: ${warmupMs / 1000} s warm-up after growing to N, then ${measureMs / 1000} s measured; latency from the heartbeat's send to the last byte of the answer; the baseline is the ${baseline.agents}-agent step.`,
+        `Windows: ${warmupMs / 1000} s warm-up after growing to N (25 s more after adding replicas), then ${measureMs / 1000} s measured; latency from the heartbeat's send to the last byte of the answer; the smallest step is the ${baseline.agents}-agent one.`,
         firstBroken
-          ? `First to break: at ${firstBroken.agents} agents (${firstBroken.intendedPerS} heartbeats/s intended): ${firstBroken.broken.join("; ")}.`
-          : `No step broke a limit (p99 ≤ 1 s, ≤ 1% failed, ≥ 95% answered, CPU ≤ 90%) up to ${results.at(-1)!.agents} agents.`,
+          ? `First to break (one replica): at ${firstBroken.agents} agents (${firstBroken.intendedPerS} heartbeats/s intended): ${firstBroken.broken.join("; ")}.`
+          : `No one-replica step broke a limit (p99 ≤ 1 s, ≤ 1% failed, ≥ 95% answered, CPU ≤ 90%) up to ${single.at(-1)!.agents} agents.`,
+        `Heartbeats only: the last row has the same agents on one replica with their long-polls and metrics stopped, so the control plane's CPU per heartbeat there is what a lease renewal costs (with the replica's background work: job runner, alert evaluator over ${threeAt} deployments).`,
+        `Three replicas were measured at ${threeAt} agents (the largest healthy one-replica step), spread round-robin; on this 2-core machine the three share the same cores, so they show the per-replica cost, not more capacity.`,
+        ...(growthNote ? [growthNote] : []),
+        `Largest N measured: ${largest.agents} agents; ${serverErrors.length} error lines in the control plane's log over the run.`,
         ...(capacity
           ? [
-              `Extrapolated from ${largestHealthy!.agents} agents: the ${capacity.bottleneck} runs out first, at about ${capacity.agents} agents per control-plane process (${round(Math.min(capacity.controlPlanePerS, capacity.postgresPerS))} heartbeats/s).`,
+              `Extrapolated (not measured) from ${largestHealthy!.agents} agents' measured CPU per heartbeat: the ${capacity.bottleneck} runs out first, at about ${capacity.agents} agents per control-plane process (${round(Math.min(capacity.controlPlanePerS, capacity.postgresPerS))} heartbeats/s) with the database on this machine's 2 cores.`,
             ]
           : []),
       ];
-      // Where the database's time goes at the largest step measured (pg_stat_statements, over its window).
-      const last = results.at(-1)!;
+      const last = single.at(-1)!;
       const topTable = {
-        title: `Statements by total execution time at ${last.agents} agents (pg_stat_statements over the window; calls per heartbeat answered)`,
-        columns: ["statement", "calls", "calls/hb", "mean ms", "total ms", "rows"],
+        title: `Statements by total execution time at ${last.agents} agents, one replica (pg_stat_statements over the window; calls per heartbeat answered)`,
+        columns: ["statement", "calls", "calls/hb", "mean ms", "total ms", "rows", "WAL bytes/call"],
         rows: last.top.map((t) => [
-          t.query,
+          t.query.slice(0, 140),
           t.calls,
           round(t.calls / Math.max(1, last.achievedPerS * (measureMs / 1000))),
           round(t.meanMs),
           round(t.totalMs),
           t.rows,
+          round(t.walBytes / Math.max(1, t.calls)),
         ]),
       };
       return { figures, tables: [table, topTable], notes };
     } finally {
       for (const agent of agents) agent.stop();
-      if (controlPlane && controlPlane.exitCode === null) {
-        await new Promise<void>((done) => {
-          controlPlane!.once("exit", () => done());
-          controlPlane!.send({ type: "stop" });
-          setTimeout(() => {
-            controlPlane!.kill("SIGKILL");
-            done();
-          }, 10_000);
-        });
-      }
+      for (const replica of replicas) await stopReplica(replica);
       await stats.end().catch(() => {});
       const { db } = await import("../src/server/db/client");
       await db()

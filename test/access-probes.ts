@@ -213,6 +213,28 @@ export function agentRoutes(
       path: "/api/agent/v1/heartbeat",
       body: heartbeat(randomUUID()),
     },
+    {
+      name: "events",
+      dir: "events",
+      method: "POST",
+      path: "/api/agent/v1/events",
+      body: {
+        bootId: randomUUID(),
+        deployments: [{ deploymentId: "probe-no-such-deployment", observedGeneration: 0, state: "applying" }],
+      },
+    },
+    {
+      name: "metrics",
+      dir: "metrics",
+      method: "POST",
+      path: "/api/agent/v1/metrics",
+      body: {
+        bootId: randomUUID(),
+        host: { cpuBusyFraction: 0.1, memoryUsedBytes: 1e9 },
+        servingProcessRestarts: 0,
+        deployments: [],
+      },
+    },
     { name: "desired", dir: "desired", method: "GET", path: "/api/agent/v1/desired?after=0" },
     { name: "whoami", dir: "whoami", method: "GET", path: "/api/agent/v1/whoami" },
     {
@@ -512,6 +534,19 @@ export async function probeCrossAgent(w: BoundaryWorld): Promise<ProbeResult[]> 
     after.observedGeneration !== before.observedGeneration ||
     after.failureReason !== before.failureReason;
   out.push(result(group, "B's heartbeat changes A's deployment", forged.status, changed, false));
+  const forgedEvent = await call(w.url, "POST", "/api/agent/v1/events", bearer(b.token), {
+    bootId: b.bootId,
+    deployments: [
+      { deploymentId: w.deployments.a, observedGeneration: 1, state: "failed", failureReason: "forged by B" },
+    ],
+  });
+  await forgedEvent.body?.cancel();
+  const afterEvent = await db().deployment.findUniqueOrThrow({ where: { id: w.deployments.a } });
+  const eventChanged =
+    afterEvent.state !== before.state ||
+    afterEvent.observedGeneration !== before.observedGeneration ||
+    afterEvent.failureReason !== before.failureReason;
+  out.push(result(group, "B's event changes A's deployment", forgedEvent.status, eventChanged, false));
 
   const finishA = await call(w.url, "POST", `/api/agent/v1/jobs/${w.jobId}/finish`, bearer(a.token), {
     outcome: "failed",

@@ -14,6 +14,8 @@ import { startRouteServer, type Route } from "./route-server";
 export async function agentApiRoutes(): Promise<Route[]> {
   const register = await import("@/app/api/agent/v1/register/route");
   const heartbeat = await import("@/app/api/agent/v1/heartbeat/route");
+  const events = await import("@/app/api/agent/v1/events/route");
+  const metrics = await import("@/app/api/agent/v1/metrics/route");
   const desired = await import("@/app/api/agent/v1/desired/route");
   const whoami = await import("@/app/api/agent/v1/whoami/route");
   const artifacts = await import("@/app/api/agent/v1/artifacts/[sha256]/route");
@@ -26,6 +28,8 @@ export async function agentApiRoutes(): Promise<Route[]> {
   return [
     { method: "POST", pattern: /^\/api\/agent\/v1\/register$/, handler: register.POST },
     { method: "POST", pattern: /^\/api\/agent\/v1\/heartbeat$/, handler: heartbeat.POST },
+    { method: "POST", pattern: /^\/api\/agent\/v1\/events$/, handler: events.POST },
+    { method: "POST", pattern: /^\/api\/agent\/v1\/metrics$/, handler: metrics.POST },
     { method: "GET", pattern: /^\/api\/agent\/v1\/desired$/, handler: desired.GET },
     { method: "GET", pattern: /^\/api\/agent\/v1\/whoami$/, handler: whoami.GET },
     {

@@ -108,7 +108,7 @@ describe("heartbeat bounds (the report is stored)", () => {
     expect(
       heartbeatRequestSchema.parse(
         heartbeat([report({ lastReconfiguration: { ...reconfiguration, blob: "x".repeat(100_000) } })]),
-      ).deployments[0]!.lastReconfiguration,
+      ).deployments![0]!.lastReconfiguration,
     ).not.toHaveProperty("blob");
   });
   it("refuses too many deployments, instances or CPUs, and over-long identifiers", () => {

@@ -61,6 +61,8 @@ export const registerResponseSchema = z.object({
   /** Only when the agent registered with an enrollment token: its own token, shown this once. */
   agentToken: z.string().optional(),
   heartbeatIntervalMs: z.number().int().positive(),
+  /** How often to send metrics (absent from an older control plane: the agent's own default). */
+  metricsIntervalMs: z.number().int().positive().optional(),
   longPollHoldMs: z.number().int().positive(),
 });
 export type RegisterResponse = z.infer<typeof registerResponseSchema>;
@@ -280,17 +282,73 @@ export const deploymentReportSchema = z.object({
 });
 export type DeploymentReport = z.infer<typeof deploymentReportSchema>;
 
+/** What a deployment's events carry (POST /events): its generation's outcome and what drives proposals. */
+export const deploymentEventSchema = deploymentReportSchema.pick({
+  deploymentId: true,
+  observedGeneration: true,
+  state: true,
+  failureReason: true,
+  estimatorProposal: true,
+  lastReconfiguration: true,
+});
+export type DeploymentEvent = z.infer<typeof deploymentEventSchema>;
+
+/** One deployment's metrics over one metrics interval (POST /metrics): counters summed, histograms merged on the agent. */
+export const deploymentMetricsSchema = deploymentReportSchema.pick({
+  deploymentId: true,
+  intervalMs: true,
+  requests: true,
+  rows: true,
+  histograms: true,
+  busyMs: true,
+  queueDepthRows: true,
+  instances: true,
+  affinityOk: true,
+  estimator: true,
+  estimatorTimeline: true,
+});
+export type DeploymentMetrics = z.infer<typeof deploymentMetricsSchema>;
+
+const hostLoadSchema = z.object({
+  cpuBusyFraction: z.number().min(0).max(1),
+  memoryUsedBytes: z.number().int().min(0),
+});
+
+/**
+ * POST /heartbeat: the agent's lease renewal and the desired-state revision it has applied (its observed generation),
+ * nothing else. An older agent's heartbeat also carries `host`, `servingProcessRestarts` and `deployments` (each a
+ * whole report): still accepted, and processed as an events and a metrics message together.
+ */
 export const heartbeatRequestSchema = z.object({
   bootId: z.string().uuid(),
   /** The desired-state revision the agent has applied (or is applying). */
   revision: z.number().int().min(0),
-  host: z.object({ cpuBusyFraction: z.number().min(0).max(1), memoryUsedBytes: z.number().int().min(0) }),
-  servingProcessRestarts: z.number().int().min(0),
-  deployments: z.array(deploymentReportSchema).max(HEARTBEAT_LIMITS.deployments),
+  host: hostLoadSchema.optional(),
+  servingProcessRestarts: z.number().int().min(0).optional(),
+  deployments: z.array(deploymentReportSchema).max(HEARTBEAT_LIMITS.deployments).optional(),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 
 export const heartbeatResponseSchema = z.object({ ok: z.literal(true), revision: z.number().int().min(0) });
+
+/** POST /events: sent when something happens to a deployment (a generation served or failed, a reconfiguration
+ *  report, an estimator proposal), not on a timer. */
+export const eventsRequestSchema = z.object({
+  bootId: z.string().uuid(),
+  deployments: z.array(deploymentEventSchema).min(1).max(HEARTBEAT_LIMITS.deployments),
+});
+export type EventsRequest = z.infer<typeof eventsRequestSchema>;
+
+/** POST /metrics: every METRICS_INTERVAL_MS, the interval's aggregate per deployment and the host's load. */
+export const metricsRequestSchema = z.object({
+  bootId: z.string().uuid(),
+  host: hostLoadSchema,
+  servingProcessRestarts: z.number().int().min(0),
+  deployments: z.array(deploymentMetricsSchema).max(HEARTBEAT_LIMITS.deployments),
+});
+export type MetricsRequest = z.infer<typeof metricsRequestSchema>;
+
+export const acceptedResponseSchema = z.object({ ok: z.literal(true) });
 
 /**
  * Errors on every agent route: 4xx/5xx with this body. `code` is the domain's word and what a caller acts on, never

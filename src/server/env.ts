@@ -117,6 +117,9 @@ export const controlPlaneEnvSchema = z.object({
 
   // Timing (milliseconds). The heartbeat and long-poll settings reach agents in their registration response.
   HEARTBEAT_INTERVAL_MS: ms(DEFAULT_HEARTBEAT_INTERVAL_MS),
+  /** How often agents send their aggregated metrics (unset: three heartbeat intervals, 15 s by default). The live
+   *  views (Planning, Overview, alerts) are this fresh. An agent's own METRICS_INTERVAL_MS overrides it. */
+  METRICS_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
   AGENT_OFFLINE_AFTER_MS: ms(15_000),
   AGENT_LOST_TIMEOUT_MS: ms(60_000),
   LONG_POLL_HOLD_MS: ms(25_000),

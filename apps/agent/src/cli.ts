@@ -85,6 +85,7 @@ function main(): void {
       cacheMaxBytes: agentEnv.AGENT_CACHE_MAX_BYTES,
       reconnectMinMs: agentEnv.RECONNECT_BACKOFF_MIN_MS,
       reconnectMaxMs: agentEnv.RECONNECT_BACKOFF_MAX_MS,
+      metricsIntervalMs: agentEnv.METRICS_INTERVAL_MS,
       hostName: agentEnv.AGENT_HOST_NAME,
       inferenceUrl:
         agentEnv.AGENT_PUBLIC_URL ??

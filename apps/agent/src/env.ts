@@ -87,6 +87,9 @@ export const agentEnvSchema = z.object({
     .int()
     .min(1)
     .default(10 * 1024 ** 3),
+  /** Attached mode: how often the agent sends its metrics (counters summed and histograms merged over the interval).
+   *  Unset: as the control plane says at registration (15 s unless it says otherwise). */
+  METRICS_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
   RECONNECT_BACKOFF_MIN_MS: z.coerce.number().int().positive().default(500),
   RECONNECT_BACKOFF_MAX_MS: z.coerce.number().int().positive().default(2_000),
   AGENT_STATE_DIR: z.string().min(1).default(".data/agent"),

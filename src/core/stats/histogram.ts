@@ -112,6 +112,11 @@ export class LatencyHistogram {
     return this.hdr.getValueAtPercentile(percentile) / US_PER_MS;
   }
 
+  /** The mean in ms (0 when empty), without the percentiles summary() also computes. */
+  meanMs(): number {
+    return this.hdr.totalCount === 0 ? 0 : this.hdr.mean / US_PER_MS;
+  }
+
   /** Count, mean, p50/p90/p95/p99 and max in ms; all zero (with count 0) when nothing was recorded. */
   summary(): LatencySummary {
     const count = this.hdr.totalCount;

@@ -52,6 +52,13 @@ async function registeredAgent(name: string) {
   return { admin, tokenId: id, token, agentId };
 }
 
+/** A last use long ago: the poll's authentication stamps it anew (the stamp is written at most once a minute). */
+async function staleLastUse(tokenId: string): Promise<Date> {
+  const long = new Date(0);
+  await db().agentToken.update({ where: { id: tokenId }, data: { lastUsedAt: long } });
+  return long;
+}
+
 /** Resolves once the poll has authenticated (the token's last use moved past `since`). */
 async function authenticated(tokenId: string, since: Date | null) {
   for (;;) {
@@ -65,7 +72,7 @@ describe("long-polls end on revocation", () => {
   it("GET /desired answers 401 when the token is revoked while it waits", async () => {
     const { admin, tokenId, token, agentId } = await registeredAgent("poll-host-a");
     const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
-    const before = (await db().agentToken.findUniqueOrThrow({ where: { id: tokenId } })).lastUsedAt;
+    const before = await staleLastUse(tokenId);
     const polling = desired(
       new Request(`${ORIGIN}/api/agent/v1/desired?after=${revision}`, {
         headers: { authorization: `Bearer ${token}` },
@@ -80,7 +87,7 @@ describe("long-polls end on revocation", () => {
 
   it("GET /jobs/next answers 401 when the agent is decommissioned (its tokens revoked) while it waits", async () => {
     const { admin, tokenId, token, agentId } = await registeredAgent("poll-host-b");
-    const before = (await db().agentToken.findUniqueOrThrow({ where: { id: tokenId } })).lastUsedAt;
+    const before = await staleLastUse(tokenId);
     const polling = nextJob(
       new Request(`${ORIGIN}/api/agent/v1/jobs/next`, { headers: { authorization: `Bearer ${token}` } }),
     );

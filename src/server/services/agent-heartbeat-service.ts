@@ -1,9 +1,18 @@
-// Heartbeats: an agent's liveness and each deployment's observed generation, state and metrics. Counters and
-// per-stage histograms are folded into per-deployment, per-minute rollups; the raw heartbeat is kept ~1 h.
+// What agents report, on three streams. A heartbeat renews the agent's lease (one statement); events (a generation
+// served or failed, a reconfiguration report, an estimator proposal) come when they happen; metrics come every
+// METRICS_INTERVAL_MS, aggregated on the agent, and are folded into per-deployment, per-minute rollups. An older
+// agent's heartbeat carries all three at once and is processed as such.
 import type { PrismaClient } from "@/generated/prisma/client";
 import { writeJsonColumn } from "@/server/db/json-column";
 import { agentLastHostColumn, heartbeatBodyColumn } from "@/contracts/agent-columns";
-import { ESTIMATOR_TIMELINE_MAX, type HeartbeatRequest } from "@/contracts/agent-protocol";
+import {
+  ESTIMATOR_TIMELINE_MAX,
+  type DeploymentEvent,
+  type DeploymentMetrics,
+  type EventsRequest,
+  type HeartbeatRequest,
+  type MetricsRequest,
+} from "@/contracts/agent-protocol";
 import {
   deploymentLastReportColumn,
   generationReportColumn,
@@ -40,91 +49,277 @@ function mergeHistograms(
   return merged;
 }
 
+/** The agent, if it may report: 409 once decommissioned. */
+async function reportingAgent(agentId: string, prisma: PrismaClient) {
+  const agent = await prisma.agent.findUniqueOrThrow({
+    where: { id: agentId },
+    select: { hostName: true, decommissionedAt: true },
+  });
+  if (agent.decommissionedAt) throw conflict(`agent ${agent.hostName} was decommissioned`);
+  return agent;
+}
+
+/**
+ * The lease: one UPDATE renews it, records the revision applied and the boot, and returns the boot it replaced (a
+ * changed boot id is an agent restart: its running jobs are released, which is rare and costs more).
+ */
+async function renewLease(
+  agentId: string,
+  body: Pick<HeartbeatRequest, "bootId" | "revision">,
+  now: Date,
+  prisma: PrismaClient,
+): Promise<{ revision: number }> {
+  const rows = await prisma.$queryRaw<Array<{ previousBootId: string; revision: number }>>`
+    UPDATE agent a SET "lastHeartbeatAt" = ${now}, "appliedRevision" = ${body.revision}, "bootId" = ${body.bootId}
+    FROM (SELECT id, "bootId" FROM agent WHERE id = ${agentId} FOR UPDATE) previous
+    WHERE a.id = previous.id AND a."decommissionedAt" IS NULL
+    RETURNING previous."bootId" AS "previousBootId", a.revision`;
+  const row = rows[0];
+  if (!row) {
+    await reportingAgent(agentId, prisma); // unknown (404) or decommissioned (409)
+    throw conflict("the agent may not report");
+  }
+  if (row.previousBootId !== body.bootId) await releaseAgentJobs(agentId, "the agent restarted");
+  return { revision: row.revision };
+}
+
+function registered(identity: AgentIdentity): string {
+  if (!identity.agentId) throw conflict("this token has not registered an agent yet: POST /register first");
+  return identity.agentId;
+}
+
+/** POST /heartbeat. A heartbeat of an older agent (with its reports) is also an events and a metrics message. */
 export async function recordHeartbeat(
   identity: AgentIdentity,
   body: HeartbeatRequest,
   prisma: PrismaClient = db(),
 ): Promise<{ ok: true; revision: number }> {
-  if (!identity.agentId) throw conflict("this token has not registered an agent yet: POST /register first");
-  const agentId = identity.agentId;
+  const agentId = registered(identity);
   const now = new Date();
-  const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  const restarted = await prisma.$transaction(async (tx) => {
-    const agent = await tx.agent.findUniqueOrThrow({ where: { id: agentId } });
-    if (agent.decommissionedAt) throw conflict(`agent ${agent.hostName} was decommissioned`);
-    await tx.agent.update({
-      where: { id: agentId },
-      data: {
-        lastHeartbeatAt: now,
-        appliedRevision: body.revision,
+  const { revision } = await renewLease(agentId, body, now, prisma);
+  if (body.deployments !== undefined || body.host !== undefined) {
+    const deployments = body.deployments ?? [];
+    if (deployments.length > 0) await applyEvents(agentId, deployments, now, prisma);
+    await applyMetrics(
+      agentId,
+      {
         bootId: body.bootId,
-        lastHost: writeJsonColumn(agentLastHostColumn, {
-          ...body.host,
-          servingProcessRestarts: body.servingProcessRestarts,
-          at: now.toISOString(),
-        }),
+        host: body.host ?? { cpuBusyFraction: 0, memoryUsedBytes: 0 },
+        servingProcessRestarts: body.servingProcessRestarts ?? 0,
+        deployments,
       },
+      now,
+      prisma,
+      new Set(deployments.filter((d) => d.estimatorProposal).map((d) => d.deploymentId)),
+      body,
+    );
+  }
+  return { ok: true, revision };
+}
+
+/** POST /events. */
+export async function recordAgentEvents(
+  identity: AgentIdentity,
+  body: EventsRequest,
+  prisma: PrismaClient = db(),
+): Promise<{ ok: true }> {
+  const agentId = registered(identity);
+  await reportingAgent(agentId, prisma);
+  await applyEvents(agentId, body.deployments, new Date(), prisma);
+  return { ok: true };
+}
+
+/** POST /metrics. */
+export async function recordAgentMetrics(
+  identity: AgentIdentity,
+  body: MetricsRequest,
+  prisma: PrismaClient = db(),
+): Promise<{ ok: true }> {
+  const agentId = registered(identity);
+  await applyMetrics(agentId, body, new Date(), prisma, new Set());
+  return { ok: true };
+}
+
+/** Each deployment's state and generation outcome, then what moves on from them: proposals, sweeps, auto-revert. */
+async function applyEvents(
+  agentId: string,
+  events: readonly DeploymentEvent[],
+  now: Date,
+  prisma: PrismaClient,
+): Promise<void> {
+  const reported = await prisma.$transaction(async (tx) => {
+    const deployments = await tx.deployment.findMany({
+      where: { agentId, removedAt: null, id: { in: events.map((e) => e.deploymentId) } },
     });
-    await tx.agentHeartbeat.create({
-      data: { agentId, receivedAt: now, body: writeJsonColumn(heartbeatBodyColumn, body) },
-    });
-    const deployments = await tx.deployment.findMany({ where: { agentId, removedAt: null } });
-    for (const report of body.deployments) {
-      const deployment = deployments.find((d) => d.id === report.deploymentId);
+    const seen: string[] = [];
+    for (const event of events) {
+      const deployment = deployments.find((d) => d.id === event.deploymentId);
       if (!deployment) continue; // removed meanwhile, or not ours: ignore
-      const requests = report.requests.completed + report.requests.rejected;
-      // The estimator's recent decisions: each heartbeat brings the new ones; the deployment keeps the newest.
-      const previousTimeline = deploymentLastReportColumn.read(deployment.lastReport)?.estimatorTimeline ?? [];
-      const estimatorTimeline = mergeTimeline(previousTimeline, report.estimatorTimeline ?? [], ESTIMATOR_TIMELINE_MAX);
+      seen.push(deployment.id);
+      const previous = deploymentLastReportColumn.read(deployment.lastReport) ?? {};
       await tx.deployment.update({
         where: { id: deployment.id },
         data: {
-          observedGeneration: report.observedGeneration,
-          state: report.state,
-          failureReason: report.failureReason ?? null,
+          observedGeneration: event.observedGeneration,
+          state: event.state,
+          failureReason: event.failureReason ?? null,
           lastReport: writeJsonColumn(deploymentLastReportColumn, {
-            at: now.toISOString(),
-            intervalMs: report.intervalMs,
-            arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
-            requests: report.requests,
-            rows: report.rows,
-            queueDepthRows: report.queueDepthRows,
-            instances: report.instances,
-            affinityOk: report.affinityOk,
-            estimator: report.estimator,
-            estimatorTimeline,
-            lastReconfiguration: report.lastReconfiguration,
-            estimatorProposal: report.estimatorProposal
+            ...previous,
+            ...(event.lastReconfiguration ? { lastReconfiguration: event.lastReconfiguration } : {}),
+            ...(event.estimatorProposal
               ? {
-                  batchSize: report.estimatorProposal.batchSize,
-                  decision: report.estimatorProposal.decision,
-                  at: now.toISOString(),
+                  estimatorProposal: {
+                    batchSize: event.estimatorProposal.batchSize,
+                    decision: event.estimatorProposal.decision,
+                    at: now.toISOString(),
+                  },
                 }
-              : undefined,
+              : {}),
           }),
         },
       });
       // Outcomes of generations: applied once the agent serves it, failed when it says so.
-      if (report.state === "serving") {
+      if (event.state === "serving") {
         await tx.deploymentGeneration.updateMany({
-          where: { deploymentId: deployment.id, generation: report.observedGeneration, outcome: null },
+          where: { deploymentId: deployment.id, generation: event.observedGeneration, outcome: null },
           data: {
             outcome: "applied",
             outcomeAt: now,
-            report: writeJsonColumn(generationReportColumn, report.lastReconfiguration ?? null),
+            report: writeJsonColumn(generationReportColumn, event.lastReconfiguration ?? null),
           },
         });
       }
-      const failedGeneration = /^generation (\d+): /.exec(report.failureReason ?? "");
-      if (report.state === "failed" && failedGeneration) {
+      const failedGeneration = /^generation (\d+): /.exec(event.failureReason ?? "");
+      if (event.state === "failed" && failedGeneration) {
         await tx.deploymentGeneration.updateMany({
           where: { deploymentId: deployment.id, generation: Number(failedGeneration[1]), outcome: null },
-          data: { outcome: "failed", outcomeAt: now, failureReason: report.failureReason ?? null },
+          data: { outcome: "failed", outcomeAt: now, failureReason: event.failureReason ?? null },
         });
       }
-      // The minute's rollup: counters add, histograms merge (the row is locked so concurrent heartbeats add up).
-      await tx.$executeRaw`INSERT INTO metrics_rollup ("deploymentId", minute) VALUES (${deployment.id}, ${minute}) ON CONFLICT DO NOTHING`;
-      const [rollup] = await tx.$queryRaw<Array<{ histograms: Record<string, string>; queueDepthMax: number }>>`
+    }
+    return seen;
+  });
+  for (const deploymentId of reported) await reconcileGenerationOutcomes(deploymentId, prisma);
+  // Batching sweeps move on from what was reported (a generation applied); a sweep's failure to step is logged and
+  // retried on the next event or the minute's sweep step, never failing this message.
+  for (const deploymentId of reported) {
+    await advanceSweeps(deploymentId, prisma).catch((error: Error) =>
+      log.error("batching sweep not advanced", { deploymentId, error: error.message }),
+    );
+  }
+  // A proposed B becomes (or updates) the deployment's estimator proposal; a failure there never fails the message.
+  for (const event of events) {
+    if (!event.estimatorProposal || !reported.includes(event.deploymentId)) continue;
+    await recordEstimatorProposal(event.deploymentId, event.estimatorProposal, prisma).catch((error: Error) =>
+      log.error("estimator proposal not recorded", { deploymentId: event.deploymentId, error: error.message }),
+    );
+  }
+}
+
+type RollupRow = { histograms: Record<string, string>; queueDepthMax: number };
+
+/**
+ * The interval's metrics: the host's load, each deployment's newest report (what the live views read) and the
+ * minute's rollup. The first interval of a minute inserts the rollup row as it came (its histograms are not decoded);
+ * a later one adds its counters and merges its histograms into the row, locked so concurrent messages add up.
+ */
+async function applyMetrics(
+  agentId: string,
+  body: MetricsRequest,
+  now: Date,
+  prisma: PrismaClient,
+  proposedNow: ReadonlySet<string>,
+  /** An older agent's heartbeat is kept whole, as before. */
+  raw?: HeartbeatRequest,
+): Promise<void> {
+  const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+  // Statements of their own, not one transaction: each part stands alone (a message that fails half-way leaves a
+  // report a little older), and a replica short of CPU holds no pooled connection across round trips.
+  const updated = await prisma.agent.updateMany({
+    where: { id: agentId, decommissionedAt: null },
+    data: {
+      lastHost: writeJsonColumn(agentLastHostColumn, {
+        ...body.host,
+        servingProcessRestarts: body.servingProcessRestarts,
+        at: now.toISOString(),
+      }),
+    },
+  });
+  if (updated.count === 0) {
+    await reportingAgent(agentId, prisma); // unknown (404) or decommissioned (409)
+    throw conflict("the agent may not report");
+  }
+  // Kept an hour: the crash-loop alert reads the serving-process restarts counter across these.
+  await prisma.agentHeartbeat.create({
+    data: {
+      agentId,
+      receivedAt: now,
+      body: writeJsonColumn(
+        heartbeatBodyColumn,
+        raw ?? {
+          bootId: body.bootId,
+          revision: 0,
+          host: body.host,
+          servingProcessRestarts: body.servingProcessRestarts,
+        },
+      ),
+    },
+    select: { id: true },
+  });
+  const deployments =
+    body.deployments.length === 0
+      ? []
+      : await prisma.deployment.findMany({
+          where: { agentId, removedAt: null, id: { in: body.deployments.map((d) => d.deploymentId) } },
+          select: { id: true, lastReport: true },
+        });
+  const reported: DeploymentMetrics[] = [];
+  for (const report of body.deployments) {
+    const deployment = deployments.find((d) => d.id === report.deploymentId);
+    if (!deployment) continue; // removed meanwhile, or not ours: ignore
+    reported.push(report);
+    const requests = report.requests.completed + report.requests.rejected;
+    const previous = deploymentLastReportColumn.read(deployment.lastReport) ?? {};
+    // The estimator's recent decisions: each interval brings the new ones; the deployment keeps the newest.
+    const estimatorTimeline = mergeTimeline(
+      previous.estimatorTimeline ?? [],
+      report.estimatorTimeline ?? [],
+      ESTIMATOR_TIMELINE_MAX,
+    );
+    await prisma.deployment.update({
+      where: { id: deployment.id },
+      data: {
+        lastReport: writeJsonColumn(deploymentLastReportColumn, {
+          at: now.toISOString(),
+          intervalMs: report.intervalMs,
+          arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
+          requests: report.requests,
+          rows: report.rows,
+          queueDepthRows: report.queueDepthRows,
+          instances: report.instances,
+          affinityOk: report.affinityOk,
+          estimator: report.estimator,
+          estimatorTimeline,
+          lastReconfiguration: previous.lastReconfiguration,
+          // A proposal is shown until the next interval's report.
+          estimatorProposal: proposedNow.has(deployment.id) ? previous.estimatorProposal : undefined,
+        }),
+      },
+      select: { id: true },
+    });
+    const histograms = Object.fromEntries(
+      Object.entries(report.histograms).filter((entry): entry is [string, string] => !!entry[1]),
+    );
+    const inserted = await prisma.$executeRaw`
+      INSERT INTO metrics_rollup ("deploymentId", minute, "intervalMs", "busyMs", "requestsCompleted", "requestsRejected",
+        "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax", histograms)
+      VALUES (${deployment.id}, ${minute}, ${report.intervalMs}, ${report.busyMs ?? 0}, ${report.requests.completed},
+        ${report.requests.rejected}, ${report.requests.withinSlo}, ${report.rows.completed}, ${report.rows.rejected},
+        ${report.queueDepthRows}, ${JSON.stringify(writeJsonColumn(rollupHistogramsColumn, histograms))}::jsonb)
+      ON CONFLICT DO NOTHING`;
+    if (inserted > 0) continue;
+    await prisma.$transaction(async (tx) => {
+      const [rollup] = await tx.$queryRaw<RollupRow[]>`
         SELECT histograms, "queueDepthMax" FROM metrics_rollup WHERE "deploymentId" = ${deployment.id} AND minute = ${minute} FOR UPDATE`;
       await tx.metricsRollup.update({
         where: { deploymentId_minute: { deploymentId: deployment.id, minute } },
@@ -139,37 +334,26 @@ export async function recordHeartbeat(
           queueDepthMax: Math.max(rollup?.queueDepthMax ?? 0, report.queueDepthRows),
           histograms: mergeHistograms(rollupHistogramsColumn.read(rollup?.histograms ?? {}), report.histograms),
         },
+        select: { deploymentId: true },
       });
-    }
-    const reported = body.deployments.map((r) => r.deploymentId).filter((id) => deployments.some((d) => d.id === id));
-    return { changedBoot: agent.bootId !== body.bootId, revision: agent.revision, reported };
-  });
-  if (restarted.changedBoot) await releaseAgentJobs(agentId, "the agent restarted");
-  for (const deploymentId of restarted.reported) await reconcileGenerationOutcomes(deploymentId, prisma);
-  // Batching sweeps move on from what this heartbeat reported (a generation applied, a load test done); a sweep's
-  // failure to step is logged and retried on the next heartbeat, never failing this one.
-  for (const deploymentId of restarted.reported) {
-    await advanceSweeps(deploymentId, prisma).catch((error: Error) =>
-      log.error("batching sweep not advanced", { deploymentId, error: error.message }),
+    });
+  }
+  // A sweep waiting on a load test that has finished moves on at the next metrics interval (events come only when a
+  // deployment changes); a failure to step is logged and retried, never failing this message.
+  for (const report of reported) {
+    await advanceSweeps(report.deploymentId, prisma).catch((error: Error) =>
+      log.error("batching sweep not advanced", { deploymentId: report.deploymentId, error: error.message }),
     );
   }
-  // A proposed B becomes (or updates) the deployment's estimator proposal; a failure there never fails the heartbeat.
-  // A settled estimator (stable B = the running B again) withdraws its pending proposal instead.
-  for (const report of body.deployments) {
-    if (!restarted.reported.includes(report.deploymentId)) continue;
-    if (report.estimatorProposal) {
-      await recordEstimatorProposal(report.deploymentId, report.estimatorProposal, prisma).catch((error: Error) =>
-        log.error("estimator proposal not recorded", { deploymentId: report.deploymentId, error: error.message }),
-      );
-    } else if (report.estimatorTimeline?.length) {
-      const dwellMs = report.estimator?.params.minDwellMs ?? DEFAULT_ESTIMATOR_PARAMS.minDwellMs;
-      await withdrawSettledEstimatorProposal(report.deploymentId, report.estimatorTimeline, dwellMs, prisma).catch(
-        (error: Error) =>
-          log.error("estimator proposal not withdrawn", { deploymentId: report.deploymentId, error: error.message }),
-      );
-    }
+  // A settled estimator (stable B = the running B again) withdraws its pending proposal; never fails the message.
+  for (const report of reported) {
+    if (proposedNow.has(report.deploymentId) || !report.estimatorTimeline?.length) continue;
+    const dwellMs = report.estimator?.params.minDwellMs ?? DEFAULT_ESTIMATOR_PARAMS.minDwellMs;
+    await withdrawSettledEstimatorProposal(report.deploymentId, report.estimatorTimeline, dwellMs, prisma).catch(
+      (error: Error) =>
+        log.error("estimator proposal not withdrawn", { deploymentId: report.deploymentId, error: error.message }),
+    );
   }
-  return { ok: true, revision: restarted.revision };
 }
 
 /** Retention: raw heartbeats older than an hour, rollups older than the retention period. */

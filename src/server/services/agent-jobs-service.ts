@@ -65,7 +65,7 @@ export async function claimNextJob(
   kinds: readonly AgentJobKind[] = [PROFILE_JOB_KIND],
 ) {
   const deadline = Date.now() + holdMs;
-  if (kinds.includes(PROFILE_PROBE_JOB_KIND)) await expireStaleProbes(prisma);
+  if (kinds.includes(PROFILE_PROBE_JOB_KIND) && housekeepingDue("probes")) await expireStaleProbes(prisma);
   for (;;) {
     const subscription = await notifyHub().subscribe("packrat_jobs", agentId);
     try {
@@ -79,6 +79,17 @@ export async function claimNextJob(
   }
 }
 
+// Fleet-wide housekeeping a poll does on the way (lost agents' jobs, unclaimed probes): at most once per interval
+// per process, not once per poll of every agent; the scheduled sweep catches what no poll does.
+const lastHousekeeping = new Map<string, number>();
+function housekeepingDue(what: string): boolean {
+  const every = Math.min(5_000, env().AGENT_LOST_TIMEOUT_MS / 4);
+  const now = Date.now();
+  if (now - (lastHousekeeping.get(what) ?? 0) < every) return false;
+  lastHousekeeping.set(what, now);
+  return true;
+}
+
 /** GET /jobs/next: jobs of agents gone silent are released first, then the long-poll for this agent's next job. */
 export async function nextJobForAgent(
   agentId: string,
@@ -87,7 +98,7 @@ export async function nextJobForAgent(
   signal?: AbortSignal,
   prisma: PrismaClient = db(),
 ) {
-  await sweepLostAgents(prisma);
+  if (housekeepingDue("lost-agents")) await sweepLostAgents(prisma);
   return { job: await claimNextJob(agentId, holdMs, signal, prisma, kinds) };
 }
 

@@ -40,7 +40,11 @@ function checkProtocol(body: RegisterRequest): void {
   }
 }
 
-const timing = () => ({ heartbeatIntervalMs: env().HEARTBEAT_INTERVAL_MS, longPollHoldMs: env().LONG_POLL_HOLD_MS });
+const timing = () => ({
+  heartbeatIntervalMs: env().HEARTBEAT_INTERVAL_MS,
+  metricsIntervalMs: env().METRICS_INTERVAL_MS ?? 3 * env().HEARTBEAT_INTERVAL_MS,
+  longPollHoldMs: env().LONG_POLL_HOLD_MS,
+});
 
 /** With an agent token (already verified by the route). */
 export async function registerWithAgentToken(

@@ -124,18 +124,32 @@ export async function revokeAgentToken(
   });
 }
 
-/** The agent a bearer token belongs to, or null (unknown or revoked). Records the use. */
+/** How stale a token's last-used stamp may get: written at most this often, not on every request. */
+export const TOKEN_LAST_USED_RESOLUTION_MS = 60_000;
+
+/** The agent a bearer token belongs to, or null (unknown or revoked). Records the use, at most once a minute. */
 export async function authenticateAgentToken(
   token: string,
   prisma: PrismaClient = db(),
 ): Promise<AgentIdentity | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
-  // One statement: the revocation check and the last-used stamp cannot straddle a concurrent revoke.
-  const rows = await prisma.agentToken.updateManyAndReturn({
+  // A read on the common path: a write per request would be a row version and WAL per heartbeat and poll.
+  const row = await prisma.agentToken.findFirst({
     where: { tokenHash: hashAgentToken(token), revokedAt: null },
-    data: { lastUsedAt: new Date() },
-    select: { id: true, name: true, createdAt: true, agentId: true },
+    select: { id: true, name: true, createdAt: true, agentId: true, lastUsedAt: true },
   });
-  const row = rows[0];
-  return row ? { tokenId: row.id, name: row.name, createdAt: row.createdAt, agentId: row.agentId } : null;
+  if (!row) return null;
+  const now = Date.now();
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= TOKEN_LAST_USED_RESOLUTION_MS) {
+    // Conditional: of concurrent requests past the minute, one writes; a revoke meanwhile keeps its own stamp.
+    await prisma.agentToken.updateMany({
+      where: {
+        id: row.id,
+        revokedAt: null,
+        OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - TOKEN_LAST_USED_RESOLUTION_MS) } }],
+      },
+      data: { lastUsedAt: new Date(now) },
+    });
+  }
+  return { tokenId: row.id, name: row.name, createdAt: row.createdAt, agentId: row.agentId };
 }

@@ -19,7 +19,7 @@ import { env } from "@/server/env";
 import { enqueueAlertDelivery } from "./alert-webhook-service";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
 import { alertDetailsColumn } from "@/contracts/alert-columns";
-import { deploymentLastReportColumn, rollupHistogramsColumn } from "@/contracts/deployment-columns";
+import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 
 type Tx = Prisma.TransactionClient;
 /** pg_try_advisory_xact_lock key of the evaluator ("alerts" as ASCII). */
@@ -43,6 +43,20 @@ const deploymentLabel = (d: {
   modelVersion: { number: number; model: { name: string } };
   agent: { hostName: string };
 }) => `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
+
+// Per minute rollup row, its compute histogram's count and mean: the evaluator runs every few seconds over the whole
+// fleet, and a finished minute never changes (the key holds what does change in the current one).
+const computeMeans = new Map<string, { count: number; meanMs: number }>();
+function computeOf(key: string, encoded: string): { count: number; meanMs: number } {
+  let known = computeMeans.get(key);
+  if (!known) {
+    const h = LatencyHistogram.decode(encoded);
+    known = { count: h.count, meanMs: h.meanMs() };
+    if (computeMeans.size >= 100_000) computeMeans.clear();
+    computeMeans.set(key, known);
+  }
+  return known;
+}
 
 /** Everything the rules read, at `now`. */
 export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
@@ -74,7 +88,20 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     tx.deploymentGeneration.findMany({
       where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
     }),
-    tx.metricsRollup.findMany({ where: { deploymentId: { in: ids }, minute: { gte: since } } }),
+    // The minute rollups' counters and only the compute histogram the rules read (not all eight stages).
+    tx.$queryRaw<
+      Array<{
+        deploymentId: string;
+        intervalMs: number;
+        requestsCompleted: number;
+        requestsRejected: number;
+        requestsWithinSlo: number;
+        minute: Date;
+        compute: string | null;
+      }>
+    >`SELECT "deploymentId", "intervalMs", "requestsCompleted", "requestsRejected", "requestsWithinSlo",
+        minute, histograms->>'compute' AS compute
+      FROM metrics_rollup WHERE "deploymentId" = ANY(${ids}::text[]) AND minute >= ${since}`,
     tx.proposal.findMany({ where: { deploymentId: { in: ids }, state: "applied" } }),
     tx.proposal.findMany({
       where: { state: "failed", outcomeAt: { gte: new Date(now.getTime() - FAILED_PROPOSAL_WINDOW_MS) } },
@@ -89,15 +116,21 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     },
   });
 
+  const rollupsOf = new Map<string, typeof rollups>();
+  for (const r of rollups) rollupsOf.set(r.deploymentId, [...(rollupsOf.get(r.deploymentId) ?? []), r]);
   const deploymentSnapshots: DeploymentSnapshot[] = deployments.map((d) => {
     const current = generations.find((g) => g.deploymentId === d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
-    const mine = rollups.filter((r) => r.deploymentId === d.id);
+    const mine = rollupsOf.get(d.id) ?? [];
     const compute = mine
-      .map((r) => rollupHistogramsColumn.read(r.histograms).compute)
-      .filter((x): x is string => !!x)
-      .map((x) => LatencyHistogram.decode(x));
-    const merged = compute.length ? LatencyHistogram.merge(compute) : null;
+      .filter((r) => r.compute)
+      .map((r) =>
+        computeOf(
+          `${r.deploymentId}|${r.minute.getTime()}|${r.compute!.length}|${r.requestsCompleted}|${r.intervalMs}`,
+          r.compute!,
+        ),
+      );
+    const computeCount = compute.reduce((n, c) => n + c.count, 0);
     const revert = current ? /^auto-revert: generation (\d+) failed/.exec(current.label) : null;
     const running = applied.find((p) => p.deploymentId === d.id && p.appliedGeneration === d.generation);
     const report = deploymentLastReportColumn.read(d.lastReport);
@@ -119,7 +152,8 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
         completed: mine.reduce((s, r) => s + r.requestsCompleted, 0),
         rejected: mine.reduce((s, r) => s + r.requestsRejected, 0),
         withinSlo: mine.reduce((s, r) => s + r.requestsWithinSlo, 0),
-        meanComputeMs: merged && merged.count > 0 ? merged.summary().meanMs : null,
+        // The merged histogram's mean is the count-weighted mean of the minutes' means.
+        meanComputeMs: computeCount > 0 ? compute.reduce((sum, c) => sum + c.count * c.meanMs, 0) / computeCount : null,
       },
       running: running
         ? {
@@ -160,6 +194,18 @@ export interface EvaluationResult {
   holding: number;
 }
 
+/** JSON with keys sorted (a jsonb column gives its keys back in its own order). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+/** How stale a held alert's lastSeenAt may get while nothing about it changes. */
+const ALERT_REFRESH_MS = 60_000;
+
 /** Opens what newly holds, refreshes what still holds, resolves what cleared. Audited; webhook deliveries queued. */
 async function reconcile(
   tx: Tx,
@@ -168,11 +214,20 @@ async function reconcile(
   now: Date,
 ): Promise<Omit<EvaluationResult, "evaluated">> {
   const unresolved = await tx.alert.findMany({ where: { state: { in: ["open", "acknowledged"] } } });
+  const byKey = new Map(unresolved.map((a) => [a.key, a]));
   let opened = 0;
   let resolved = 0;
   for (const c of conditions) {
-    const existing = unresolved.find((a) => a.key === c.key);
+    const existing = byKey.get(c.key);
     if (existing) {
+      // A fleet's held alerts are not all rewritten every evaluation: only what changed, and the rest once a minute.
+      const unchanged =
+        existing.message === c.message &&
+        existing.severity === c.severity &&
+        existing.objectLabel === c.object.label &&
+        canonical(existing.details) === canonical(c.details) &&
+        now.getTime() - existing.lastSeenAt.getTime() < ALERT_REFRESH_MS;
+      if (unchanged) continue;
       await tx.alert.update({
         where: { id: existing.id },
         data: {

@@ -32,7 +32,6 @@ import {
 } from "../../../test/control-plane-harness";
 import { createAgentToken } from "./agent-tokens-service";
 import { deployModel } from "./deployments-service";
-import { heartbeatBodyColumn } from "@/contracts/agent-columns";
 import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
 import { proposalEvidenceColumn } from "@/contracts/proposal-columns";
 import { recordEstimatorProposal } from "./estimator-proposals-service";
@@ -270,15 +269,20 @@ describe("estimator proposals", () => {
     const T = (await db().agent.findUniqueOrThrow({ where: { id: agentId } })).allowedCpus.length;
     expect(p.items).toMatchObject([{ count: 1, threads: T, batch: p.batchSize, latencyMs: 1 + (4 * p.batchSize) / T }]);
     expect(p.predictedLatencyMs).toBeCloseTo(1 + (4 * p.batchSize) / T, 9);
-    // Every time the agent proposed went into this one proposal (the raw heartbeats say how often it proposed).
-    const heartbeats = await db().agentHeartbeat.findMany({ where: { agentId } });
-    const proposedTimes = heartbeats.filter((h) =>
-      heartbeatBodyColumn.read(h.body).deployments.some((d) => d.estimatorProposal),
-    ).length;
+    // Every time the agent reported a proposal went into this one proposal: at least once, and never more often than
+    // its decisions proposed (the rolling timeline, which metrics bring, once it holds the decision that proposed
+    // last; two proposals between two reads of the serving process are one report).
     const stored = proposalEvidenceColumn.read(p.evidence);
     const evidence = stored.estimator!;
-    expect(proposedTimes).toBeGreaterThanOrEqual(1);
-    expect(evidence.reports).toBe(proposedTimes);
+    const lastProposal = evidence.timeline.at(-1)!.tMs;
+    const rolling = await until(async () => {
+      const d = await db().deployment.findUniqueOrThrow({ where: { id: deploymentId } });
+      const line = deploymentLastReportColumn.read(d.lastReport)?.estimatorTimeline ?? [];
+      return line.some((x) => x.tMs === lastProposal) ? line : undefined;
+    }, "the rolling timeline to hold the last proposing decision");
+    const proposedTimes = rolling.filter((d) => d.outcome === "proposed" && d.tMs <= lastProposal).length;
+    expect(evidence.reports).toBeGreaterThanOrEqual(1);
+    expect(evidence.reports).toBeLessThanOrEqual(proposedTimes);
     // The timeline: the low phase (B̃ = B = 1) before the step, and the decision that proposed this B last.
     const timeline = evidence.timeline;
     expect(timeline.length).toBeGreaterThan(10);

@@ -13,7 +13,9 @@ import {
   type DesiredDeployment,
   type DesiredState,
 } from "@packrat/contracts/agent-protocol";
-import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "@packrat/contracts/agent-timing";
+import { DeploymentEvents } from "./deployment-events";
+import { MetricsAccumulator } from "./metrics-accumulator";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_METRICS_INTERVAL_MS } from "@packrat/contracts/agent-timing";
 import type { ServingConfig } from "../serving-config";
 import type { ModelReport } from "../serving-process";
 import { ServingSupervisor } from "../serving-supervisor";
@@ -39,6 +41,9 @@ export interface AttachedAgentOptions {
   removeAfterEnroll?: string;
   /** Registered host name (default: the OS's); an agent token stays bound to it. */
   hostName?: string;
+  /** How often metrics are sent, whatever the control plane says (the serving process is read every heartbeat
+   *  interval, events sent as they come). */
+  metricsIntervalMs?: number;
   env: Record<string, string | undefined>;
   log: (level: string, msg: string, extra?: Record<string, unknown>) => void;
 }
@@ -56,9 +61,12 @@ export class AttachedAgent {
   private failed = new Map<string, { generation: number; reason: string }>();
   private applying = new Set<string>();
   private heartbeatMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
+  private metricsMs = DEFAULT_METRICS_INTERVAL_MS;
   private stopped = false;
   private readonly hostCpu = new HostCpuSampler();
   private readonly jobs: AgentJobLoop;
+  private readonly events = new DeploymentEvents();
+  private readonly metrics = new MetricsAccumulator();
 
   constructor(private readonly options: AttachedAgentOptions) {
     this.store = new AgentStateStore(options.stateDir);
@@ -92,6 +100,7 @@ export class AttachedAgent {
     }
     await this.register();
     void this.heartbeatLoop();
+    void this.reportLoop();
     void this.desiredLoop();
     void this.jobs.run();
   }
@@ -132,6 +141,8 @@ export class AttachedAgent {
         }
         this.store.writeIdentity({ agentId: response.agentId, controlPlaneUrl: this.options.controlPlaneUrl });
         this.heartbeatMs = response.heartbeatIntervalMs;
+        this.metricsMs = this.options.metricsIntervalMs ?? response.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS;
+        this.events.forget();
         this.options.log("info", "registered", { agentId: response.agentId, bootId: this.bootId });
         return;
       } catch (error) {
@@ -156,6 +167,7 @@ export class AttachedAgent {
         attempt = 0;
         if (next && next.revision > this.desired.revision) {
           this.desired = next;
+          this.events.forget(); // what the control plane asks anew, the agent answers anew
           await this.apply(next, true);
         }
       } catch (error) {
@@ -293,7 +305,21 @@ export class AttachedAgent {
     };
   }
 
+  /** The lease: renewed every heartbeat interval, one small message whatever the agent serves. */
   private async heartbeatLoop(): Promise<void> {
+    while (!this.stopped) {
+      await sleep(this.heartbeatMs);
+      try {
+        await this.client.heartbeat({ bootId: this.bootId, revision: this.applied?.revision ?? 0 });
+      } catch (error) {
+        this.options.log("warn", "heartbeat not accepted", { error: (error as Error).message });
+      }
+    }
+  }
+
+  /** Reads the serving process every heartbeat interval: events are sent at once, metrics every metrics interval. */
+  private async reportLoop(): Promise<void> {
+    let metricsDueAt = performance.now() + this.metricsMs;
     while (!this.stopped) {
       await sleep(this.heartbeatMs);
       const report = await this.supervisor?.collect(2000);
@@ -316,16 +342,42 @@ export class AttachedAgent {
           });
         }
       }
+      this.events.retain(new Set(deployments.map((d) => d.deploymentId)));
+      for (const d of deployments) {
+        this.events.observe({
+          deploymentId: d.deploymentId,
+          observedGeneration: d.observedGeneration,
+          state: d.state,
+          ...(d.failureReason !== undefined ? { failureReason: d.failureReason } : {}),
+          ...(d.estimatorProposal ? { estimatorProposal: d.estimatorProposal } : {}),
+          ...(d.lastReconfiguration ? { lastReconfiguration: d.lastReconfiguration } : {}),
+        });
+        this.metrics.add(d);
+      }
+      const events = this.events.pending();
+      if (events.length > 0) {
+        try {
+          await this.client.events({ bootId: this.bootId, deployments: events });
+          this.events.delivered(events);
+        } catch (error) {
+          this.options.log("warn", "events not accepted; sent again with the next report", {
+            error: (error as Error).message,
+          });
+        }
+      }
+      if (performance.now() < metricsDueAt) continue;
       try {
-        await this.client.heartbeat({
+        await this.client.metrics({
           bootId: this.bootId,
-          revision: this.applied?.revision ?? 0,
           host: { cpuBusyFraction: this.hostCpu.busyFraction(), memoryUsedBytes: totalmem() - freemem() },
           servingProcessRestarts: report?.restarts ?? 0,
-          deployments,
+          deployments: this.metrics.snapshot(),
         });
+        this.metrics.clear();
+        metricsDueAt = performance.now() + this.metricsMs;
       } catch (error) {
-        this.options.log("warn", "heartbeat not accepted", { error: (error as Error).message });
+        // Kept and added to: the next try sends the longer interval.
+        this.options.log("warn", "metrics not accepted", { error: (error as Error).message });
       }
     }
   }

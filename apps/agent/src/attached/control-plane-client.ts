@@ -15,8 +15,11 @@ import {
   heartbeatResponseSchema,
   registerResponseSchema,
   type AgentErrorBody,
+  acceptedResponseSchema,
   type DesiredState,
+  type EventsRequest,
   type HeartbeatRequest,
+  type MetricsRequest,
   type RegisterRequest,
   type RegisterResponse,
 } from "@packrat/contracts/agent-protocol";
@@ -91,6 +94,14 @@ export class ControlPlaneClient {
 
   async heartbeat(request: HeartbeatRequest): Promise<void> {
     await this.call("POST", "/heartbeat", heartbeatResponseSchema, request);
+  }
+
+  async events(request: EventsRequest): Promise<void> {
+    await this.call("POST", "/events", acceptedResponseSchema, request);
+  }
+
+  async metrics(request: MetricsRequest): Promise<void> {
+    await this.call("POST", "/metrics", acceptedResponseSchema, request);
   }
 
   /** Long-poll: resolves with a newer desired state, or undefined when the hold expired without one. */

@@ -1,4 +1,4 @@
-// POST /api/agent/v1/heartbeat — liveness, observed generations, per-deployment metrics.
+// POST /api/agent/v1/heartbeat — the agent's lease and the revision it applied (an older agent's also carries its reports).
 import { heartbeatRequestSchema } from "@/contracts/agent-protocol";
 import { agentRoute } from "@/server/agent-auth/agent-route";
 import { recordHeartbeat } from "@/server/services/agent-heartbeat-service";

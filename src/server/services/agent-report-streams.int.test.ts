@@ -1,0 +1,265 @@
+// The three report streams over real HTTP and real PostgreSQL: a heartbeat renews the lease and nothing else, an
+// event moves a deployment's state and its generation's outcome, metrics fill the live report and the minute's
+// rollup (inserted as sent, merged when the minute's row exists); an older agent's reporting heartbeat still works.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
+import { LatencyHistogram } from "@/core/stats/histogram";
+import { db } from "@/server/db/client";
+import { resetEnvForTests } from "@/server/env";
+import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
+import { deployModel } from "@/server/services/deployments-service";
+import type { ServiceCaller } from "@/server/services/users-service";
+import { testEnv } from "../../../test/test-env";
+import { agentApiRoutes, insertModelVersion, startRouteServer } from "../../../test/control-plane-harness";
+
+let server: Awaited<ReturnType<typeof startRouteServer>> | undefined;
+let caller: ServiceCaller;
+let dataDir: string;
+
+const call = (token: string, path: string, body: unknown) =>
+  fetch(`${server!.url}/api/agent/v1${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+async function registeredAgent(hostName: string) {
+  const token = await createTestAgentToken(caller, { name: hostName });
+  const bootId = crypto.randomUUID();
+  const registered = await call(token.token, "/register", {
+    protocolVersion: 1,
+    agentVersion: "0.1.0",
+    hostName,
+    bootId,
+    topology: { sockets: [{ id: 0, nodes: [{ id: 0, cores: [{ socket: 0, node: 0, coreId: 0, cpus: [0] }] }] }] },
+    allowedCpus: [0],
+    cpuModel: "test",
+    memoryBytes: 1e9,
+    ortVersion: "1.30.0",
+  });
+  expect(registered.status).toBe(200);
+  const { agentId, metricsIntervalMs } = (await registered.json()) as { agentId: string; metricsIntervalMs: number };
+  const version = await insertModelVersion(dataDir, `m-${hostName}`, buildTinyCnn({ seed: 1, producerVersion: "t" }));
+  const deployment = await deployModel(caller, { agentId, modelVersionId: version.id, cpus: [0] });
+  return { token: token.token, tokenId: token.id, bootId, agentId, deploymentId: deployment.id, metricsIntervalMs };
+}
+
+const histogram = (samplesMs: number[]) => {
+  const h = LatencyHistogram.create();
+  for (const ms of samplesMs) h.recordMs(ms);
+  return h.encode();
+};
+
+const metrics = (bootId: string, deploymentId: string, completed: number, compute: string) => ({
+  bootId,
+  host: { cpuBusyFraction: 0.25, memoryUsedBytes: 2e9 },
+  servingProcessRestarts: 1,
+  deployments: [
+    {
+      deploymentId,
+      intervalMs: 15_000,
+      requests: { completed, rejected: 1, withinSlo: completed },
+      rows: { completed, rejected: 1 },
+      histograms: { compute },
+      busyMs: 3000,
+      queueDepthRows: completed,
+      instances: [{ id: 0, threads: 1, batch: 1, state: "ready", cpus: [0], affinityOk: true }],
+      affinityOk: true,
+    },
+  ],
+});
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "packrat-report-streams-"));
+  Object.assign(testEnv, { PACKRAT_DATA_DIR: dataDir, HEARTBEAT_INTERVAL_MS: "4000" });
+  delete testEnv.METRICS_INTERVAL_MS;
+  resetEnvForTests();
+  caller = { user: await insertTestUser(db(), "admin"), requestId: "report-streams-test" };
+  server = await startRouteServer(await agentApiRoutes(), 0);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("agent report streams", () => {
+  it("registration tells the metrics interval: three heartbeat intervals unless METRICS_INTERVAL_MS says otherwise", async () => {
+    const agent = await registeredAgent("streams-interval");
+    expect(agent.metricsIntervalMs).toBe(12_000);
+  });
+
+  it("a heartbeat renews the lease and the applied revision, and leaves the deployment and the rollups alone", async () => {
+    const agent = await registeredAgent("streams-lease");
+    const before = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    const response = await call(agent.token, "/heartbeat", { bootId: agent.bootId, revision: 1 });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, revision: 1 });
+    const row = await db().agent.findUniqueOrThrow({ where: { id: agent.agentId } });
+    expect(row.appliedRevision).toBe(1);
+    expect(row.bootId).toBe(agent.bootId);
+    expect(row.lastHeartbeatAt!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    const after = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    expect(after.lastReport).toEqual(before.lastReport);
+    expect(after.state).toBe(before.state);
+    expect(await db().metricsRollup.count({ where: { deploymentId: agent.deploymentId } })).toBe(0);
+    expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(0);
+  });
+
+  it("a decommissioned agent's heartbeat is refused (409) and renews nothing", async () => {
+    const agent = await registeredAgent("streams-gone");
+    await db().agent.update({ where: { id: agent.agentId }, data: { decommissionedAt: new Date() } });
+    const response = await call(agent.token, "/heartbeat", { bootId: agent.bootId, revision: 1 });
+    expect(response.status).toBe(409);
+    expect((await db().agent.findUniqueOrThrow({ where: { id: agent.agentId } })).appliedRevision).toBe(0);
+  });
+
+  it("an event marks the generation applied (with its reconfiguration report) or failed, and sets the state", async () => {
+    const agent = await registeredAgent("streams-events");
+    const reconfiguration = {
+      generation: 1,
+      kind: "scale",
+      outcome: "applied",
+      started: 1,
+      stopped: 0,
+      kept: 0,
+      overlapCpus: [],
+      phasesMs: { start: 1, warm: 2, switch: 0, drain: 0, stop: 0, total: 3 },
+      servedBatches: 0,
+    };
+    const served = await call(agent.token, "/events", {
+      bootId: agent.bootId,
+      deployments: [
+        {
+          deploymentId: agent.deploymentId,
+          observedGeneration: 1,
+          state: "serving",
+          lastReconfiguration: reconfiguration,
+        },
+      ],
+    });
+    expect(served.status).toBe(200);
+    const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    expect(deployment.state).toBe("serving");
+    expect(deployment.observedGeneration).toBe(1);
+    const generation = await db().deploymentGeneration.findFirstOrThrow({
+      where: { deploymentId: agent.deploymentId, generation: 1 },
+    });
+    expect(generation.outcome).toBe("applied");
+    expect(generation.report).toMatchObject({ kind: "scale", phasesMs: { total: 3 } });
+    expect((deployment.lastReport as { lastReconfiguration?: unknown }).lastReconfiguration).toMatchObject({
+      generation: 1,
+    });
+
+    const failed = await call(agent.token, "/events", {
+      bootId: agent.bootId,
+      deployments: [
+        {
+          deploymentId: agent.deploymentId,
+          observedGeneration: 1,
+          state: "failed",
+          failureReason: "generation 1: out of memory",
+        },
+      ],
+    });
+    expect(failed.status).toBe(200);
+    const after = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    expect(after.state).toBe("failed");
+    expect(after.failureReason).toBe("generation 1: out of memory");
+  });
+
+  it("an event about a deployment of another agent changes nothing; an empty one is refused (400)", async () => {
+    const a = await registeredAgent("streams-owner");
+    const b = await registeredAgent("streams-other");
+    const before = await db().deployment.findUniqueOrThrow({ where: { id: a.deploymentId } });
+    const forged = await call(b.token, "/events", {
+      bootId: b.bootId,
+      deployments: [{ deploymentId: a.deploymentId, observedGeneration: 1, state: "failed", failureReason: "x" }],
+    });
+    expect(forged.status).toBe(200);
+    const after = await db().deployment.findUniqueOrThrow({ where: { id: a.deploymentId } });
+    expect([after.state, after.failureReason]).toEqual([before.state, before.failureReason]);
+    const empty = await call(b.token, "/events", { bootId: b.bootId, deployments: [] });
+    expect(empty.status).toBe(400);
+    expect((await empty.json()).error.parameter).toBe("deployments");
+  });
+
+  it("metrics fill the live report and the host's load; two intervals of one minute add up in its rollup", async () => {
+    const agent = await registeredAgent("streams-metrics");
+    // Both messages must land in one minute: start just after a minute boundary.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    const first = histogram([1, 2, 3]);
+    const second = histogram([10, 20]);
+    expect((await call(agent.token, "/metrics", metrics(agent.bootId, agent.deploymentId, 30, first))).status).toBe(
+      200,
+    );
+    const rows = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
+    expect(rows).toHaveLength(1);
+    // The first interval of the minute is stored as it came.
+    expect((rows[0]!.histograms as Record<string, string>).compute).toBe(first);
+    expect((await call(agent.token, "/metrics", metrics(agent.bootId, agent.deploymentId, 50, second))).status).toBe(
+      200,
+    );
+    const [rollup] = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
+    expect(rollup!.requestsCompleted).toBe(80);
+    expect(rollup!.requestsRejected).toBe(2);
+    expect(rollup!.intervalMs).toBe(30_000);
+    expect(rollup!.busyMs).toBe(6000);
+    expect(rollup!.queueDepthMax).toBe(50);
+    expect(LatencyHistogram.decode((rollup!.histograms as Record<string, string>).compute!).count).toBe(5);
+    const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    expect(deployment.lastReport).toMatchObject({
+      intervalMs: 15_000,
+      requests: { completed: 50 },
+      queueDepthRows: 50,
+    });
+    expect((deployment.lastReport as { arrivalRatePerS: number }).arrivalRatePerS).toBeCloseTo(51 / 15, 6);
+    const host = await db().agent.findUniqueOrThrow({ where: { id: agent.agentId } });
+    expect(host.lastHost).toMatchObject({ cpuBusyFraction: 0.25, memoryUsedBytes: 2e9, servingProcessRestarts: 1 });
+    // The crash-loop alert's restarts counter: one small row per metrics message.
+    expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(2);
+  });
+
+  it("an older agent's heartbeat with its reports is still accepted: lease, state, generation outcome and rollup", async () => {
+    const agent = await registeredAgent("streams-legacy");
+    const body = {
+      bootId: agent.bootId,
+      revision: 1,
+      host: { cpuBusyFraction: 0.5, memoryUsedBytes: 1e9 },
+      servingProcessRestarts: 0,
+      deployments: [
+        {
+          ...metrics(agent.bootId, agent.deploymentId, 7, histogram([4])).deployments[0]!,
+          observedGeneration: 1,
+          state: "serving",
+        },
+      ],
+    };
+    expect((await call(agent.token, "/heartbeat", body)).status).toBe(200);
+    const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    expect(deployment.state).toBe("serving");
+    expect(deployment.lastReport).toMatchObject({ requests: { completed: 7 } });
+    expect(
+      (await db().deploymentGeneration.findFirstOrThrow({ where: { deploymentId: agent.deploymentId, generation: 1 } }))
+        .outcome,
+    ).toBe("applied");
+    const rollups = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
+    expect(rollups.reduce((n, r) => n + r.requestsCompleted, 0)).toBe(7);
+    expect((await db().agent.findUniqueOrThrow({ where: { id: agent.agentId } })).appliedRevision).toBe(1);
+  });
+
+  it("the token's last use is written at most once a minute, not on every request", async () => {
+    const agent = await registeredAgent("streams-last-used");
+    const stamped = (await db().agentToken.findUniqueOrThrow({ where: { id: agent.tokenId } })).lastUsedAt!;
+    for (let i = 0; i < 3; i++)
+      expect((await call(agent.token, "/heartbeat", { bootId: agent.bootId, revision: 0 })).status).toBe(200);
+    expect((await db().agentToken.findUniqueOrThrow({ where: { id: agent.tokenId } })).lastUsedAt).toEqual(stamped);
+    const minuteAgo = new Date(Date.now() - 61_000);
+    await db().agentToken.update({ where: { id: agent.tokenId }, data: { lastUsedAt: minuteAgo } });
+    expect((await call(agent.token, "/heartbeat", { bootId: agent.bootId, revision: 0 })).status).toBe(200);
+    const restamped = (await db().agentToken.findUniqueOrThrow({ where: { id: agent.tokenId } })).lastUsedAt!;
+    expect(restamped.getTime()).toBeGreaterThan(minuteAgo.getTime() + 30_000);
+  });
+});
