@@ -64,7 +64,7 @@ describe("load generator against the agent (tiny CNN)", () => {
     });
     expect(result.measured).toMatchObject({ ok: 300, dropped: 0, badResponses: 0 });
     // The agent says where the time went; the load generator keeps it.
-    expect(Object.keys(result.serverTiming).sort()).toEqual(["busy", "compute", "formation"]);
+    expect(Object.keys(result.serverTiming).sort()).toEqual(["busy", "compute", "formation", "run"]);
     expect(result.timeline.map((s) => s.intended)).toEqual([100, 100, 100]);
   });
 

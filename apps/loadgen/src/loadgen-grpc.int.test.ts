@@ -65,7 +65,7 @@ describe("load generator over gRPC", () => {
       );
       const result = await runOpenLoop({ schedule, send: () => client.send(body), maxInFlight: 100, warmupMs: 0 });
       expect(result.measured).toMatchObject({ ok: 100, dropped: 0, badResponses: 0 });
-      expect(Object.keys(result.serverTiming).sort()).toEqual(["busy", "compute", "formation"]);
+      expect(Object.keys(result.serverTiming).sort()).toEqual(["busy", "compute", "formation", "run"]);
       // A refusal is counted as the HTTP status its code stands for.
       const wrong = new OipGrpcClient({ url: new URL(grpcUrl), model: "no-such-model", timeoutMs: 30_000 });
       // The model's name travels in the request message, so the body is the other client's own.
