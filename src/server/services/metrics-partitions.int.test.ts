@@ -2,7 +2,9 @@
 // other files' rows live in): days created ahead with the rows DEFAULT held for them moved in, a repeat doing
 // nothing, expired days dropped whole, concurrent passes serialised; rows still written and merged by the metrics
 // path (ON CONFLICT on the primary key across partitions) and still removed with their deployment.
-import { resolve } from "node:path";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DAY_MS, dayPartitionName } from "@/core/retention/partition-plan";
@@ -29,8 +31,8 @@ async function rowsByPartition(id = deploymentId): Promise<Array<{ part: string;
     FROM metrics_rollup WHERE "deploymentId" = ${id} ORDER BY minute`;
 }
 
-async function partitions(): Promise<string[]> {
-  const rows = await prisma.$queryRaw<Array<{ name: string }>>`SELECT c.relname AS name FROM pg_inherits i
+async function partitions(client = prisma): Promise<string[]> {
+  const rows = await client.$queryRaw<Array<{ name: string }>>`SELECT c.relname AS name FROM pg_inherits i
     JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metrics_rollup'::regclass ORDER BY 1`;
   return rows.map((r) => r.name);
 }
@@ -40,6 +42,10 @@ beforeAll(async () => {
   drop = database.drop;
   await migrate(database.url, resolve("prisma/migrations"));
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 4 }) });
+  ({ agentId, deploymentId } = await insertDeployment(prisma));
+});
+
+async function insertDeployment(prisma: PrismaClient): Promise<{ agentId: string; deploymentId: string }> {
   const agent = await prisma.agent.create({
     data: {
       hostName: "parts-host",
@@ -53,17 +59,16 @@ beforeAll(async () => {
       ortVersion: "1.30.0",
     },
   });
-  agentId = agent.id;
   await prisma.artifact.create({ data: { sha256: "a".repeat(64), bytes: 1n } });
   const model = await prisma.model.create({ data: { name: "parts-model", sloDeadlineMs: 50, sloQuantile: 0.99 } });
   const version = await prisma.modelVersion.create({
     data: { modelId: model.id, number: 1, artifactSha256: "a".repeat(64), source: "upload", analysis: {} },
   });
   const deployment = await prisma.deployment.create({
-    data: { agentId, modelVersionId: version.id, cpus: [0], state: "ready" },
+    data: { agentId: agent.id, modelVersionId: version.id, cpus: [0], state: "ready" },
   });
-  deploymentId = deployment.id;
-});
+  return { agentId: agent.id, deploymentId: deployment.id };
+}
 afterAll(async () => {
   await prisma?.$disconnect();
   await drop?.();
@@ -211,5 +216,53 @@ describe("the metrics path on the partitioned table", () => {
     expect(parts).toContain("metrics_rollup_default");
     await prisma.deployment.delete({ where: { id: deploymentId } });
     expect(await rowsByPartition()).toEqual([]);
+  });
+});
+
+describe("the migration to a partitioned table", () => {
+  it("copies the rows an unpartitioned table had into a partition per UTC day they fall in", async () => {
+    const database = await createDatabase(inject("adminDatabaseUrl"), "packrat_parts_m");
+    const before = mkdtempSync(join(tmpdir(), "packrat-migrations-before-"));
+    const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 2 }) });
+    try {
+      // Every migration up to the one that partitions metrics_rollup, then rows, then that migration.
+      const all = resolve("prisma/migrations");
+      for (const name of readdirSync(all)) {
+        if (name < "20261204190000_partition_metrics_rollup")
+          cpSync(join(all, name), join(before, name), { recursive: true });
+      }
+      await migrate(database.url, before);
+      const { deploymentId: id } = await insertDeployment(client);
+      const minutes = ["2026-11-01T00:00:00Z", "2026-11-01T23:59:59.999Z", "2026-11-02T00:00:00Z"];
+      for (const [i, minute] of minutes.entries()) {
+        await client.$executeRaw`INSERT INTO metrics_rollup ("deploymentId", minute, "requestsCompleted", "busyMs", histograms)
+          VALUES (${id}, ${new Date(minute)}, ${i + 1}, ${10 * i}, '{"compute":"h"}'::jsonb)`;
+      }
+      expect(await migrate(database.url, all)).toEqual(["20261204190000_partition_metrics_rollup"]);
+      expect(await partitions(client)).toEqual([
+        "metrics_rollup_default",
+        "metrics_rollup_p20261101",
+        "metrics_rollup_p20261102",
+      ]);
+      const rows = await client.$queryRaw<Array<{ part: string; minute: Date; completed: number; busy: number }>>`
+        SELECT tableoid::regclass::text AS part, minute, "requestsCompleted" AS completed, "busyMs" AS busy
+        FROM metrics_rollup ORDER BY minute`;
+      expect(rows).toEqual([
+        { part: "metrics_rollup_p20261101", minute: new Date(minutes[0]!), completed: 1, busy: 0 },
+        { part: "metrics_rollup_p20261101", minute: new Date(minutes[1]!), completed: 2, busy: 10 },
+        { part: "metrics_rollup_p20261102", minute: new Date(minutes[2]!), completed: 3, busy: 20 },
+      ]);
+      expect(await client.metricsRollup.count({ where: { histograms: { equals: { compute: "h" } } } })).toBe(3);
+      expect(
+        await client.$queryRaw`SELECT relkind::text AS kind FROM pg_class WHERE relname = 'metrics_rollup'`,
+      ).toEqual([{ kind: "p" }]);
+      expect(await client.$queryRaw`SELECT to_regclass('metrics_rollup_unpartitioned')::text AS t`).toEqual([
+        { t: null },
+      ]);
+    } finally {
+      await client.$disconnect();
+      rmSync(before, { recursive: true, force: true });
+      await database.drop();
+    }
   });
 });
