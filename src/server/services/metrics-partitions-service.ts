@@ -76,6 +76,15 @@ export async function maintainMetricsPartitions(
         // this pass wants to move. Writers wait for the pass; a pass with nothing to create or drop takes none.
         await tx.$executeRawUnsafe(`LOCK TABLE ${quote(TABLE)} IN ACCESS EXCLUSIVE MODE`);
       }
+      // Columns by name, not `SELECT *`: a partition's physical column order need not be the parent's.
+      const columns = plan.create.length
+        ? (
+            await tx.$queryRaw<Array<{ name: string }>>`SELECT column_name AS name FROM information_schema.columns
+              WHERE table_schema = current_schema() AND table_name = ${TABLE} ORDER BY ordinal_position`
+          )
+            .map((c) => quote(c.name))
+            .join(", ")
+        : "";
       let rowsMoved = 0;
       for (const partition of plan.create) {
         const name = quote(partition.name);
@@ -86,7 +95,7 @@ export async function maintainMetricsPartitions(
         await tx.$executeRawUnsafe(`CREATE TABLE ${name} (LIKE ${quote(TABLE)} INCLUDING DEFAULTS)`);
         rowsMoved += await tx.$executeRawUnsafe(
           `WITH moved AS (DELETE FROM ${quote(DEFAULT_PARTITION)} WHERE "minute" >= ${from} AND "minute" < ${to} RETURNING *)
-           INSERT INTO ${name} SELECT * FROM moved`,
+           INSERT INTO ${name} (${columns}) SELECT ${columns} FROM moved`,
         );
         await tx.$executeRawUnsafe(
           `ALTER TABLE ${quote(TABLE)} ATTACH PARTITION ${name} FOR VALUES FROM (${from}) TO (${to})`,
