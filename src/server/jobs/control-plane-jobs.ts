@@ -66,9 +66,10 @@ export function startControlPlaneJobs(): Promise<JobRunner> {
     const runner = createControlPlaneJobRunner({ connectionString: e.DATABASE_URL, leaseMs: e.JOB_LEASE_TIMEOUT_MS });
     await runner.start();
     setJobRunner(runner);
-    // Today's and tomorrow's rollup partitions exist from the start, not from the first scheduled run; a failure
-    // is logged (rows then wait in the DEFAULT partition) and the scheduled run tries again.
-    await maintainMetricsPartitions(e.METRICS_RETENTION_DAYS).then(
+    // The rollup partitions for today and the next two days exist from the start, not from the first scheduled
+    // run. Not awaited: it may wait for another replica's pass (the advisory lock), and start-up should not. A
+    // failure is logged (rows then wait in the DEFAULT partition) and the scheduled run tries again.
+    void maintainMetricsPartitions(e.METRICS_RETENTION_DAYS).then(
       (result) => log.info("metrics partitions maintained", { ...result }),
       (error: Error) => log.error("metrics partitions not maintained", { error: error.message }),
     );
