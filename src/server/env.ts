@@ -124,7 +124,8 @@ export const controlPlaneEnvSchema = z.object({
   AGENT_LOST_TIMEOUT_MS: ms(60_000),
   LONG_POLL_HOLD_MS: ms(25_000),
   METRICS_WINDOW_MS: ms(60_000),
-  /** Per-minute metric rollups are kept this many days (raw heartbeats: one hour). */
+  /** Per-minute metric rollups are kept at least this many days: retention drops whole UTC days (a day's partition
+   *  goes once all of it is older than now minus this), so up to a day more is kept (raw heartbeats: one hour). */
   METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   JOB_LEASE_TIMEOUT_MS: ms(60_000),
 

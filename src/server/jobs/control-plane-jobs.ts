@@ -10,12 +10,14 @@ import {
 } from "@/server/services/models-artifact-gc-service";
 import { zooRegistrationJob } from "@/server/services/models-zoo-service";
 import { pruneAgentMetrics } from "@/server/services/agent-heartbeat-service";
+import { maintainMetricsPartitions } from "@/server/services/metrics-partitions-service";
 import { sweepLostAgents } from "@/server/services/agent-jobs-service";
 import { advanceSweeps } from "@/server/services/batching-sweeps-service";
 import { pruneSignInThrottle } from "@/server/auth/sign-in-throttle";
 
-// Raw heartbeats older than an hour and rollups past METRICS_RETENTION_DAYS, every 10 minutes; jobs of agents that
-// went silent, every minute (a claim sweeps too, but an agent that never polls again would leave its job running).
+// Raw heartbeats older than an hour and rollup day partitions past METRICS_RETENTION_DAYS (the days ahead created),
+// every 10 minutes and once when the runner starts; jobs of agents that went silent, every minute (a claim sweeps
+// too, but an agent that never polls again would leave its job running).
 const METRICS_PRUNE_QUEUE = "metrics-prune";
 const LOST_AGENTS_QUEUE = "lost-agents-sweep";
 // Batching sweeps step after each heartbeat; every minute too, so a silent agent's sweep reaches its deadline and
@@ -64,6 +66,13 @@ export function startControlPlaneJobs(): Promise<JobRunner> {
     const runner = createControlPlaneJobRunner({ connectionString: e.DATABASE_URL, leaseMs: e.JOB_LEASE_TIMEOUT_MS });
     await runner.start();
     setJobRunner(runner);
+    // The rollup partitions for today and the next two days exist from the start, not from the first scheduled
+    // run. Not awaited: it may wait for another replica's pass (the advisory lock), and start-up should not. A
+    // failure is logged (rows then wait in the DEFAULT partition) and the scheduled run tries again.
+    void maintainMetricsPartitions(e.METRICS_RETENTION_DAYS).then(
+      (result) => log.info("metrics partitions maintained", { ...result }),
+      (error: Error) => log.error("metrics partitions not maintained", { error: error.message }),
+    );
     // Jobs still running here go back to the queue when the server is stopped.
     const stop = () => void runner.stop();
     process.once("SIGTERM", stop);

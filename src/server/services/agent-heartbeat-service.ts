@@ -27,6 +27,7 @@ import { log } from "@/server/log";
 import { releaseAgentJobs } from "./agent-restart-hooks";
 import { recordEstimatorProposal, withdrawSettledEstimatorProposal } from "./estimator-proposals-service";
 import { advanceSweeps } from "./batching-sweeps-service";
+import { maintainMetricsPartitions, type MetricsPartitionsResult } from "./metrics-partitions-service";
 import { reconcileGenerationOutcomes } from "./proposals-service";
 import type { AgentIdentity } from "./agent-tokens-service";
 
@@ -356,16 +357,19 @@ async function applyMetrics(
   }
 }
 
-/** Retention: raw heartbeats older than an hour, rollups older than the retention period. */
+/**
+ * Retention: raw heartbeats older than an hour (a DELETE: agent_heartbeat stays unpartitioned, as an hour of it is
+ * small and the crash-loop alert reads only that last hour); rollups by whole UTC days, by dropping metrics_rollup's
+ * expired day partitions (and creating the days ahead) in maintainMetricsPartitions.
+ */
 export async function pruneAgentMetrics(
   retentionDays: number,
   prisma: PrismaClient = db(),
-): Promise<{ heartbeats: number; rollups: number }> {
+  now: Date = new Date(),
+): Promise<{ heartbeats: number; rollupPartitions: MetricsPartitionsResult }> {
   const heartbeats = await prisma.agentHeartbeat.deleteMany({
-    where: { receivedAt: { lt: new Date(Date.now() - 3_600_000) } },
+    where: { receivedAt: { lt: new Date(now.getTime() - 3_600_000) } },
   });
-  const rollups = await prisma.metricsRollup.deleteMany({
-    where: { minute: { lt: new Date(Date.now() - retentionDays * 86_400_000) } },
-  });
-  return { heartbeats: heartbeats.count, rollups: rollups.count };
+  const rollupPartitions = await maintainMetricsPartitions(retentionDays, now, prisma);
+  return { heartbeats: heartbeats.count, rollupPartitions };
 }
