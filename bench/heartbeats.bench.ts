@@ -796,7 +796,7 @@ const bench: Benchmark = {
           unit: "ms",
         },
         {
-          label: `statements per heartbeat request (token lookup share + lease renewal), ${at(r)}`,
+          label: `statements per heartbeat request (its one statement: token check, last-used stamp, lease renewal), ${at(r)}`,
           value: round(r.db.heartbeatStatements!),
           unit: "",
         },
@@ -914,6 +914,15 @@ const bench: Benchmark = {
         `One machine (${machineCpus} logical CPUs) runs the simulated agents, the control plane and PostgreSQL: they compete for the same cores, so the absolute numbers are a floor for a real deployment where each has its own. At the larger steps the simulated agents themselves (column "client CPU %") take a large share of the two cores.`,
         "Each simulated agent has one deployment. Its heartbeat is a lease renewal (boot id and applied revision: one statement that verifies the token, stamps its last use at most once a minute and renews the lease); every 15 s it sends its metrics (eight HDR histograms of ~1500 requests, merged on the agent; the control plane inserts the minute's rollup row as it comes and merges only into a row that exists), and one event when its deployment starts serving. Each also holds a desired-state and a jobs long-poll (25 s hold), as the real agent does.",
         "Statements and WAL per heartbeat request come from pg_stat_statements: the heartbeat's own statement (token check, last-used stamp and lease renewal in one), per heartbeat answered; the other requests' token lookups are theirs. The WAL of commit records is not attributed to statements; the 'WAL KiB/hb' column is all WAL written in the window divided by heartbeats.",
+        ...results
+          .filter((r) => r.fiveHundreds > 0)
+          .map(
+            (r) =>
+              `5xx at ${at(r)}: ${Object.entries(r.statuses)
+                .filter(([k]) => / 5\d\d$/.test(k))
+                .map(([k, n]) => `${n} × ${k}`)
+                .join(", ")}.`,
+          ),
         `Registration (not measured): ${registerRetries} /register calls answered 5xx and were retried, as the real agent retries them.`,
         `Windows: ${warmupMs / 1000} s warm-up after growing to N (25 s more after adding replicas), then ${measureMs / 1000} s measured; latency from the heartbeat's send to the last byte of the answer; the smallest step is the ${baseline.agents}-agent one.`,
         firstBroken

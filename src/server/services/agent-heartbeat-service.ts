@@ -120,13 +120,18 @@ export async function recordHeartbeatWithToken(
 ): Promise<{ ok: true; revision: number } | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
   const now = new Date();
-  const { rows } = await pool.query<LeaseRow>(TOKEN_AND_LEASE_SQL, [
-    hashAgentToken(token),
-    now.toISOString(),
-    new Date(now.getTime() - TOKEN_LAST_USED_RESOLUTION_MS).toISOString(),
-    body.revision,
-    body.bootId,
-  ]);
+  // Named: each pooled connection parses and plans it once, not on every heartbeat.
+  const { rows } = await pool.query<LeaseRow>({
+    name: "packrat_heartbeat_token_lease",
+    text: TOKEN_AND_LEASE_SQL,
+    values: [
+      hashAgentToken(token),
+      now.toISOString(),
+      new Date(now.getTime() - TOKEN_LAST_USED_RESOLUTION_MS).toISOString(),
+      body.revision,
+      body.bootId,
+    ],
+  });
   const row = rows[0];
   if (!row) return null;
   if (!row.agentId) throw conflict("this token has not registered an agent yet: POST /register first");
