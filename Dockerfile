@@ -56,5 +56,6 @@ RUN mkdir -p /data /app/.next/cache && chown packrat:packrat /data /app/.next/ca
 USER 10001:10001
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD node -e "fetch('http://127.0.0.1:3000/api/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# The supervisor applies migrations, then runs `next start` (DATABASE_URL is required in the container).
+# The supervisor applies migrations, then runs the web process, scripts/serve.ts (the agent API front and Next's
+# handler over .next; DATABASE_URL is required in the container).
 CMD ["node", "--import", "tsx", "scripts/start.ts"]

@@ -1,5 +1,6 @@
-// `npm run bench -- heartbeats`: N simulated agents against the control plane as it runs in production (`next start`
-// of the production build, one process per replica), N growing, then the largest N against three replicas. Each
+// `npm run bench -- heartbeats`: N simulated agents against the control plane as it runs in production (the web
+// process npm start runs, scripts/serve.ts: the agent front and Next's handler over the production build, one process
+// per replica), N growing, then the largest N against three replicas. Each
 // agent registers through the real /register route with an enrollment token, gets one deployment, then behaves like
 // apps/agent/src/attached: a lease heartbeat every 5 s, one event when its deployment starts serving, its metrics
 // every 15 s (eight HDR histograms merged over the interval, counters, one instance), a desired-state long-poll and
@@ -156,20 +157,14 @@ async function statementStats(
   };
 }
 
-/** The statements a heartbeat request runs: the token lookup and its once-a-minute stamp (shared by every request
- *  by count), and the lease renewal (the heartbeat's own). */
-function heartbeatShare(
-  all: readonly StatementRow[],
-  heartbeats: number,
-  requests: number,
-): { statements: number; walBytes: number } {
-  const token = all.filter((r) => /FROM "public"\."agent_token"|UPDATE "public"\."agent_token"/.test(r.query));
-  const lease = all.filter((r) => /^UPDATE agent a SET "lastHeartbeatAt"/.test(r.query));
-  const share = requests > 0 ? heartbeats / requests : 0;
-  const sum = (rows: StatementRow[], key: "calls" | "walBytes") => rows.reduce((n, r) => n + r[key], 0);
+/** The statements a heartbeat request runs: one, the token check and lease renewal together (its once-a-minute
+ *  last-used stamp inside it); the other requests' token lookups are theirs, not the heartbeat's. */
+function heartbeatShare(all: readonly StatementRow[], heartbeats: number): { statements: number; walBytes: number } {
+  const own = all.filter((r) => /^\s*WITH token AS \(/.test(r.query));
+  const sum = (key: "calls" | "walBytes") => own.reduce((n, r) => n + r[key], 0);
   return {
-    statements: heartbeats > 0 ? (sum(token, "calls") * share + sum(lease, "calls")) / heartbeats : 0,
-    walBytes: heartbeats > 0 ? (sum(token, "walBytes") * share + sum(lease, "walBytes")) / heartbeats : 0,
+    statements: heartbeats > 0 ? sum("calls") / heartbeats : 0,
+    walBytes: heartbeats > 0 ? sum("walBytes") / heartbeats : 0,
   };
 }
 
@@ -190,21 +185,13 @@ function processTreeRssBytes(rootPid: number): number {
   return bytes;
 }
 
-/** One replica: `next start` of the production build (.next), as `npm start` runs it. */
+/** One replica: scripts/serve.ts over the production build (.next), as `npm start` runs it. */
 async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => void): Promise<ControlPlane> {
   const port = await freePort();
   const profile = testEnv.HEARTBEATS_BENCH_CPU_PROFILE_DIR;
   const child = spawn(
     process.execPath,
-    [
-      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
-      resolve("node_modules/next/dist/bin/next"),
-      "start",
-      "-p",
-      String(port),
-      "-H",
-      "127.0.0.1",
-    ],
+    [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", resolve("scripts/serve.ts")],
     {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...env, PORT: String(port), HOST: "127.0.0.1", PACKRAT_PUBLIC_URL: `http://127.0.0.1:${port}` },
@@ -221,7 +208,7 @@ async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => v
   child.stderr!.on("data", echo);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode})`);
+    if (child.exitCode !== null) throw new Error(`the web process (serve.ts) exited (${child.exitCode})`);
     try {
       const health = await fetch(`${url}/api/health`);
       await health.arrayBuffer();
@@ -229,7 +216,7 @@ async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => v
     } catch {
       // not listening yet
     }
-    if (i > 600) throw new Error("next start did not answer /api/health within 60 s");
+    if (i > 600) throw new Error("the web process (serve.ts) did not answer /api/health within 60 s");
     await new Promise((r) => setTimeout(r, 100));
   }
   return { url, child };
@@ -493,7 +480,7 @@ type StepResult = HeartbeatStep & {
 const bench: Benchmark = {
   name: "heartbeats",
   description:
-    "N simulated agents (lease heartbeat every 5 s, metrics every 15 s, two long-polls each) against the control plane as it runs in production (next start; 1, then 3 replicas) and PostgreSQL on this machine: heartbeat latency and cost as N grows",
+    "N simulated agents (lease heartbeat every 5 s, metrics every 15 s, two long-polls each) against the control plane as it runs in production (serve.ts: agent front + Next; 1, then 3 replicas) and PostgreSQL on this machine: heartbeat latency and cost as N grows",
   async run({ quick }) {
     // HEARTBEATS_BENCH_NICE=-5 (root only) lets this run, and the PostgreSQL and control plane it starts (children
     // inherit it), go before other work on a shared machine; the notes say when it was used.
@@ -508,7 +495,7 @@ const bench: Benchmark = {
     const root = resolve(import.meta.dirname, "..");
     const needed = buildNeeded(root);
     if (needed) {
-      console.log(`  building the control plane for next start (${needed})`);
+      console.log(`  building the control plane's production build (${needed})`);
       if (!build(root)) throw new Error("next build failed");
     }
     // HEARTBEATS_BENCH_STEPS=200,1000 replaces the steps (a shorter run, e.g. to profile one).
@@ -632,8 +619,7 @@ const bench: Benchmark = {
           Object.keys(after.db).map((k) => [k, after.db[k as keyof DbStats] - before.db[k as keyof DbStats]]),
         );
         const perHeartbeat = (value: number) => (ok ? value / ok : 0);
-        const requests = ok + measured.metrics.latencies.length + measured.events.latencies.length + measured.polls;
-        const own = heartbeatShare(statements.all, ok, requests);
+        const own = heartbeatShare(statements.all, ok);
         const step: HeartbeatStep = {
           agents: target,
           intendedPerS: target / (INTERVAL_MS / 1000),
@@ -794,13 +780,13 @@ const bench: Benchmark = {
         { label: `responses 5xx (heartbeats, metrics, events), ${at(r)}`, value: r.fiveHundreds, unit: "" },
         { label: `metrics message p99, ${at(r)}`, value: round(r.metricsP99Ms), unit: "ms", samples: r.metricsSent },
         {
-          label: `control-plane CPU, ${at(r)} (next start, all replicas)`,
+          label: `control-plane CPU, ${at(r)} (serve.ts, all replicas)`,
           value: round(r.controlPlaneCpu * 100),
           unit: "% of a core",
         },
         { label: `PostgreSQL CPU, ${at(r)}`, value: round(r.postgresCpu * 100), unit: "% of a core" },
         {
-          label: `control-plane CPU per heartbeat, ${at(r)} (next start; all its work — metrics, events, long-polls, background jobs — divided by heartbeats)`,
+          label: `control-plane CPU per heartbeat, ${at(r)} (serve.ts: agent front + Next; all its work — metrics, events, long-polls, background jobs — divided by heartbeats)`,
           value: round((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)),
           unit: "ms",
         },
@@ -810,7 +796,7 @@ const bench: Benchmark = {
           unit: "ms",
         },
         {
-          label: `statements per heartbeat request (token lookup share + lease renewal), ${at(r)}`,
+          label: `statements per heartbeat request (its one statement: token check, last-used stamp, lease renewal), ${at(r)}`,
           value: round(r.db.heartbeatStatements!),
           unit: "",
         },
@@ -837,14 +823,14 @@ const bench: Benchmark = {
       ]);
       if (largestHealthy)
         figures.push({
-          label: "agents per control plane at a 5 s heartbeat, measured (largest healthy step, one next start replica)",
+          label: "agents per control plane at a 5 s heartbeat, measured (largest healthy step, one serve.ts replica)",
           value: largestHealthy.agents,
           unit: "agents",
         });
       if (capacity) {
         figures.push(
           {
-            label: `sustainable heartbeats/s, control plane (one next start process, 90% of a core; extrapolated from ${largestHealthy!.agents} agents)`,
+            label: `sustainable heartbeats/s, control plane (one serve.ts process, 90% of a core; extrapolated from ${largestHealthy!.agents} agents)`,
             value: round(capacity.controlPlanePerS),
             unit: "/s",
           },
@@ -922,12 +908,21 @@ const bench: Benchmark = {
       const niceNote = `Scheduling priority of the benchmark, its PostgreSQL and its control plane: nice ${getPriority(0)}${nice !== undefined && nice < 0 ? " (raised above other work on this shared machine, which otherwise swamps the latency)" : ""}.`;
       const othersMean = results.reduce((sum, r) => sum + r.othersCpu, 0) / results.length;
       const notes = [
-        "The control plane is the production build served by `next start` (one process per replica, the job runner and alert evaluator running in each, as in production), not a test harness.",
+        "The control plane is the production web process as `npm start` runs it: scripts/serve.ts, the agent front (src/server/agent-api/agent-front.ts, the agent API's route handlers without Next's router) and Next's request handler over the production build for everything else, one process per replica, the job runner and alert evaluator running in each (Next's instrumentation), as in production; not a test harness.",
         niceNote,
         `Other work on this machine used ${round(othersMean * 100)}% of a core on average during the measured windows (column "others' CPU %"): latency includes waiting for a CPU behind it, while CPU per heartbeat (and so the extrapolated capacity) is much less sensitive to it.`,
         `One machine (${machineCpus} logical CPUs) runs the simulated agents, the control plane and PostgreSQL: they compete for the same cores, so the absolute numbers are a floor for a real deployment where each has its own. At the larger steps the simulated agents themselves (column "client CPU %") take a large share of the two cores.`,
-        "Each simulated agent has one deployment. Its heartbeat is a lease renewal (boot id and applied revision: one UPDATE after the token lookup); every 15 s it sends its metrics (eight HDR histograms of ~1500 requests, merged on the agent; the control plane inserts the minute's rollup row as it comes and merges only into a row that exists), and one event when its deployment starts serving. Each also holds a desired-state and a jobs long-poll (25 s hold), as the real agent does.",
-        "Statements and WAL per heartbeat request come from pg_stat_statements: the lease UPDATE's own, plus the token lookup's and its once-a-minute last-used stamp's shared by every request of the window (heartbeats, metrics, events, long-polls) by count. The WAL of commit records is not attributed to statements; the 'WAL KiB/hb' column is all WAL written in the window divided by heartbeats.",
+        "Each simulated agent has one deployment. Its heartbeat is a lease renewal (boot id and applied revision: one statement that verifies the token, stamps its last use at most once a minute and renews the lease); every 15 s it sends its metrics (eight HDR histograms of ~1500 requests, merged on the agent; the control plane inserts the minute's rollup row as it comes and merges only into a row that exists), and one event when its deployment starts serving. Each also holds a desired-state and a jobs long-poll (25 s hold), as the real agent does.",
+        "Statements and WAL per heartbeat request come from pg_stat_statements: the heartbeat's own statement (token check, last-used stamp and lease renewal in one), per heartbeat answered; the other requests' token lookups are theirs. The WAL of commit records is not attributed to statements; the 'WAL KiB/hb' column is all WAL written in the window divided by heartbeats.",
+        ...results
+          .filter((r) => r.fiveHundreds > 0)
+          .map(
+            (r) =>
+              `5xx at ${at(r)}: ${Object.entries(r.statuses)
+                .filter(([k]) => / 5\d\d$/.test(k))
+                .map(([k, n]) => `${n} × ${k}`)
+                .join(", ")}.`,
+          ),
         `Registration (not measured): ${registerRetries} /register calls answered 5xx and were retried, as the real agent retries them.`,
         `Windows: ${warmupMs / 1000} s warm-up after growing to N (25 s more after adding replicas), then ${measureMs / 1000} s measured; latency from the heartbeat's send to the last byte of the answer; the smallest step is the ${baseline.agents}-agent one.`,
         firstBroken

@@ -1,5 +1,6 @@
 // `npm start`: the supervisor. Starts the embedded PostgreSQL when DATABASE_URL is unset, applies migrations,
-// builds when the source changed, runs `next start`, and stops everything it started on SIGINT/SIGTERM.
+// builds when the source changed, runs the web process (scripts/serve.ts: the agent API front and Next's handler over
+// the production build; `next dev` with --dev), and stops everything it started on SIGINT/SIGTERM.
 // A previous run killed with SIGKILL is cleaned up from the pid files under .data/run.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -193,11 +194,15 @@ try {
   if (!devMode) ensureBuild();
   const nextBin = join(root, "node_modules/next/dist/bin/next");
   // The dashboard decides the demo-user hint the same way this supervisor decided the seed: hand it the verdict.
-  startChild("web", [nextBin, devMode ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], {
-    DATABASE_URL: databaseUrl,
-    HOST: env.HOST,
-    PACKRAT_DEMO_USERS: String(env.PACKRAT_DEMO_USERS),
-  });
+  const webEnv = { DATABASE_URL: databaseUrl, HOST: env.HOST, PACKRAT_DEMO_USERS: String(env.PACKRAT_DEMO_USERS) };
+  if (devMode) startChild("web", [nextBin, "dev", "-p", String(env.PORT), "-H", env.HOST], webEnv);
+  // NODE_ENV as `next start` sets it: React and Next load their production builds only with it.
+  else
+    startChild("web", ["--import", "tsx", join(root, "scripts/serve.ts")], {
+      ...webEnv,
+      PORT: String(env.PORT),
+      NODE_ENV: "production",
+    });
   if (env.HOST === "127.0.0.1" && !(await forwardIpv6Loopback(env.PORT)))
     say("no IPv6 loopback here: the dashboard answers on 127.0.0.1 only");
   say(

@@ -1,6 +1,6 @@
 // Serves Next.js route handlers (plain `(Request) => Response` functions) over real HTTP without a Next build, so
 // integration tests drive the agent API exactly as an agent does. Only for tests.
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 
@@ -15,8 +15,11 @@ export interface Route {
 export async function startRouteServer(
   routes: Route[],
   port = 0,
+  /** Served first, as scripts/serve.ts serves it: the agent front takes /api/agent/v1/* (answers true). */
+  front?: (req: IncomingMessage, res: ServerResponse) => boolean,
 ): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   const server: Server = createServer(async (req, res) => {
+    if (front?.(req, res)) return;
     const url = `http://127.0.0.1${req.url}`;
     const path = new URL(url).pathname;
     const route = routes.find((r) => r.method === req.method && r.pattern.test(path));

@@ -1,5 +1,5 @@
-// `next start` listens on one address. npm start's dashboard listens on 127.0.0.1, and its public URL is
-// http://localhost:…, which a browser or Node may resolve to ::1 first: this forwards [::1]:port to
+// The web process (scripts/serve.ts) listens on one address. npm start's dashboard listens on 127.0.0.1, and its
+// public URL is http://localhost:…, which a browser or Node may resolve to ::1 first: this forwards [::1]:port to
 // 127.0.0.1:port, so both loopback addresses answer and nothing else can reach the dashboard.
 import { createServer, connect, type Server } from "node:net";
 

@@ -227,7 +227,7 @@ export function loadControlPlaneEnv(source: Record<string, string | undefined> =
   return {
     ...env,
     PACKRAT_PUBLIC_URL: env.PACKRAT_PUBLIC_URL ?? `http://localhost:${env.PORT}`,
-    // Not NODE_ENV: `next start` sets production even for a laptop's npm start.
+    // Not NODE_ENV: the web process runs with production even for a laptop's npm start.
     PACKRAT_DEMO_USERS: env.PACKRAT_DEMO_USERS ?? isLoopbackHost(env.HOST),
   };
 }

@@ -15,7 +15,7 @@ import { log, requestIdFrom } from "@/server/log";
 import { notifyHub } from "@/server/realtime/notify-hub";
 import type { RegisteringCaller } from "@/server/services/agent-registration-service";
 import { agentTokenRevoked, type AgentIdentity } from "@/server/services/agent-tokens-service";
-import { unauthorizedResponse, verifyAgentBearer } from "./verify-agent-bearer";
+import { bearerToken, missingBearerResponse, unauthorizedResponse, verifyAgentBearer } from "./verify-agent-bearer";
 
 /**
  * Who may call a route: "registered", an agent token bound to its agent (409 for a token that has not registered
@@ -123,11 +123,23 @@ function validate<T>(part: Part, schema: z.ZodType<T> | undefined, value: unknow
     : { ok: false, response: refusal(part, parsed.error, requestId) };
 }
 
+/** A body the server already read within the limit (the agent front, src/server/agent-api), in place of the stream. */
+export type ReadBody = { text: string } | { tooLargeFor: number };
+const readBodies = new WeakMap<Request, ReadBody>();
+
+/** The Request stands for its body already read: agentRoute takes it from here instead of reading the stream. */
+export function withReadBody(request: Request, body: ReadBody): Request {
+  readBodies.set(request, body);
+  return request;
+}
+
 async function readBody<T>(request: Request, schema: z.ZodType<T> | undefined, requestId: string): Promise<Parsed<T>> {
   if (!schema) return { ok: true, value: undefined as T };
   let text: string;
   try {
-    text = await readLimitedText(request, env().AGENT_API_MAX_BODY_BYTES);
+    const read = readBodies.get(request);
+    if (read && "tooLargeFor" in read) throw new BodyTooLargeError(read.tooLargeFor);
+    text = read ? read.text : await readLimitedText(request, env().AGENT_API_MAX_BODY_BYTES);
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { ok: false, response: bodyTooLargeResponse(error, requestId) };
     throw error;
@@ -216,6 +228,39 @@ export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, 
       } as unknown as AgentRouteContext<A, P, Q, B>;
       if (!spec.longPoll) return finish(await handler(ctx), requestId);
       return await held(auth.agent!, ctx, handler);
+    } catch (error) {
+      return mapErrorToResponse(error, requestId);
+    }
+  };
+}
+
+/**
+ * A "registered" route (a body, no params or query) whose service verifies the bearer token itself, in the same
+ * statement as its own work (the heartbeat: token and lease in one round trip). `withToken` gets the token and the
+ * validated body; null means the token is unknown or revoked (401); a token not registered yet is its 409 to throw.
+ * A request refused before it (a bad or too large body) is authenticated the ordinary way first, so a bad token
+ * still answers 401 before anything else, as on every agent route.
+ */
+export function agentRouteWithToken<B>(
+  spec: { body: z.ZodType<B> },
+  withToken: (token: string, body: B, requestId: string) => Promise<object | null>,
+): (request: Request, context?: NextContext) => Promise<Response> {
+  return async (request) => {
+    const requestId = requestIdFrom(request.headers);
+    const token = bearerToken(request.headers);
+    if (!token) return missingBearerResponse(requestId);
+    try {
+      const body = await readBody(request, spec.body, requestId);
+      if (!body.ok) {
+        const auth = await verifyAgentBearer(request);
+        return auth.ok ? body.response : auth.response;
+      }
+      const result = await withToken(token, body.value, requestId);
+      if (!result) {
+        log.info("agent token refused", { requestId, path: new URL(request.url).pathname });
+        return unauthorizedResponse("the agent token is unknown or revoked", requestId);
+      }
+      return finish(result, requestId);
     } catch (error) {
       return mapErrorToResponse(error, requestId);
     }

@@ -24,13 +24,21 @@ function unauthorized(message: string, requestId: string): { ok: false; response
   return { ok: false, response: unauthorizedResponse(message, requestId) };
 }
 
+/** The token in `Authorization: Bearer …`, if there is one. */
+export function bearerToken(headers: Headers): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "")?.[1];
+}
+
+export const missingBearerResponse = (requestId: string): Response =>
+  unauthorizedResponse("an agent token is required (Authorization: Bearer <token>)", requestId);
+
 export async function verifyAgentBearer(request: Request): Promise<AgentAuthResult> {
   const requestId = requestIdFrom(request.headers);
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
-  if (!match) return unauthorized("an agent token is required (Authorization: Bearer <token>)", requestId);
+  const token = bearerToken(request.headers);
+  if (!token) return { ok: false, response: missingBearerResponse(requestId) };
   let agent: AgentIdentity | null;
   try {
-    agent = await authenticateAgentToken(match[1]!);
+    agent = await authenticateAgentToken(token);
   } catch (error) {
     // Every agent route starts here: an outage is a 503 the agent retries, never a 500 carrying the driver's words.
     if (!isDatabaseUnavailable(error)) throw error;

@@ -1,18 +1,14 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/generated/prisma/client";
-import { env } from "@/server/env";
+import { pgPool, resetPgPoolForTests } from "./pg-pool";
 
 // One client per process. Next's route handlers and instrumentation do not share module state, so the
-// instance lives on globalThis (TOOLCHAIN.md, pg-boss notes).
+// instance lives on globalThis (TOOLCHAIN.md, pg-boss notes). It runs on the process's one pool (pg-pool.ts).
 const globalForPrisma = globalThis as unknown as { packratPrisma?: PrismaClient };
 
 export function db(): PrismaClient {
   if (!globalForPrisma.packratPrisma) {
-    const { DATABASE_URL, DATABASE_POOL_MAX } = env();
-    if (!DATABASE_URL) throw new Error("DATABASE_URL is not set (npm start sets it for the embedded database)");
-    globalForPrisma.packratPrisma = new PrismaClient({
-      adapter: new PrismaPg({ connectionString: DATABASE_URL, max: DATABASE_POOL_MAX }),
-    });
+    globalForPrisma.packratPrisma = new PrismaClient({ adapter: new PrismaPg(pgPool()) });
   }
   return globalForPrisma.packratPrisma;
 }
@@ -22,4 +18,5 @@ export async function resetDbForTests(): Promise<void> {
   const client = globalForPrisma.packratPrisma;
   globalForPrisma.packratPrisma = undefined;
   await client?.$disconnect();
+  await resetPgPoolForTests();
 }

@@ -25,6 +25,18 @@ describe("isDatabaseUnavailable", () => {
       true,
     );
     expect(isDatabaseUnavailable(new Error("Client was closed and is not queryable"))).toBe(true);
+    // No pooled connection free in time: pg's connect timeout, and Prisma's interactive-transaction maxWait.
+    expect(isDatabaseUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
+    expect(
+      isDatabaseUnavailable(
+        Object.assign(
+          new Error(
+            "Transaction API error: Unable to start a transaction in the given time. Please check your connection pool.",
+          ),
+          { code: "P2028" },
+        ),
+      ),
+    ).toBe(true);
   });
 
   it("leaves other errors alone", () => {

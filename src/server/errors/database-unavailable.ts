@@ -1,5 +1,6 @@
 // "The database is not there" as opposed to "the query was wrong": a refused or dropped connection, a server shutting
-// down or starting up. The edges answer these with 503 and a message that says so, and retrying later works; any
+// down or starting up, or no pooled connection free within the wait (pg's connect timeout, Prisma's transaction
+// maxWait): a replica short of connections sheds the request, and the caller retries. The edges answer these with 503 and a message that says so, and retrying later works; any
 // other unexpected error stays a 500. The error may come from pg, the Prisma adapter or Prisma, wrapped in causes.
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
@@ -23,7 +24,7 @@ const CONNECTION_CODES = new Set([
   "P1017",
 ]);
 const CONNECTION_MESSAGES =
-  /Connection terminated|connect ECONNREFUSED|Can't reach database server|DatabaseNotReachable|ConnectionClosed|Connection closed|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|timeout exceeded when trying to connect|(Client|connection) (has encountered a connection error and )?(was closed and )?is not queryable/i;
+  /Connection terminated|connect ECONNREFUSED|Can't reach database server|DatabaseNotReachable|ConnectionClosed|Connection closed|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|timeout exceeded when trying to connect|Unable to start a transaction in the given time|(Client|connection) (has encountered a connection error and )?(was closed and )?is not queryable/i;
 
 export const DATABASE_UNAVAILABLE_MESSAGE = "The database is unavailable; try again in a few seconds";
 

@@ -2,6 +2,7 @@
 // served or failed, a reconfiguration report, an estimator proposal) come when they happen; metrics come every
 // METRICS_INTERVAL_MS, aggregated on the agent, and are folded into per-deployment, per-minute rollups. An older
 // agent's heartbeat carries all three at once and is processed as such.
+import type pg from "pg";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { writeJsonColumn } from "@/server/db/json-column";
 import { agentLastHostColumn, heartbeatBodyColumn } from "@/contracts/agent-columns";
@@ -22,14 +23,20 @@ import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
 import { mergeTimeline } from "@/core/estimator/timeline-window";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { db } from "@/server/db/client";
-import { conflict } from "@/server/errors/domain-errors";
+import { pgPool } from "@/server/db/pg-pool";
+import { conflict, notFound } from "@/server/errors/domain-errors";
 import { log } from "@/server/log";
 import { releaseAgentJobs } from "./agent-restart-hooks";
 import { recordEstimatorProposal, withdrawSettledEstimatorProposal } from "./estimator-proposals-service";
 import { advanceSweeps } from "./batching-sweeps-service";
 import { maintainMetricsPartitions, type MetricsPartitionsResult } from "./metrics-partitions-service";
 import { reconcileGenerationOutcomes } from "./proposals-service";
-import type { AgentIdentity } from "./agent-tokens-service";
+import {
+  AGENT_TOKEN_PREFIX,
+  TOKEN_LAST_USED_RESOLUTION_MS,
+  hashAgentToken,
+  type AgentIdentity,
+} from "./agent-tokens-service";
 
 function mergeHistograms(
   existing: Record<string, string>,
@@ -60,62 +67,105 @@ async function reportingAgent(agentId: string, prisma: PrismaClient) {
   return agent;
 }
 
-/**
- * The lease: one UPDATE renews it, records the revision applied and the boot, and returns the boot it replaced (a
- * changed boot id is an agent restart: its running jobs are released, which is rare and costs more).
- */
-async function renewLease(
-  agentId: string,
-  body: Pick<HeartbeatRequest, "bootId" | "revision">,
-  now: Date,
-  prisma: PrismaClient,
-): Promise<{ revision: number }> {
-  const rows = await prisma.$queryRaw<Array<{ previousBootId: string; revision: number }>>`
-    UPDATE agent a SET "lastHeartbeatAt" = ${now}, "appliedRevision" = ${body.revision}, "bootId" = ${body.bootId}
-    FROM (SELECT id, "bootId" FROM agent WHERE id = ${agentId} FOR UPDATE) previous
-    WHERE a.id = previous.id AND a."decommissionedAt" IS NULL
-    RETURNING previous."bootId" AS "previousBootId", a.revision`;
-  const row = rows[0];
-  if (!row) {
-    await reportingAgent(agentId, prisma); // unknown (404) or decommissioned (409)
-    throw conflict("the agent may not report");
-  }
-  if (row.previousBootId !== body.bootId) await releaseAgentJobs(agentId, "the agent restarted");
-  return { revision: row.revision };
-}
-
 function registered(identity: AgentIdentity): string {
   if (!identity.agentId) throw conflict("this token has not registered an agent yet: POST /register first");
   return identity.agentId;
 }
 
-/** POST /heartbeat. A heartbeat of an older agent (with its reports) is also an events and a metrics message. */
-export async function recordHeartbeat(
-  identity: AgentIdentity,
+interface LeaseRow {
+  agentId: string | null;
+  hostName: string | null;
+  agentFound: boolean;
+  decommissioned: boolean;
+  previousBootId: string | null;
+  revision: number | null;
+}
+
+/**
+ * The token check and the lease renewal in one statement: the token is looked up by its hash (not revoked), its
+ * last-used stamp written when older than TOKEN_LAST_USED_RESOLUTION_MS (as authenticateAgentToken does), and its
+ * agent's lease renewed unless decommissioned. Timestamps are UTC in `timestamp` columns, as Prisma writes them.
+ */
+const TOKEN_AND_LEASE_SQL = `
+WITH token AS (
+  SELECT id, "agentId", "lastUsedAt" FROM agent_token WHERE "tokenHash" = $1 AND "revokedAt" IS NULL
+), stamp AS (
+  UPDATE agent_token t SET "lastUsedAt" = $2::timestamp
+  FROM token
+  WHERE t.id = token.id AND t."revokedAt" IS NULL AND (token."lastUsedAt" IS NULL OR token."lastUsedAt" < $3::timestamp)
+  RETURNING t.id
+), previous AS (
+  SELECT a.id, a."bootId", a."hostName", a."decommissionedAt" FROM agent a JOIN token ON a.id = token."agentId"
+  FOR UPDATE OF a
+), lease AS (
+  UPDATE agent a SET "lastHeartbeatAt" = $2::timestamp, "appliedRevision" = $4, "bootId" = $5
+  FROM previous
+  WHERE a.id = previous.id AND previous."decommissionedAt" IS NULL
+  RETURNING previous."bootId" AS "previousBootId", a.revision
+)
+SELECT token."agentId", previous."hostName", previous.id IS NOT NULL AS "agentFound",
+  previous."decommissionedAt" IS NOT NULL AS decommissioned, lease."previousBootId", lease.revision
+FROM token LEFT JOIN previous ON true LEFT JOIN lease ON true`;
+
+/**
+ * POST /heartbeat on the hot path: the bearer token verified and the lease renewed in one statement on the shared
+ * pool, with no other statement unless something is wrong or the agent restarted. Null: the token is unknown or
+ * revoked (401). Otherwise as recordHeartbeat: 409 for a token not registered yet or a decommissioned agent, and a
+ * changed boot id releases the agent's running jobs.
+ */
+export async function recordHeartbeatWithToken(
+  token: string,
   body: HeartbeatRequest,
+  pool: pg.Pool = pgPool(),
   prisma: PrismaClient = db(),
-): Promise<{ ok: true; revision: number }> {
-  const agentId = registered(identity);
+): Promise<{ ok: true; revision: number } | null> {
+  if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
   const now = new Date();
-  const { revision } = await renewLease(agentId, body, now, prisma);
-  if (body.deployments !== undefined || body.host !== undefined) {
-    const deployments = body.deployments ?? [];
-    if (deployments.length > 0) await applyEvents(agentId, deployments, now, prisma);
-    await applyMetrics(
-      agentId,
-      {
-        bootId: body.bootId,
-        host: body.host ?? { cpuBusyFraction: 0, memoryUsedBytes: 0 },
-        servingProcessRestarts: body.servingProcessRestarts ?? 0,
-        deployments,
-      },
-      now,
-      prisma,
-      new Set(deployments.filter((d) => d.estimatorProposal).map((d) => d.deploymentId)),
-      body,
-    );
-  }
-  return { ok: true, revision };
+  // Named: each pooled connection parses and plans it once, not on every heartbeat.
+  const { rows } = await pool.query<LeaseRow>({
+    name: "packrat_heartbeat_token_lease",
+    text: TOKEN_AND_LEASE_SQL,
+    values: [
+      hashAgentToken(token),
+      now.toISOString(),
+      new Date(now.getTime() - TOKEN_LAST_USED_RESOLUTION_MS).toISOString(),
+      body.revision,
+      body.bootId,
+    ],
+  });
+  const row = rows[0];
+  if (!row) return null;
+  if (!row.agentId) throw conflict("this token has not registered an agent yet: POST /register first");
+  if (!row.agentFound) throw notFound("agent", row.agentId);
+  if (row.decommissioned || row.revision === null) throw conflict(`agent ${row.hostName} was decommissioned`);
+  if (row.previousBootId !== body.bootId) await releaseAgentJobs(row.agentId, "the agent restarted");
+  await applyOlderAgentReports(row.agentId, body, now, prisma);
+  return { ok: true, revision: row.revision };
+}
+
+/** An older agent's heartbeat carries its events and metrics too: processed as those messages are. */
+async function applyOlderAgentReports(
+  agentId: string,
+  body: HeartbeatRequest,
+  now: Date,
+  prisma: PrismaClient,
+): Promise<void> {
+  if (body.deployments === undefined && body.host === undefined) return;
+  const deployments = body.deployments ?? [];
+  if (deployments.length > 0) await applyEvents(agentId, deployments, now, prisma);
+  await applyMetrics(
+    agentId,
+    {
+      bootId: body.bootId,
+      host: body.host ?? { cpuBusyFraction: 0, memoryUsedBytes: 0 },
+      servingProcessRestarts: body.servingProcessRestarts ?? 0,
+      deployments,
+    },
+    now,
+    prisma,
+    new Set(deployments.filter((d) => d.estimatorProposal).map((d) => d.deploymentId)),
+    body,
+  );
 }
 
 /** POST /events. */
