@@ -9,6 +9,7 @@ import {
 import type { Socket } from "node:net";
 import { tokenMatches } from "./bearer-token";
 import { DispatchError } from "./dispatcher";
+import { inferencesInFlight } from "./in-flight";
 import { accountRequest } from "./inference-accounting";
 import { BodyBudget, BodyCharge, JSON_HEAP_FACTOR } from "./body-budget";
 import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody } from "./http-body";
@@ -353,7 +354,8 @@ export function createOipServer(options: OipServerOptions): Server {
         );
       if (match[3] === "/infer") {
         if (method !== "POST") return error(response, 405, "infer takes POST", { allow: "POST" });
-        return infer(request, response, model);
+        // Counted until answered: a request alone lets the instance's answer be waited for synchronously.
+        return inferencesInFlight.around(() => infer(request, response, model));
       }
       if (method !== "GET") return error(response, 405, `${method} is not allowed here`, { allow: "GET" });
       if (match[3] === "/ready") {

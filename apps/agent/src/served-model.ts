@@ -12,6 +12,7 @@ import { IntervalStats } from "./interval-stats";
 import { ModelStatistics } from "./model-statistics";
 import type { EstimatorParams } from "@packrat/core/estimator/params";
 import { Dispatcher, type BatchLayout, type BatchRecord } from "./dispatcher";
+import { inferencesInFlight } from "./in-flight";
 import { concreteShape, planProblem, type ServingAxes } from "@packrat/core/model-analysis/serving-axes";
 import { batchLayout, declaredDims, modelAxes } from "./model-axes";
 import { Instance } from "./instance";
@@ -120,6 +121,7 @@ export class ServedModel {
       batchTimeoutMs: options.plan.batchTimeoutMs,
       maxQueueRows: options.maxQueueRows,
       instances: () => this.instances,
+      alone: () => inferencesInFlight.alone,
       onBatch: (record) => {
         options.onBatch?.(options.name, record);
         this.intervalStats.batchExecuted(record.computeMs);

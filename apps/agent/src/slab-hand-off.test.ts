@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
 import {
+  answeredWithin,
   computeMsOf,
   createControl,
   CONTROL_BYTES,
@@ -13,6 +15,8 @@ import {
   setComputeMs,
   slabBytes,
   STATE,
+  SYNC_WAIT_LIMIT_MS,
+  syncWaitBoundMs,
   whenAnswered,
   writeError,
   writeTensors,
@@ -100,5 +104,85 @@ describe("the slab hand-off", () => {
     await waiting;
     expect(woke).toBe(true);
     expect(whenAnswered(control)).toBeUndefined();
+  });
+});
+
+/**
+ * A stand-in for an instance thread, in a real worker: it sleeps until the state word says REQUEST, then until the
+ * test opens its gate (word 0 of `gate`), then answers DONE the way an instance does.
+ */
+const ANSWERER = `
+const { workerData } = require("node:worker_threads");
+const control = new Int32Array(workerData.control);
+const gate = new Int32Array(workerData.gate);
+while (Atomics.load(control, ${STATE}) !== ${REQUEST}) Atomics.wait(control, ${STATE}, Atomics.load(control, ${STATE}));
+while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
+Atomics.store(control, ${STATE}, ${DONE});
+Atomics.notify(control, ${STATE});
+`;
+
+describe("the event loop's synchronous wait for an answer", () => {
+  const workers: Worker[] = [];
+  afterEach(async () => {
+    for (const w of workers.splice(0)) await w.terminate();
+  });
+
+  function answerer(open: boolean): { control: Int32Array; openGate: () => void } {
+    const control = createControl();
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    if (open) gate[0] = 1;
+    workers.push(new Worker(ANSWERER, { eval: true, workerData: { control: control.buffer, gate: gate.buffer } }));
+    return {
+      control,
+      openGate: () => {
+        Atomics.store(gate, 0, 1);
+        Atomics.notify(gate, 0);
+      },
+    };
+  }
+
+  it("returns with the answer another thread hands back while the event loop is blocked", () => {
+    const { control } = answerer(true);
+    handOver(control, REQUEST);
+    // A generous bound: the answer, not the bound, ends this wait.
+    expect(answeredWithin(control, 60_000)).toBe(true);
+    expect(Atomics.load(control, STATE)).toBe(DONE);
+  });
+
+  it("gives up after its bound when no answer comes, and the asynchronous wait then gets the late answer", async () => {
+    const { control, openGate } = answerer(false);
+    handOver(control, REQUEST);
+    expect(answeredWithin(control, 1)).toBe(false);
+    expect(Atomics.load(control, STATE)).toBe(REQUEST);
+    // The fallback, as the instance does it: wait asynchronously (re-checking) until the state word leaves REQUEST.
+    const answered = (async () => {
+      while (Atomics.load(control, STATE) === REQUEST) await whenAnswered(control);
+      return Atomics.load(control, STATE);
+    })();
+    openGate();
+    expect(await answered).toBe(DONE);
+  });
+
+  it("does not wait for an answer already there, nor when it is not a request's turn", () => {
+    const control = createControl();
+    handOver(control, DONE);
+    expect(answeredWithin(control, 0)).toBe(true);
+    Atomics.store(control, STATE, IDLE);
+    expect(answeredWithin(control, 0)).toBe(true);
+    handOver(control, REQUEST);
+    expect(answeredWithin(control, 0)).toBe(false);
+  });
+
+  it("is bounded by twice the instance's recent run time plus half a millisecond, and only when that is short", () => {
+    expect(syncWaitBoundMs(undefined)).toBeUndefined();
+    expect(syncWaitBoundMs(0)).toBe(0.5);
+    expect(syncWaitBoundMs(0.2)).toBeCloseTo(0.9, 12);
+    expect(syncWaitBoundMs(0.7)).toBeCloseTo(1.9, 12);
+    // 2 × 0.75 + 0.5 = 2: not under the limit, so the event loop waits asynchronously.
+    expect(syncWaitBoundMs(0.75)).toBeUndefined();
+    expect(syncWaitBoundMs(40)).toBeUndefined();
+    expect(syncWaitBoundMs(Number.NaN)).toBeUndefined();
+    expect(syncWaitBoundMs(-1)).toBeUndefined();
+    expect(SYNC_WAIT_LIMIT_MS).toBe(2);
   });
 });

@@ -205,3 +205,34 @@ export function whenAnswered(control: Int32Array): Promise<unknown> | undefined 
   const waiting = (Atomics as unknown as AtomicsWaitAsync).waitAsync(control, STATE, REQUEST, RECHECK_MS);
   return waiting.async ? waiting.value : undefined;
 }
+
+/**
+ * The event-loop side's synchronous wait: blocks the thread in Atomics.wait until the state word leaves REQUEST or
+ * `timeoutMs` has passed, and says whether the answer is there. Only for a request with nothing else in flight: a
+ * wake-up that goes through the event loop (waitAsync) costs tens of microseconds on a small model, a blocked thread
+ * costs nothing when there is nothing else to do. Bounded, so a dead or slow instance costs at most `timeoutMs`
+ * before the caller falls back to whenAnswered.
+ */
+export function answeredWithin(control: Int32Array, timeoutMs: number): boolean {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    if (Atomics.load(control, STATE) !== REQUEST) return true;
+    const left = until - performance.now();
+    if (left <= 0) return false;
+    Atomics.wait(control, STATE, REQUEST, left);
+  }
+}
+
+/** A synchronous wait is worth it only for an instance that answers this fast: longer, and the loop would stall. */
+export const SYNC_WAIT_LIMIT_MS = 2;
+
+/**
+ * How long to wait synchronously on an instance whose recent session.run took `recentRunMs`: twice that plus the
+ * hand-off's own margin, or undefined (wait asynchronously) when that is not under SYNC_WAIT_LIMIT_MS or nothing
+ * has run yet.
+ */
+export function syncWaitBoundMs(recentRunMs: number | undefined): number | undefined {
+  if (recentRunMs === undefined || !Number.isFinite(recentRunMs) || recentRunMs < 0) return undefined;
+  const bound = 2 * recentRunMs + 0.5;
+  return bound < SYNC_WAIT_LIMIT_MS ? bound : undefined;
+}
