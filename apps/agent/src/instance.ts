@@ -14,6 +14,7 @@ import {
   flagsOf,
   grownSlabBytes,
   handOver,
+  headsUp,
   IDLE,
   MOVE_BYTES,
   readTensors,
@@ -21,6 +22,7 @@ import {
   setFlags,
   slabBytes,
   STATE,
+  SYNC_WAIT_MARGIN_MS,
   syncWaitBoundMs,
   whenAnswered,
   writeTensors,
@@ -209,11 +211,21 @@ export class Instance {
     }
     handOver(this.control, REQUEST);
     const bound = pending.alone ? syncWaitBoundMs(this.recentRunMs) : undefined;
+    // Alone: the state word read in a loop for twice the run time, then a sleep for the margin (answeredWithin).
     // Bounded: a crashed, stuck or suddenly slow instance costs at most the bound, then the asynchronous wait (and
     // the exit event, the watchdog) take over as for any other request.
-    if (bound !== undefined && answeredWithin(this.control, bound) && Atomics.load(this.control, STATE) === DONE)
+    if (
+      bound !== undefined &&
+      answeredWithin(this.control, bound, bound - SYNC_WAIT_MARGIN_MS) &&
+      Atomics.load(this.control, STATE) === DONE
+    )
       return this.answered(pending);
     this.awaitAnswer(pending);
+  }
+
+  /** A request alone is on its way to this idle instance: its thread wakes now, while the request is parsed. */
+  headsUp(): void {
+    if (this.state === "ready" && !this.current) headsUp(this.control);
   }
 
   /** The bound a synchronous wait on this instance would have now (undefined: it would wait asynchronously). */

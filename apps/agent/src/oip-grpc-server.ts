@@ -186,6 +186,8 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
     const request = call.request;
     const model = modelFor(request.model_name, request.model_version, callback);
     if (!model) return;
+    // Alone: the instance's thread wakes while the request is decoded, not after.
+    if (inferencesInFlight.alone && model.state === "ready") model.headsUp();
     const name = model.metadata.name;
     let rows = 0;
     const traceparent = call.metadata.get("traceparent");

@@ -127,6 +127,8 @@ export function createOipServer(options: OipServerOptions): Server {
 
   async function infer(request: IncomingMessage, response: ServerResponse, model: ServedModel): Promise<void> {
     const startedAt = performance.now();
+    // Alone: the instance's thread wakes while the body is read and parsed, not after.
+    if (inferencesInFlight.alone && model.state === "ready") model.headsUp();
     const name = model.metadata.name;
     let rows = 0;
     // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).

@@ -137,6 +137,25 @@ export class ServedModel {
     });
   }
 
+  /**
+   * A request alone in the process has come in: the instance the dispatcher's fast path will pick (the largest b,
+   * then the lowest id, as it orders them) wakes now. Nothing when the dispatcher is busy, has a queue, or the
+   * request would wait for a batch.
+   */
+  headsUp(): void {
+    if (this.dispatcher.busy || this.dispatcher.queueDepthRequests > 0) return;
+    // A request that waits for a batch to fill would outlast the thread's short wait for it.
+    if (planBatchSize(this.options.plan) > 1 && this.options.plan.batchTimeoutMs > 0) return;
+    let first: Instance | undefined;
+    for (const i of this.instances)
+      if (
+        i.state === "ready" &&
+        (!first || i.spec.batch > first.spec.batch || (i.spec.batch === first.spec.batch && i.spec.id < first.spec.id))
+      )
+        first = i;
+    first?.headsUp();
+  }
+
   /** Per-instance core lists: the plan's own, or the allocator's on this host's topology. */
   private coreAssignments(
     plan: ServingPlan = this.options.plan,

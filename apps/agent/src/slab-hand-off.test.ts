@@ -9,6 +9,8 @@ import {
   errorOf,
   grownSlabBytes,
   handOver,
+  headsUp,
+  headsUpPending,
   IDLE,
   readTensors,
   REQUEST,
@@ -16,6 +18,7 @@ import {
   slabBytes,
   STATE,
   SYNC_WAIT_LIMIT_MS,
+  SYNC_WAIT_MARGIN_MS,
   syncWaitBoundMs,
   whenAnswered,
   writeError,
@@ -149,6 +152,23 @@ describe("the event loop's synchronous wait for an answer", () => {
     expect(Atomics.load(control, STATE)).toBe(DONE);
   });
 
+  it("reads the answer while spinning, before any sleep", () => {
+    const { control } = answerer(true);
+    handOver(control, REQUEST);
+    // The whole (generous) bound spinning: the answer ends it, with no Atomics.wait at all.
+    expect(answeredWithin(control, 60_000, 60_000)).toBe(true);
+    expect(Atomics.load(control, STATE)).toBe(DONE);
+  });
+
+  it("spins, then sleeps, then gives up at its bound when no answer comes", () => {
+    const { control } = answerer(false);
+    handOver(control, REQUEST);
+    expect(answeredWithin(control, 2, 1)).toBe(false);
+    // A spin longer than the bound is cut to it.
+    expect(answeredWithin(control, 1, 50)).toBe(false);
+    expect(Atomics.load(control, STATE)).toBe(REQUEST);
+  });
+
   it("gives up after its bound when no answer comes, and the asynchronous wait then gets the late answer", async () => {
     const { control, openGate } = answerer(false);
     handOver(control, REQUEST);
@@ -175,7 +195,8 @@ describe("the event loop's synchronous wait for an answer", () => {
 
   it("is bounded by twice the instance's recent run time plus half a millisecond, and only when that is short", () => {
     expect(syncWaitBoundMs(undefined)).toBeUndefined();
-    expect(syncWaitBoundMs(0)).toBe(0.5);
+    expect(syncWaitBoundMs(0)).toBe(SYNC_WAIT_MARGIN_MS);
+    expect(SYNC_WAIT_MARGIN_MS).toBe(0.5);
     expect(syncWaitBoundMs(0.2)).toBeCloseTo(0.9, 12);
     expect(syncWaitBoundMs(0.7)).toBeCloseTo(1.9, 12);
     // 2 × 0.75 + 0.5 = 2: not under the limit, so the event loop waits asynchronously.
@@ -184,5 +205,48 @@ describe("the event loop's synchronous wait for an answer", () => {
     expect(syncWaitBoundMs(Number.NaN)).toBeUndefined();
     expect(syncWaitBoundMs(-1)).toBeUndefined();
     expect(SYNC_WAIT_LIMIT_MS).toBe(2);
+  });
+});
+
+/** The instance thread's own wait (waitForRequest, this module's code) in a real worker, which says when it returns. */
+const WAITER = `
+const { parentPort, workerData } = require("node:worker_threads");
+(async () => {
+  const { register } = await import("tsx/esm/api");
+  register();
+  const { waitForRequest } = await import(workerData.module);
+  const control = new Int32Array(workerData.control);
+  parentPort.postMessage("waiting");
+  waitForRequest(control);
+  // What the state word said when the wait returned: REQUEST, or the wait returned without one.
+  parentPort.postMessage(Atomics.load(control, ${STATE}) === ${REQUEST} ? "request" : "returned without a request");
+})();
+`;
+
+describe("a heads-up to a sleeping instance thread", () => {
+  it("wakes it, is taken, and the request that follows is received; one without a request changes nothing", async () => {
+    const control = createControl();
+    const worker = new Worker(WAITER, {
+      eval: true,
+      workerData: { control: control.buffer, module: new URL("./slab-hand-off.ts", import.meta.url).href },
+    });
+    try {
+      const messages: string[] = [];
+      const next = () => new Promise<string>((resolve) => worker.once("message", resolve));
+      messages.push(await next());
+      // A heads-up with no request behind it: taken, and the thread goes on waiting.
+      headsUp(control);
+      expect(headsUpPending(control)).toBe(true);
+      while (headsUpPending(control)) await new Promise((resolve) => setImmediate(resolve));
+      expect(messages).toEqual(["waiting"]);
+      // A second, then the request: the thread returns from its wait with it.
+      headsUp(control);
+      const received = next();
+      handOver(control, REQUEST);
+      messages.push(await received);
+      expect(messages).toEqual(["waiting", "request"]);
+    } finally {
+      await worker.terminate();
+    }
   });
 });
