@@ -21,8 +21,8 @@ import {
   REQUEST,
   setFlags,
   slabBytes,
+  SpinGate,
   STATE,
-  SYNC_WAIT_MARGIN_MS,
   syncWaitBoundMs,
   whenAnswered,
   writeTensors,
@@ -94,6 +94,8 @@ export class Instance {
   private watchdog?: NodeJS.Timeout;
   /** session.run's recent time on this instance (a moving average), which bounds a synchronous wait. */
   private recentRunMs?: number;
+  /** Whether a synchronous wait may spin now (not right after one the answer outlasted). */
+  private spinGate = new SpinGate();
 
   constructor(readonly spec: InstanceSpec) {
     // Sized for the warm-up's inputs (the plan's batch); a bigger slice brings a bigger slab.
@@ -214,12 +216,13 @@ export class Instance {
     // Alone: the state word read in a loop for twice the run time, then a sleep for the margin (answeredWithin).
     // Bounded: a crashed, stuck or suddenly slow instance costs at most the bound, then the asynchronous wait (and
     // the exit event, the watchdog) take over as for any other request.
-    if (
-      bound !== undefined &&
-      answeredWithin(this.control, bound, bound - SYNC_WAIT_MARGIN_MS) &&
-      Atomics.load(this.control, STATE) === DONE
-    )
-      return this.answered(pending);
+    if (bound !== undefined) {
+      const spinMs = this.spinGate.spinMs(bound);
+      const started = performance.now();
+      const answered = answeredWithin(this.control, bound, spinMs);
+      this.spinGate.record(spinMs, performance.now() - started, answered);
+      if (answered && Atomics.load(this.control, STATE) === DONE) return this.answered(pending);
+    }
     this.awaitAnswer(pending);
   }
 

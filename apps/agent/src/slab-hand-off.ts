@@ -260,6 +260,30 @@ export function answeredWithin(control: Int32Array, timeoutMs: number, spinMs = 
 /** What a synchronous wait allows beyond twice the run time: the hand-off both ways and the copies. */
 export const SYNC_WAIT_MARGIN_MS = 0.5;
 
+/**
+ * Whether a synchronous wait may spin. A spin that the answer outlasted says the CPUs are contended (a thread that
+ * spins may then be the one keeping the instance thread off its CPU), so the next PAUSE_AFTER_MISS waits sleep
+ * in Atomics.wait from the start instead.
+ */
+export class SpinGate {
+  static readonly PAUSE_AFTER_MISS = 8;
+  private paused = 0;
+
+  /** The spin for a wait bounded by `boundMs`: all but the margin, or none while paused. */
+  spinMs(boundMs: number): number {
+    if (this.paused > 0) {
+      this.paused--;
+      return 0;
+    }
+    return Math.max(0, boundMs - SYNC_WAIT_MARGIN_MS);
+  }
+
+  /** After a wait that spun for up to `spinMs`: `tookMs` past it (or no answer at all) is a miss. */
+  record(spinMs: number, tookMs: number, answered: boolean): void {
+    if (spinMs > 0 && (!answered || tookMs > spinMs)) this.paused = SpinGate.PAUSE_AFTER_MISS;
+  }
+}
+
 /** A synchronous wait is worth it only for an instance that answers this fast: longer, and the loop would stall. */
 export const SYNC_WAIT_LIMIT_MS = 2;
 
