@@ -122,6 +122,19 @@ describe("dispatcher", () => {
     await split.infer([tensor(0, 2)]);
     expect(pair.map((i) => i.alone)).toEqual([[false], [false]]);
 
+    // A lone one-row request with two idle instances: another request could start on the second one meanwhile,
+    // so the event loop must not block.
+    const idlePair = [new FakeInstance({ id: 0, batch: 1 }), new FakeInstance({ id: 1, batch: 1 })];
+    const spare = new Dispatcher({
+      batchSize: 1,
+      batchTimeoutMs: 0,
+      maxQueueRows: 100,
+      instances: () => idlePair,
+      alone: () => alone,
+    });
+    await spare.infer([tensor(0, 1)]);
+    expect(idlePair.flatMap((i) => i.alone)).toEqual([false]);
+
     // Two requests in one batch: never alone, whatever the count says.
     const shared = new FakeInstance({ id: 0, batch: 4 });
     const batched = new Dispatcher({

@@ -267,7 +267,9 @@ export class Dispatcher {
     let batchVersion: string | undefined;
     try {
       const fault = group.find((q) => q.fault)?.fault;
-      const alone = group.length === 1 && (this.options.alone?.() ?? false);
+      // Blocking the event loop on the answer holds up nothing only when no other instance could take a request
+      // arriving meanwhile: one request, alone in the process, on a model with one ready instance.
+      const alone = group.length === 1 && this.readyInstances().length === 1 && (this.options.alone?.() ?? false);
       const { perRequest, version, runMs } = this.unbatched
         ? await this.runWhole(
             group.map((q) => q.inputs),

@@ -138,22 +138,17 @@ export class ServedModel {
   }
 
   /**
-   * A request alone in the process has come in: the instance the dispatcher's fast path will pick (the largest b,
-   * then the lowest id, as it orders them) wakes now. Nothing when the dispatcher is busy, has a queue, or the
-   * request would wait for a batch.
+   * A request alone in the process has come in: the model's one ready instance wakes now. Nothing when the
+   * dispatcher is busy, has a queue, the request would wait for a batch, or more than one instance is ready.
    */
   headsUp(): void {
     if (this.dispatcher.busy || this.dispatcher.queueDepthRequests > 0) return;
     // A request that waits for a batch to fill would outlast the thread's short wait for it.
     if (planBatchSize(this.options.plan) > 1 && this.options.plan.batchTimeoutMs > 0) return;
-    let first: Instance | undefined;
-    for (const i of this.instances)
-      if (
-        i.state === "ready" &&
-        (!first || i.spec.batch > first.spec.batch || (i.spec.batch === first.spec.batch && i.spec.id < first.spec.id))
-      )
-        first = i;
-    first?.headsUp();
+    // As the dispatcher's synchronous wait: only with one ready instance (another idle one would be given the next
+    // request instead, and a spinning thread would take a CPU the HTTP side needs).
+    const ready = this.instances.filter((i) => i.state === "ready");
+    if (ready.length === 1) ready[0]!.headsUp();
   }
 
   /** Per-instance core lists: the plan's own, or the allocator's on this host's topology. */
