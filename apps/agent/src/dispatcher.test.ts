@@ -7,12 +7,14 @@ import { typedView, type WireTensor } from "./tensor-types";
 class FakeInstance implements DispatchTarget {
   state = "ready";
   calls: number[][] = []; // the first column of each row it received
+  alone: Array<boolean | undefined> = []; // what each run was told about being alone
   constructor(
     readonly spec: { id: number; batch: number },
     private delayMs = 1,
     private failing = false,
   ) {}
-  async run(inputs: WireTensor[]) {
+  async run(inputs: WireTensor[], _fault?: "throw", alone?: boolean) {
+    this.alone.push(alone);
     const x = typedView(inputs[0]!) as Float32Array;
     const rows = inputs[0]!.shape[0]!;
     const width = inputs[0]!.shape[1]!;
@@ -90,6 +92,67 @@ describe("dispatcher", () => {
     const results = await Promise.all([first, second, third]);
     expect(results.map((r) => firstColumn(r.outputs[0]!))).toEqual([[0.5], [10.5], [20.5]]);
     expect(instance.calls).toEqual([[0], [10], [20]]);
+  });
+
+  it("tells an instance a request is alone only when it is the only one in flight and runs whole on that instance", async () => {
+    let alone = true;
+    const one = new FakeInstance({ id: 0, batch: 4 });
+    const d = new Dispatcher({
+      batchSize: 1,
+      batchTimeoutMs: 0,
+      maxQueueRows: 100,
+      instances: () => [one],
+      alone: () => alone,
+    });
+    await d.infer([tensor(0, 1)]);
+    alone = false;
+    await d.infer([tensor(1, 1)]);
+    expect(one.alone).toEqual([true, false]);
+
+    // Split across two instances: each answer is read as it comes, so neither may block.
+    alone = true;
+    const pair = [new FakeInstance({ id: 0, batch: 1 }), new FakeInstance({ id: 1, batch: 1 })];
+    const split = new Dispatcher({
+      batchSize: 2,
+      batchTimeoutMs: 0,
+      maxQueueRows: 100,
+      instances: () => pair,
+      alone: () => alone,
+    });
+    await split.infer([tensor(0, 2)]);
+    expect(pair.map((i) => i.alone)).toEqual([[false], [false]]);
+
+    // A lone one-row request with two idle instances: another request could start on the second one meanwhile,
+    // so the event loop must not block.
+    const idlePair = [new FakeInstance({ id: 0, batch: 1 }), new FakeInstance({ id: 1, batch: 1 })];
+    const spare = new Dispatcher({
+      batchSize: 1,
+      batchTimeoutMs: 0,
+      maxQueueRows: 100,
+      instances: () => idlePair,
+      alone: () => alone,
+    });
+    await spare.infer([tensor(0, 1)]);
+    expect(idlePair.flatMap((i) => i.alone)).toEqual([false]);
+
+    // Two requests in one batch: never alone, whatever the count says.
+    const shared = new FakeInstance({ id: 0, batch: 4 });
+    const batched = new Dispatcher({
+      batchSize: 2,
+      batchTimeoutMs: 1_000,
+      maxQueueRows: 100,
+      instances: () => [shared],
+      alone: () => alone,
+    });
+    await Promise.all([batched.infer([tensor(0, 1)]), batched.infer([tensor(1, 1)])]);
+    expect(shared.alone).toEqual([false]);
+
+    // Without a count (no alone option), nothing is alone.
+    const plain = new FakeInstance({ id: 0, batch: 1 });
+    await new Dispatcher({ batchSize: 1, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [plain] }).infer([
+      tensor(0, 1),
+    ]);
+    expect(plain.alone).toEqual([false]);
   });
 
   it("never splits one request's rows across two batches", async () => {

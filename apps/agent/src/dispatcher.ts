@@ -64,7 +64,8 @@ interface Queued {
 export interface DispatchTarget {
   readonly spec: { id: number; batch: number; version?: string };
   readonly state: string;
-  run(inputs: WireTensor[], fault?: "throw"): Promise<{ outputs: WireTensor[]; computeMs: number }>;
+  /** `alone`: the only request in flight, run on this instance alone (it may block the event loop, bounded). */
+  run(inputs: WireTensor[], fault?: "throw", alone?: boolean): Promise<{ outputs: WireTensor[]; computeMs: number }>;
 }
 
 /**
@@ -82,6 +83,8 @@ export interface DispatcherOptions {
   maxQueueRows: number;
   instances: () => readonly DispatchTarget[];
   onBatch?: (record: BatchRecord) => void;
+  /** Whether the request being dispatched is the only inference request in flight in the process. */
+  alone?: () => boolean;
 }
 
 const RECENT_BATCHES = 20;
@@ -264,12 +267,16 @@ export class Dispatcher {
     let batchVersion: string | undefined;
     try {
       const fault = group.find((q) => q.fault)?.fault;
+      // Blocking the event loop on the answer holds up nothing only when no other instance could take a request
+      // arriving meanwhile: one request, alone in the process, on a model with one ready instance.
+      const alone = group.length === 1 && this.readyInstances().length === 1 && (this.options.alone?.() ?? false);
       const { perRequest, version, runMs } = this.unbatched
         ? await this.runWhole(
             group.map((q) => q.inputs),
             fault,
+            alone,
           )
-        : await this.runBatched(group, rows, fault);
+        : await this.runBatched(group, rows, fault, alone);
       batchVersion = version;
       const computeMs = performance.now() - dispatchedAt;
       this.recentBatchMs.push(computeMs);
@@ -328,6 +335,7 @@ export class Dispatcher {
     group: readonly Queued[],
     rows: number,
     fault?: "throw",
+    alone = false,
   ): Promise<{ perRequest: WireTensor[][]; version?: string; runMs?: number }> {
     const names = group[0]!.inputs.map((t) => t.name);
     const batch = names.map((name, i) =>
@@ -337,7 +345,7 @@ export class Dispatcher {
         this.axisOf(name),
       ),
     );
-    const { outputs, version, runMs } = await this.runOnInstances(batch, rows, fault);
+    const { outputs, version, runMs } = await this.runOnInstances(batch, rows, fault, alone);
     let offset = 0;
     const perRequest = group.map((request) => {
       const mine = outputs.map((o) => sliceRows(o, offset, request.rows, this.axisOf(o.name)));
@@ -351,6 +359,7 @@ export class Dispatcher {
   private async runWhole(
     requests: readonly WireTensor[][],
     fault?: "throw",
+    alone = false,
   ): Promise<{ perRequest: WireTensor[][]; version?: string; runMs?: number }> {
     const ready = this.readyInstances();
     let runMs = 0;
@@ -359,7 +368,8 @@ export class Dispatcher {
       await Promise.all(
         ready.slice(0, requests.length - start).map((instance, k) => {
           const index = start + k;
-          return instance.run(requests[index]!, index === 0 ? fault : undefined).then((r) => {
+          const single = alone && requests.length === 1;
+          return instance.run(requests[index]!, index === 0 ? fault : undefined, single).then((r) => {
             perRequest[index] = r.outputs;
             runMs = Math.max(runMs, r.computeMs);
           });
@@ -377,8 +387,11 @@ export class Dispatcher {
     batch: WireTensor[],
     rows: number,
     fault?: "throw",
+    alone = false,
   ): Promise<{ outputs: WireTensor[]; version?: string; runMs: number }> {
     const ready = this.readyInstances();
+    // One slice on one instance: blocking on it holds up nothing else. Several: each answer is read as it comes.
+    const single = alone && rows <= ready[0]!.spec.batch;
     let runMs = 0;
     const pieces: Array<{ start: number; outputs: WireTensor[] }> = [];
     let start = 0;
@@ -393,7 +406,7 @@ export class Dispatcher {
         const injected: "throw" | undefined = fault && !faultSent ? fault : undefined;
         faultSent ||= !!injected;
         wave.push(
-          instance.run(slice, injected).then((r) => {
+          instance.run(slice, injected, single).then((r) => {
             pieces.push({ start: at, outputs: r.outputs });
             runMs = Math.max(runMs, r.computeMs);
           }),

@@ -87,15 +87,15 @@ export function accountRequest(
       },
     });
   }
-  const labels = { model: model_, version, protocol, status: String(status) };
+  const labels = metrics.requestLabels(model_, version, protocol, status);
   metrics.requests.inc(labels);
   if (rows) metrics.rows.inc(labels, rows);
-  metrics.totalSeconds.observe({ model: model_, version, protocol }, totalMs / 1000);
+  metrics.totalSeconds.observe(metrics.protocolLabels(model_, version, protocol), totalMs / 1000);
   model.statistics.of(version).request(totalMs, status === 200 ? phases : undefined);
   if (status >= 500 || status === 429) model.intervalStats.rejected(rows);
   if (status !== 200 || !phases) return;
   const t = phases.timing;
-  const perModel = { model: model_, version };
+  const perModel = metrics.modelLabels(model_, version);
   metrics.formationSeconds.observe(perModel, t.formationMs / 1000);
   metrics.busyWaitSeconds.observe(perModel, t.busyWaitMs / 1000);
   metrics.queueSeconds.observe(perModel, (t.formationMs + t.busyWaitMs) / 1000);

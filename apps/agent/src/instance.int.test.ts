@@ -97,6 +97,36 @@ describe("an instance behind the slab hand-off", () => {
     expect(instance.state).toBe("ready");
   });
 
+  it("answers a request alone in the process with the same rows, waited for synchronously once it has run times", async () => {
+    const instance = await start();
+    // The first has no run time to bound a synchronous wait: it is waited for asynchronously.
+    expect(instance.syncWaitBoundMs).toBeUndefined();
+    const expected = await Promise.all([0, 1, 2, 3].map((k) => instance.run([images(1, 200 + k)])));
+    const bound = instance.syncWaitBoundMs;
+    // Whatever the bound (a loaded host's run times may put it past the limit), twice the run time plus 0.5 ms.
+    if (bound !== undefined) expect(bound).toBeGreaterThanOrEqual(0.5);
+    for (const [k, e] of expected.entries()) {
+      const r = await instance.run([images(1, 200 + k)], undefined, true);
+      expect(r.outputs[0]!.shape).toEqual([1, 10]);
+      logits(r.outputs[0]!).forEach((v, j) => expect(logits(e.outputs[0]!)[j]).toBeCloseTo(v, 5));
+      expect(r.computeMs).toBeGreaterThan(0);
+    }
+  });
+
+  it("a thread that dies while the event loop waits synchronously for it fails only its slice, then the next start serves", async () => {
+    const instance = await start(true);
+    for (let k = 0; k < 3; k++) await instance.run([images(1, k)], undefined, true);
+    const crashed = new Promise<Error>((resolve) => (instance.onCrash = resolve));
+    // Alone: the event loop blocks (bounded) on an answer that never comes, then waits asynchronously until the
+    // thread's exit fails the slice.
+    await expect(instance.run([images(1, 0)], "throw", true)).rejects.toBeInstanceOf(InstanceCrashedError);
+    expect((await crashed).message).toMatch(/instance 0 crashed: injected instance fault/);
+    await expect(instance.run([images(1, 1)], undefined, true)).rejects.toThrow(/instance 0 is crashed/);
+    const again = await start();
+    const r = await again.run([images(1, 1)], undefined, true);
+    expect(r.outputs[0]!.shape).toEqual([1, 10]);
+  });
+
   it("a thread that dies fails the slice it holds and those queued behind it, and nothing else", async () => {
     const instance = await start(true);
     const crashed = new Promise<Error>((resolve) => (instance.onCrash = resolve));

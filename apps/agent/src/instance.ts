@@ -3,6 +3,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { InstanceWorkerData, MovedMessage, SlabMessage, WorkerMessage } from "./instance-worker";
 import {
+  answeredWithin,
   computeMsOf,
   createControl,
   DONE,
@@ -13,13 +14,16 @@ import {
   flagsOf,
   grownSlabBytes,
   handOver,
+  headsUp,
   IDLE,
   MOVE_BYTES,
   readTensors,
   REQUEST,
   setFlags,
   slabBytes,
+  SpinGate,
   STATE,
+  syncWaitBoundMs,
   whenAnswered,
   writeTensors,
   type SlabTensor,
@@ -29,6 +33,8 @@ import { verifyInstanceAffinity, type ThreadAffinity } from "./thread-affinity";
 
 /** How often the watchdog looks for an answer nobody was woken for. */
 const WATCHDOG_MS = 100;
+/** The weight of the newest session.run time in the recent average (a few runs' memory). */
+const RUN_MS_WEIGHT = 0.25;
 
 export class InstanceCrashedError extends Error {
   constructor(message: string) {
@@ -56,6 +62,8 @@ type RunResult = { outputs: WireTensor[]; computeMs: number };
 interface Pending {
   inputs: WireTensor[];
   fault?: "throw";
+  /** The request is alone in the process: the event loop may block on its answer (bounded). */
+  alone?: boolean;
   resolve: (r: RunResult) => void;
   reject: (e: Error) => void;
 }
@@ -84,6 +92,10 @@ export class Instance {
    * answer already in the control block is read within WATCHDOG_MS whatever happened to its wake-up.
    */
   private watchdog?: NodeJS.Timeout;
+  /** session.run's recent time on this instance (a moving average), which bounds a synchronous wait. */
+  private recentRunMs?: number;
+  /** Whether a synchronous wait may spin now (not right after one the answer outlasted). */
+  private spinGate = new SpinGate();
 
   constructor(readonly spec: InstanceSpec) {
     // Sized for the warm-up's inputs (the plan's batch); a bigger slice brings a bigger slab.
@@ -150,11 +162,15 @@ export class Instance {
     else this.onCrash?.(failure);
   }
 
-  run(inputs: WireTensor[], fault?: "throw"): Promise<RunResult> {
+  /**
+   * Runs a slice. `alone`: nothing else is in flight in the process, so once handed over the event loop may wait
+   * for the answer synchronously, within a bound from this instance's recent run time (slab-hand-off.ts).
+   */
+  run(inputs: WireTensor[], fault?: "throw", alone?: boolean): Promise<RunResult> {
     if (this.state !== "ready" || !this.worker)
       return Promise.reject(new InstanceCrashedError(`instance ${this.spec.id} is ${this.state}`));
     const promise = new Promise<RunResult>((resolve, reject) => {
-      const pending: Pending = { inputs, fault, resolve, reject };
+      const pending: Pending = { inputs, fault, alone, resolve, reject };
       if (this.current) this.waiting.push(pending);
       else this.send(pending);
     });
@@ -196,7 +212,28 @@ export class Instance {
       return;
     }
     handOver(this.control, REQUEST);
+    const bound = pending.alone ? syncWaitBoundMs(this.recentRunMs) : undefined;
+    // Alone: the state word read in a loop for twice the run time, then a sleep for the margin (answeredWithin).
+    // Bounded: a crashed, stuck or suddenly slow instance costs at most the bound, then the asynchronous wait (and
+    // the exit event, the watchdog) take over as for any other request.
+    if (bound !== undefined) {
+      const spinMs = this.spinGate.spinMs(bound);
+      const started = performance.now();
+      const answered = answeredWithin(this.control, bound, spinMs);
+      this.spinGate.record(spinMs, performance.now() - started, answered);
+      if (answered && Atomics.load(this.control, STATE) === DONE) return this.answered(pending);
+    }
     this.awaitAnswer(pending);
+  }
+
+  /** A request alone is on its way to this idle instance: its thread wakes now, while the request is parsed. */
+  headsUp(): void {
+    if (this.state === "ready" && !this.current) headsUp(this.control);
+  }
+
+  /** The bound a synchronous wait on this instance would have now (undefined: it would wait asynchronously). */
+  get syncWaitBoundMs(): number | undefined {
+    return syncWaitBoundMs(this.recentRunMs);
   }
 
   private awaitAnswer(pending: Pending): void {
@@ -236,6 +273,11 @@ export class Instance {
           }),
           computeMs: computeMsOf(control),
         };
+      if (result) {
+        const ms = result.computeMs;
+        this.recentRunMs =
+          this.recentRunMs === undefined ? ms : this.recentRunMs + RUN_MS_WEIGHT * (ms - this.recentRunMs);
+      }
     } catch (error) {
       failure = error as Error;
     }

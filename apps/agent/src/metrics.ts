@@ -11,6 +11,28 @@ const perRequest = ["model", "version", "protocol", "status"] as const;
 /** How the request came in: OIP over HTTP/REST or over gRPC. */
 export type InferProtocol = "http" | "grpc";
 
+export interface ModelLabels {
+  model: string;
+  version: string;
+}
+export interface ProtocolLabels extends ModelLabels {
+  protocol: InferProtocol;
+}
+export interface RequestLabels extends ProtocolLabels {
+  status: string;
+}
+
+/** Nested maps, so that a lookup builds no key string. */
+type Tree<T> = Map<string, Map<string, T>>;
+
+function lookUp<T>(tree: Tree<T>, a: string, b: string, build: () => T): T {
+  let level = tree.get(a);
+  if (!level) tree.set(a, (level = new Map()));
+  let found = level.get(b);
+  if (found === undefined) level.set(b, (found = build()));
+  return found;
+}
+
 export class AgentMetrics {
   readonly registry = new Registry();
   readonly requests = new Counter({
@@ -95,6 +117,31 @@ export class AgentMetrics {
     labelNames: perModel,
     registers: [this.registry],
   });
+
+  // Label objects, built once per series and reused by every request's accounting (a request allocates none).
+  private readonly modelLabelTree: Tree<ModelLabels> = new Map();
+  private readonly protocolLabelTree: Tree<Record<InferProtocol, ProtocolLabels>> = new Map();
+  private readonly requestLabelTree: Tree<Record<InferProtocol, Map<number, RequestLabels>>> = new Map();
+
+  modelLabels(model: string, version: string): ModelLabels {
+    return lookUp(this.modelLabelTree, model, version, () => ({ model, version }));
+  }
+
+  protocolLabels(model: string, version: string, protocol: InferProtocol): ProtocolLabels {
+    return lookUp(this.protocolLabelTree, model, version, (): Record<InferProtocol, ProtocolLabels> => ({
+      http: { model, version, protocol: "http" },
+      grpc: { model, version, protocol: "grpc" },
+    }))[protocol];
+  }
+
+  requestLabels(model: string, version: string, protocol: InferProtocol, status: number): RequestLabels {
+    const byStatus = lookUp(this.requestLabelTree, model, version, () => ({ http: new Map(), grpc: new Map() }))[
+      protocol
+    ];
+    let labels = byStatus.get(status);
+    if (!labels) byStatus.set(status, (labels = { model, version, protocol, status: String(status) }));
+    return labels;
+  }
 
   /** Kept by the supervisor (connections that waited for a serving process, and those answered 503 instead). */
   readonly heldConnections: Counter;

@@ -6,6 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import { loadOipProto } from "@packrat/contracts/oip-grpc";
 import { tokenMatches } from "./bearer-token";
 import { DispatchError, type InferResult } from "./dispatcher";
+import { inferencesInFlight } from "./in-flight";
 import { accountRequest } from "./inference-accounting";
 import type { AgentMetrics } from "./metrics";
 import { decodeInferRequest, OipError, type BinaryInputs, type ParsedInferRequest } from "./oip-codec";
@@ -185,6 +186,8 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
     const request = call.request;
     const model = modelFor(request.model_name, request.model_version, callback);
     if (!model) return;
+    // Alone: the instance's thread wakes while the request is decoded, not after.
+    if (inferencesInFlight.alone && model.state === "ready") model.headsUp();
     const name = model.metadata.name;
     let rows = 0;
     const traceparent = call.metadata.get("traceparent");
@@ -320,7 +323,9 @@ export function createOipGrpcServer(options: OipGrpcOptions): grpc.Server {
       if (model) callback(null, metadataOf(model));
     },
     ModelInfer: (call: grpc.ServerUnaryCall<ModelInferRequest, unknown>, callback: Callback) => {
-      modelInfer(call, callback).catch((caught: Error) => fail(callback, 500, `internal error: ${caught.message}`));
+      inferencesInFlight
+        .around(() => modelInfer(call, callback))
+        .catch((caught: Error) => fail(callback, 500, `internal error: ${caught.message}`));
     },
   });
   return server;

@@ -9,6 +9,7 @@ import {
 import type { Socket } from "node:net";
 import { tokenMatches } from "./bearer-token";
 import { DispatchError } from "./dispatcher";
+import { inferencesInFlight } from "./in-flight";
 import { accountRequest } from "./inference-accounting";
 import { BodyBudget, BodyCharge, JSON_HEAP_FACTOR } from "./body-budget";
 import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody } from "./http-body";
@@ -126,6 +127,8 @@ export function createOipServer(options: OipServerOptions): Server {
 
   async function infer(request: IncomingMessage, response: ServerResponse, model: ServedModel): Promise<void> {
     const startedAt = performance.now();
+    // Alone: the instance's thread wakes while the body is read and parsed, not after.
+    if (inferencesInFlight.alone && model.state === "ready") model.headsUp();
     const name = model.metadata.name;
     let rows = 0;
     // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).
@@ -353,7 +356,8 @@ export function createOipServer(options: OipServerOptions): Server {
         );
       if (match[3] === "/infer") {
         if (method !== "POST") return error(response, 405, "infer takes POST", { allow: "POST" });
-        return infer(request, response, model);
+        // Counted until answered: a request alone lets the instance's answer be waited for synchronously.
+        return inferencesInFlight.around(() => infer(request, response, model));
       }
       if (method !== "GET") return error(response, 405, `${method} is not allowed here`, { allow: "GET" });
       if (match[3] === "/ready") {

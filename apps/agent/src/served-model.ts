@@ -12,6 +12,7 @@ import { IntervalStats } from "./interval-stats";
 import { ModelStatistics } from "./model-statistics";
 import type { EstimatorParams } from "@packrat/core/estimator/params";
 import { Dispatcher, type BatchLayout, type BatchRecord } from "./dispatcher";
+import { inferencesInFlight } from "./in-flight";
 import { concreteShape, planProblem, type ServingAxes } from "@packrat/core/model-analysis/serving-axes";
 import { batchLayout, declaredDims, modelAxes } from "./model-axes";
 import { Instance } from "./instance";
@@ -120,6 +121,7 @@ export class ServedModel {
       batchTimeoutMs: options.plan.batchTimeoutMs,
       maxQueueRows: options.maxQueueRows,
       instances: () => this.instances,
+      alone: () => inferencesInFlight.alone,
       onBatch: (record) => {
         options.onBatch?.(options.name, record);
         this.intervalStats.batchExecuted(record.computeMs);
@@ -133,6 +135,20 @@ export class ServedModel {
       currentB: () => planBatchSize(this.options.plan),
       batchTimeoutMs: () => this.options.plan.batchTimeoutMs,
     });
+  }
+
+  /**
+   * A request alone in the process has come in: the model's one ready instance wakes now. Nothing when the
+   * dispatcher is busy, has a queue, the request would wait for a batch, or more than one instance is ready.
+   */
+  headsUp(): void {
+    if (this.dispatcher.busy || this.dispatcher.queueDepthRequests > 0) return;
+    // A request that waits for a batch to fill would outlast the thread's short wait for it.
+    if (planBatchSize(this.options.plan) > 1 && this.options.plan.batchTimeoutMs > 0) return;
+    // As the dispatcher's synchronous wait: only with one ready instance (another idle one would be given the next
+    // request instead, and a spinning thread would take a CPU the HTTP side needs).
+    const ready = this.instances.filter((i) => i.state === "ready");
+    if (ready.length === 1) ready[0]!.headsUp();
   }
 
   /** Per-instance core lists: the plan's own, or the allocator's on this host's topology. */

@@ -213,7 +213,7 @@ async function main(): Promise<void> {
         },
         onBatch: (name, record) => {
           if (!record.ok) return;
-          const labels = { model: name, version: record.version ?? model.options.version };
+          const labels = metrics.modelLabels(name, record.version ?? model.options.version);
           metrics.inferences.inc(labels, record.rows);
           metrics.executions.inc(labels);
           metrics.computeSeconds.observe(labels, record.computeMs / 1000);

@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
 import {
+  answeredWithin,
   computeMsOf,
   createControl,
   CONTROL_BYTES,
@@ -7,12 +9,18 @@ import {
   errorOf,
   grownSlabBytes,
   handOver,
+  headsUp,
+  headsUpPending,
   IDLE,
   readTensors,
   REQUEST,
   setComputeMs,
+  SpinGate,
   slabBytes,
   STATE,
+  SYNC_WAIT_LIMIT_MS,
+  SYNC_WAIT_MARGIN_MS,
+  syncWaitBoundMs,
   whenAnswered,
   writeError,
   writeTensors,
@@ -100,5 +108,161 @@ describe("the slab hand-off", () => {
     await waiting;
     expect(woke).toBe(true);
     expect(whenAnswered(control)).toBeUndefined();
+  });
+});
+
+/**
+ * A stand-in for an instance thread, in a real worker: it sleeps until the state word says REQUEST, then until the
+ * test opens its gate (word 0 of `gate`), then answers DONE the way an instance does.
+ */
+const ANSWERER = `
+const { workerData } = require("node:worker_threads");
+const control = new Int32Array(workerData.control);
+const gate = new Int32Array(workerData.gate);
+while (Atomics.load(control, ${STATE}) !== ${REQUEST}) Atomics.wait(control, ${STATE}, Atomics.load(control, ${STATE}));
+while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
+Atomics.store(control, ${STATE}, ${DONE});
+Atomics.notify(control, ${STATE});
+`;
+
+describe("the event loop's synchronous wait for an answer", () => {
+  const workers: Worker[] = [];
+  afterEach(async () => {
+    for (const w of workers.splice(0)) await w.terminate();
+  });
+
+  function answerer(open: boolean): { control: Int32Array; openGate: () => void } {
+    const control = createControl();
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    if (open) gate[0] = 1;
+    workers.push(new Worker(ANSWERER, { eval: true, workerData: { control: control.buffer, gate: gate.buffer } }));
+    return {
+      control,
+      openGate: () => {
+        Atomics.store(gate, 0, 1);
+        Atomics.notify(gate, 0);
+      },
+    };
+  }
+
+  it("returns with the answer another thread hands back while the event loop is blocked", () => {
+    const { control } = answerer(true);
+    handOver(control, REQUEST);
+    // A generous bound: the answer, not the bound, ends this wait.
+    expect(answeredWithin(control, 60_000)).toBe(true);
+    expect(Atomics.load(control, STATE)).toBe(DONE);
+  });
+
+  it("reads the answer while spinning, before any sleep", () => {
+    const { control } = answerer(true);
+    handOver(control, REQUEST);
+    // The whole (generous) bound spinning: the answer ends it, with no Atomics.wait at all.
+    expect(answeredWithin(control, 60_000, 60_000)).toBe(true);
+    expect(Atomics.load(control, STATE)).toBe(DONE);
+  });
+
+  it("spins, then sleeps, then gives up at its bound when no answer comes", () => {
+    const { control } = answerer(false);
+    handOver(control, REQUEST);
+    expect(answeredWithin(control, 2, 1)).toBe(false);
+    // A spin longer than the bound is cut to it.
+    expect(answeredWithin(control, 1, 50)).toBe(false);
+    expect(Atomics.load(control, STATE)).toBe(REQUEST);
+  });
+
+  it("gives up after its bound when no answer comes, and the asynchronous wait then gets the late answer", async () => {
+    const { control, openGate } = answerer(false);
+    handOver(control, REQUEST);
+    expect(answeredWithin(control, 1)).toBe(false);
+    expect(Atomics.load(control, STATE)).toBe(REQUEST);
+    // The fallback, as the instance does it: wait asynchronously (re-checking) until the state word leaves REQUEST.
+    const answered = (async () => {
+      while (Atomics.load(control, STATE) === REQUEST) await whenAnswered(control);
+      return Atomics.load(control, STATE);
+    })();
+    openGate();
+    expect(await answered).toBe(DONE);
+  });
+
+  it("does not wait for an answer already there, nor when it is not a request's turn", () => {
+    const control = createControl();
+    handOver(control, DONE);
+    expect(answeredWithin(control, 0)).toBe(true);
+    Atomics.store(control, STATE, IDLE);
+    expect(answeredWithin(control, 0)).toBe(true);
+    handOver(control, REQUEST);
+    expect(answeredWithin(control, 0)).toBe(false);
+  });
+
+  it("spins for all but the margin, and after a spin the answer outlasted, sleeps from the start for a while", () => {
+    const gate = new SpinGate();
+    expect(gate.spinMs(0.9)).toBeCloseTo(0.4, 12);
+    gate.record(0.4, 0.3, true); // caught while spinning
+    expect(gate.spinMs(0.9)).toBeCloseTo(0.4, 12);
+    gate.record(0.4, 0.45, true); // answered during the sleep after the spin: a miss
+    for (let i = 0; i < SpinGate.PAUSE_AFTER_MISS; i++) expect(gate.spinMs(0.9)).toBe(0);
+    expect(gate.spinMs(0.9)).toBeCloseTo(0.4, 12);
+    gate.record(0.4, 0.9, false); // no answer within the bound: a miss too
+    expect(gate.spinMs(0.9)).toBe(0);
+    // A wait that did not spin says nothing about spinning.
+    gate.record(0, 5, false);
+    expect(SpinGate.PAUSE_AFTER_MISS).toBeGreaterThan(1);
+  });
+
+  it("is bounded by twice the instance's recent run time plus half a millisecond, and only when that is short", () => {
+    expect(syncWaitBoundMs(undefined)).toBeUndefined();
+    expect(syncWaitBoundMs(0)).toBe(SYNC_WAIT_MARGIN_MS);
+    expect(SYNC_WAIT_MARGIN_MS).toBe(0.5);
+    expect(syncWaitBoundMs(0.2)).toBeCloseTo(0.9, 12);
+    expect(syncWaitBoundMs(0.7)).toBeCloseTo(1.9, 12);
+    // 2 × 0.75 + 0.5 = 2: not under the limit, so the event loop waits asynchronously.
+    expect(syncWaitBoundMs(0.75)).toBeUndefined();
+    expect(syncWaitBoundMs(40)).toBeUndefined();
+    expect(syncWaitBoundMs(Number.NaN)).toBeUndefined();
+    expect(syncWaitBoundMs(-1)).toBeUndefined();
+    expect(SYNC_WAIT_LIMIT_MS).toBe(2);
+  });
+});
+
+/** The instance thread's own wait (waitForRequest, this module's code) in a real worker, which says when it returns. */
+const WAITER = `
+const { parentPort, workerData } = require("node:worker_threads");
+(async () => {
+  const { register } = await import("tsx/esm/api");
+  register();
+  const { waitForRequest } = await import(workerData.module);
+  const control = new Int32Array(workerData.control);
+  parentPort.postMessage("waiting");
+  waitForRequest(control);
+  // What the state word said when the wait returned: REQUEST, or the wait returned without one.
+  parentPort.postMessage(Atomics.load(control, ${STATE}) === ${REQUEST} ? "request" : "returned without a request");
+})();
+`;
+
+describe("a heads-up to a sleeping instance thread", () => {
+  it("wakes it, is taken, and the request that follows is received; one without a request changes nothing", async () => {
+    const control = createControl();
+    const worker = new Worker(WAITER, {
+      eval: true,
+      workerData: { control: control.buffer, module: new URL("./slab-hand-off.ts", import.meta.url).href },
+    });
+    try {
+      const messages: string[] = [];
+      const next = () => new Promise<string>((resolve) => worker.once("message", resolve));
+      messages.push(await next());
+      // A heads-up with no request behind it: taken, and the thread goes on waiting.
+      headsUp(control);
+      // Taken as soon as the thread is awake (which may be before this line), then the thread sleeps again.
+      while (headsUpPending(control)) await new Promise((resolve) => setImmediate(resolve));
+      expect(messages).toEqual(["waiting"]);
+      // A second, then the request: the thread returns from its wait with it.
+      headsUp(control);
+      const received = next();
+      handOver(control, REQUEST);
+      messages.push(await received);
+      expect(messages).toEqual(["waiting", "request"]);
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -18,6 +18,8 @@ const FLAGS = 1;
 const STATUS = 2;
 const COUNT = 3;
 const MESSAGE_BYTES = 4;
+/** Set by the event-loop side when a request is on its way (headsUp); the instance thread clears it. */
+const HEADS_UP = 5;
 /** Bytes 64..72 hold the instance's session.run time (a float64). */
 const COMPUTE_BYTE_OFFSET = 64;
 /** Descriptors (and a run error's message) start here. */
@@ -170,15 +172,42 @@ export function handOver(control: Int32Array, state: typeof REQUEST | typeof DON
   Atomics.notify(control, STATE);
 }
 
-/** The instance thread's wait for a request: sleeps (no CPU) until the state word says REQUEST. */
+/**
+ * The instance thread's wait for a request: sleeps (no CPU) until the state word says REQUEST. Woken early by a
+ * heads-up, it reads the state word in a loop for up to HEADS_UP_SPIN_MS instead, so that the request, when it
+ * comes, finds it awake.
+ */
 export function waitForRequest(control: Int32Array): void {
   for (;;) {
     const state = Atomics.load(control, STATE);
     if (state === REQUEST) return;
+    if (Atomics.exchange(control, HEADS_UP, 0) !== 0) {
+      const until = performance.now() + HEADS_UP_SPIN_MS;
+      while (Atomics.load(control, STATE) !== REQUEST && performance.now() < until);
+      continue;
+    }
     // Bounded, and the state re-read after it: a wake-up lost anywhere costs at most this, never a stuck instance.
     Atomics.wait(control, STATE, state, RECHECK_MS);
   }
 }
+
+/**
+ * How long an instance thread woken by a heads-up stays awake for the request: long enough for a request's body to
+ * be read and parsed, short enough that one that never comes (refused, or sent elsewhere) costs little.
+ */
+export const HEADS_UP_SPIN_MS = 1;
+
+/**
+ * Tells a sleeping instance thread that a request is on its way, before it is even parsed: a thread asleep in a
+ * futex takes tens of microseconds to wake on a virtual CPU, which the parse then hides.
+ */
+export function headsUp(control: Int32Array): void {
+  Atomics.store(control, HEADS_UP, 1);
+  Atomics.notify(control, STATE);
+}
+
+/** Whether a heads-up is still waiting for the instance thread to take it. */
+export const headsUpPending = (control: Int32Array) => Atomics.load(control, HEADS_UP) !== 0;
 
 /**
  * How long either side sleeps before it looks at the state word again without being woken. Under load on 2 CPUs a
@@ -204,4 +233,67 @@ interface AtomicsWaitAsync {
 export function whenAnswered(control: Int32Array): Promise<unknown> | undefined {
   const waiting = (Atomics as unknown as AtomicsWaitAsync).waitAsync(control, STATE, REQUEST, RECHECK_MS);
   return waiting.async ? waiting.value : undefined;
+}
+
+/**
+ * The event-loop side's synchronous wait: holds the thread until the state word leaves REQUEST or `timeoutMs` has
+ * passed, and says whether the answer is there. Only for a request with nothing else in flight: the wake-up through
+ * the event loop (waitAsync) costs tens of microseconds on a small model, holding a thread that has nothing else to
+ * do costs nothing. For the first `spinMs` it reads the state word in a loop, then sleeps in Atomics.wait for the
+ * rest: on this host a thread asleep in a futex takes about 40 µs to wake (its virtual CPU halted), a loop that
+ * reads the word sees the answer within a microsecond or two. Bounded, so a dead or slow instance costs at most
+ * `timeoutMs` before the caller falls back to whenAnswered.
+ */
+export function answeredWithin(control: Int32Array, timeoutMs: number, spinMs = 0): boolean {
+  const started = performance.now();
+  const until = started + timeoutMs;
+  const spinUntil = started + Math.min(spinMs, timeoutMs);
+  while (Atomics.load(control, STATE) === REQUEST) if (performance.now() >= spinUntil) break;
+  for (;;) {
+    if (Atomics.load(control, STATE) !== REQUEST) return true;
+    const left = until - performance.now();
+    if (left <= 0) return false;
+    Atomics.wait(control, STATE, REQUEST, left);
+  }
+}
+
+/** What a synchronous wait allows beyond twice the run time: the hand-off both ways and the copies. */
+export const SYNC_WAIT_MARGIN_MS = 0.5;
+
+/**
+ * Whether a synchronous wait may spin. A spin that the answer outlasted says the CPUs are contended (a thread that
+ * spins may then be the one keeping the instance thread off its CPU), so the next PAUSE_AFTER_MISS waits sleep
+ * in Atomics.wait from the start instead.
+ */
+export class SpinGate {
+  static readonly PAUSE_AFTER_MISS = 8;
+  private paused = 0;
+
+  /** The spin for a wait bounded by `boundMs`: all but the margin, or none while paused. */
+  spinMs(boundMs: number): number {
+    if (this.paused > 0) {
+      this.paused--;
+      return 0;
+    }
+    return Math.max(0, boundMs - SYNC_WAIT_MARGIN_MS);
+  }
+
+  /** After a wait that spun for up to `spinMs`: `tookMs` past it (or no answer at all) is a miss. */
+  record(spinMs: number, tookMs: number, answered: boolean): void {
+    if (spinMs > 0 && (!answered || tookMs > spinMs)) this.paused = SpinGate.PAUSE_AFTER_MISS;
+  }
+}
+
+/** A synchronous wait is worth it only for an instance that answers this fast: longer, and the loop would stall. */
+export const SYNC_WAIT_LIMIT_MS = 2;
+
+/**
+ * How long to wait synchronously on an instance whose recent session.run took `recentRunMs`: twice that plus the
+ * hand-off's own margin, or undefined (wait asynchronously) when that is not under SYNC_WAIT_LIMIT_MS or nothing
+ * has run yet.
+ */
+export function syncWaitBoundMs(recentRunMs: number | undefined): number | undefined {
+  if (recentRunMs === undefined || !Number.isFinite(recentRunMs) || recentRunMs < 0) return undefined;
+  const bound = 2 * recentRunMs + SYNC_WAIT_MARGIN_MS;
+  return bound < SYNC_WAIT_LIMIT_MS ? bound : undefined;
 }
