@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { TRPCError } from "@trpc/server";
-import type { PrismaClient } from "../src/generated/prisma/client";
 import { migrate } from "../src/server/db/migrator";
 import { createDatabase, findTestPostgres } from "../test/find-postgres";
 import type { ProbeResult } from "../test/access-probes";
@@ -24,7 +23,8 @@ const bench: Benchmark = {
     const database = await createDatabase(server.adminUrl, "packrat_bench_access");
     const dataDir = mkdtempSync(join(tmpdir(), "packrat-bench-access-"));
     const saved = { ...testEnv };
-    const holder = globalThis as unknown as { packratPrisma?: PrismaClient };
+    // The process's Prisma client and pool live on globalThis: closed here, the next db() connects to this database.
+    const { resetDbForTests } = await import("../src/server/db/client");
     let routeServer: { close: () => Promise<void> } | undefined;
     try {
       await migrate(database.url, resolve("prisma/migrations"));
@@ -37,8 +37,7 @@ const bench: Benchmark = {
         LONG_POLL_HOLD_MS: "300",
         LOG_LEVEL: "error",
       });
-      await holder.packratPrisma?.$disconnect();
-      holder.packratPrisma = undefined;
+      await resetDbForTests();
       const { resetEnvForTests } = await import("../src/server/env");
       const { resetAuthForTests } = await import("../src/server/auth/auth");
       const { usePasswordHasherForTests: plugHasher } = await import("../src/server/auth/password");
@@ -160,8 +159,7 @@ const bench: Benchmark = {
       };
     } finally {
       await routeServer?.close();
-      await holder.packratPrisma?.$disconnect();
-      holder.packratPrisma = undefined;
+      await resetDbForTests();
       await database.drop();
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -271,9 +271,9 @@ async function onnxSection(
   const database = await createDatabase(adminUrl, "packrat_bench_onnx");
   try {
     await migrate(database.url, join(process.cwd(), "prisma/migrations"));
-    const global = globalThis as unknown as { packratPrisma?: { $disconnect(): Promise<void> } };
-    await global.packratPrisma?.$disconnect();
-    global.packratPrisma = undefined;
+    // The process's client and pool (on globalThis) closed: the next db() connects to this database.
+    const { resetDbForTests } = await import("../src/server/db/client");
+    await resetDbForTests();
     testEnv.DATABASE_URL = database.url;
     const { resetEnvForTests } = await import("../src/server/env");
     resetEnvForTests();
@@ -319,8 +319,7 @@ async function onnxSection(
     }
     const kinds = Object.entries(report.perKind);
     const total = (pick: (c: (typeof kinds)[number][1]) => number) => kinds.reduce((n, [, c]) => n + pick(c), 0);
-    await db().$disconnect();
-    global.packratPrisma = undefined;
+    await resetDbForTests();
     return {
       figures: [
         { label: "ONNX: hostile files uploaded", value: total((c) => c.tried), unit: "files" },

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import pg from "pg";
 import type { SessionUser } from "@/server/auth/session";
-import { db } from "@/server/db/client";
+import { db, resetDbForTests } from "@/server/db/client";
 import { migrate } from "@/server/db/migrator";
 import { resetEnvForTests } from "@/server/env";
 import { databaseChecksum, listTables, type DatabaseChecksum } from "./database-checksum";
@@ -39,11 +39,12 @@ async function admin<T>(adminUrl: string, run: (client: pg.Client) => Promise<T>
   }
 }
 
-/** db() keeps one client per process on globalThis; dropping it makes the next db() connect to DATABASE_URL anew. */
+/**
+ * db() keeps one client and one pool per process on globalThis; closing both makes the next db() connect to
+ * DATABASE_URL anew (and leaves no connection to a database about to be copied or dropped).
+ */
 export async function pointServerAt(url: string): Promise<void> {
-  const global = globalThis as unknown as { packratPrisma?: { $disconnect(): Promise<void> } };
-  await global.packratPrisma?.$disconnect();
-  global.packratPrisma = undefined;
+  await resetDbForTests();
   testEnv.DATABASE_URL = url;
   resetEnvForTests();
 }
