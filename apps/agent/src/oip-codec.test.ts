@@ -192,6 +192,17 @@ describe("parseInferRequest: flat JSON data decodes as the general decoder does"
     );
   });
 
+  it("reads a body with UTF-8 text as UTF-8 (an ASCII one is read as latin1, the same text)", () => {
+    const body = Buffer.from(
+      JSON.stringify({ id: "é☃😀", inputs: [{ name: "x", shape: [1, 1], datatype: "FP32", data: [1] }] }),
+    );
+    expect(parseInferRequest(body, undefined, model("FP32")).id).toBe("é☃😀");
+    const ascii = Buffer.from(
+      JSON.stringify({ id: "plain \\u00e9", inputs: [{ name: "x", shape: [1, 1], datatype: "FP32", data: [1] }] }),
+    );
+    expect(parseInferRequest(ascii, undefined, model("FP32")).id).toBe("plain \\u00e9");
+  });
+
   it("keeps float32 rounding, -0 and the smallest subnormal in FP32", () => {
     const values = [-0, 1e-45, 0.1, 3.4028234663852886e38, 1e39, -1e39];
     // Written by hand: JSON.stringify writes -0 as 0.
@@ -253,7 +264,7 @@ describe("encodeInferResponse: the JSON text JSON.stringify of the response obje
         fc.boolean(),
         fc.string(),
         (outputs, id, allBinary, someBinary, version) => {
-          const model: ModelMetadata = { name: "m\"odel", version, inputs: [], outputs: [] };
+          const model: ModelMetadata = { name: 'm"odel', version, inputs: [], outputs: [] };
           const request: ParsedInferRequest = {
             id,
             inputs: [],
@@ -278,6 +289,8 @@ describe("encodeInferResponse: the JSON text JSON.stringify of the response obje
     const values = Float32Array.from([-0, 1e-45, 0.1, 3.4028234663852886e38, NaN, -Infinity, 1 / 3]);
     const t: WireTensor = { name: "y", datatype: "FP32", shape: [1, values.length], buffer: values.buffer };
     expect(jsonDataText(t)).toBe(JSON.stringify(Array.from(values)));
-    expect(jsonDataText(t)).toBe("[0,1.401298464324817e-45,0.10000000149011612,3.4028234663852886e+38,null,null,0.3333333432674408]");
+    expect(jsonDataText(t)).toBe(
+      "[0,1.401298464324817e-45,0.10000000149011612,3.4028234663852886e+38,null,null,0.3333333432674408]",
+    );
   });
 });
