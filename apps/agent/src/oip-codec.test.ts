@@ -131,7 +131,7 @@ const leaf = fc.oneof(
   fc.constantFrom(-0, 1e-45, 3.4028234663852886e38, 1e300, -1e300, 2 ** 53, 0.1, true, false, null, "1", {}),
   fc.boolean(),
 );
-const leafFor = (datatype: OipDatatype) =>
+const leafFor = (datatype: OipDatatype): fc.Arbitrary<number | boolean> =>
   datatype === "BOOL"
     ? fc.boolean()
     : datatype.startsWith("FP")
