@@ -269,7 +269,7 @@ export class Dispatcher {
       const fault = group.find((q) => q.fault)?.fault;
       // Blocking the event loop on the answer holds up nothing only when no other instance could take a request
       // arriving meanwhile: one request, alone in the process, on a model with one ready instance.
-      const alone = group.length === 1 && this.readyInstances().length === 1 && (this.options.alone?.() ?? false);
+      const alone = group.length === 1 && (this.options.alone?.() ?? false) && this.readyInstances().length === 1;
       const { perRequest, version, runMs } = this.unbatched
         ? await this.runWhole(
             group.map((q) => q.inputs),

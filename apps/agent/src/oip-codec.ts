@@ -99,18 +99,12 @@ function fromAnyJsonData(
 function fillFlat(datatype: OipDatatype, data: unknown[], buffer: ArrayBuffer): boolean {
   const n = data.length;
   switch (datatype) {
-    case "FP32": {
-      // Checked first, then copied by set (a native copy of a number array): 2 µs less than a store per value
-      // on 3 072 values.
-      for (let i = 0; i < n; i++) if (typeof data[i] !== "number") return false;
-      new Float32Array(buffer).set(data as number[]);
-      return true;
-    }
+    case "FP32":
     case "FP64": {
       // Checked first, then copied by set (a native copy of a number array): 2 µs less than a store per value
       // on 3 072 values.
       for (let i = 0; i < n; i++) if (typeof data[i] !== "number") return false;
-      new Float64Array(buffer).set(data as number[]);
+      (datatype === "FP32" ? new Float32Array(buffer) : new Float64Array(buffer)).set(data as number[]);
       return true;
     }
     case "BOOL": {
