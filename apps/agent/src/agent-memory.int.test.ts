@@ -2,6 +2,7 @@
 // AGENT_MAX_BODY_BYTES_IN_FLIGHT of them (JSON charged JSON_HEAP_FACTOR times) and answers the rest 503 +
 // Retry-After before reading them; a JSON body larger than the budget could ever hold is 413. A real agent
 // process serving tiny-cnn over real HTTP.
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { processMemory, servingSnapshot } from "../../../src/testing/fuzz/agent-probe";
@@ -68,6 +69,46 @@ describe("body bytes in flight", () => {
     expect(processMemory(pid).peak).toBeLessThan(1.5 * 1024 * MiB);
     // Once they are done the budget is whole again: one more is served.
     expect((await infer(body)).status).toBe(200);
+  });
+
+  it("binary uploads cut off midway (after the header, inside the tensor) give their share back and leave nothing behind", async () => {
+    // 2 048 rows: 24 MiB of tensor, charged whole when it is announced; two of them held would leave no room for a third.
+    const rows = 2048;
+    const tensor = Buffer.alloc(rows * 3 * 32 * 32 * 4);
+    new Float32Array(tensor.buffer, tensor.byteOffset, tensor.length / 4).fill(0.5);
+    const header = Buffer.from(
+      JSON.stringify({
+        inputs: [
+          {
+            name: "input",
+            shape: [rows, 3, 32, 32],
+            datatype: "FP32",
+            parameters: { binary_data_size: tensor.length },
+          },
+        ],
+      }),
+    );
+    const url = new URL(agent.url);
+    for (let i = 0; i < 4; i++) {
+      const socket = connect(Number(url.port), url.hostname);
+      await new Promise((done) => socket.once("connect", done));
+      socket.write(
+        `POST /v2/models/tiny-cnn/infer HTTP/1.1\r\nhost: agent\r\ncontent-type: application/octet-stream\r\n` +
+          `inference-header-content-length: ${header.length}\r\ncontent-length: ${header.length + tensor.length}\r\n\r\n`,
+      );
+      // The header and a third of the tensor, the cut in the middle of a value, then the client goes away.
+      await new Promise((done) => socket.write(Buffer.concat([header, tensor.subarray(0, 8 * MiB + 1)]), done));
+      socket.destroy();
+      await new Promise((done) => socket.once("close", done));
+    }
+    const response = await fetch(`${agent.url}/v2/models/tiny-cnn/infer`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream", "inference-header-content-length": String(header.length) },
+      body: Buffer.concat([header, tensor]),
+    });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { outputs: Array<{ shape: number[] }> };
+    expect(answer.outputs[0]!.shape).toEqual([rows, 10]);
   });
 
   it("a JSON body larger than the budget could hold (a quarter of it) is 413 before it is read", async () => {

@@ -1,6 +1,7 @@
 // The agent as a client sees it: real ONNX Runtime, real HTTP, requests written from the Open Inference Protocol
 // spec. Tiny CNN served as ⟨2 instances × 1 thread, b = 4⟩ on this 2-core host (B = 8, 5 ms batch timeout).
 import { readdirSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ort from "onnxruntime-node";
@@ -137,6 +138,59 @@ describe("agent data plane", () => {
     const tail = raw.subarray(n);
     const values = new Float32Array(tail.buffer.slice(tail.byteOffset, tail.byteOffset + tail.length));
     expectClose(values, await direct(data, rows));
+  });
+
+  it("decodes a chunked binary upload whose pieces split the header, the header/tensor boundary and a value", async () => {
+    const rows = 2;
+    const data = requestData(43, rows);
+    const { body, headerLength } = binaryBody(
+      {
+        inputs: [
+          {
+            name: "input",
+            shape: [rows, 3, 32, 32],
+            datatype: "FP32",
+            parameters: { binary_data_size: data.byteLength },
+          },
+        ],
+        outputs: [{ name: "logits", parameters: { binary_data: true } }],
+      },
+      new Uint8Array(data.buffer),
+    );
+    // No Content-Length: the binary block's size is known only at the end.
+    const cuts = [0, 5, headerLength - 1, headerLength + 2, headerLength + 4097, body.length];
+    const url = new URL(agent.url);
+    const socket = connect(Number(url.port), url.hostname);
+    const answer = new Promise<Buffer>((done) => {
+      const got: Buffer[] = [];
+      socket.on("data", (d: Buffer) => got.push(d));
+      socket.on("end", () => done(Buffer.concat(got)));
+    });
+    socket.write(
+      `POST /v2/models/tiny-cnn/infer HTTP/1.1\r\nhost: agent\r\nconnection: close\r\ncontent-type: application/octet-stream\r\n` +
+        `inference-header-content-length: ${headerLength}\r\ntransfer-encoding: chunked\r\n\r\n`,
+    );
+    for (let i = 1; i < cuts.length; i++) {
+      const piece = body.subarray(cuts[i - 1], cuts[i]);
+      await new Promise((done) =>
+        socket.write(
+          Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]),
+          done,
+        ),
+      );
+    }
+    socket.write("0\r\n\r\n");
+    const raw = await answer;
+    const split = raw.indexOf("\r\n\r\n");
+    const head = raw.subarray(0, split).toString();
+    expect(head).toMatch(/^HTTP\/1\.1 200/);
+    const n = Number(/inference-header-content-length: (\d+)/i.exec(head)![1]);
+    const payload = raw.subarray(split + 4);
+    const tail = payload.subarray(n);
+    expectClose(
+      new Float32Array(tail.buffer.slice(tail.byteOffset, tail.byteOffset + tail.length)),
+      await direct(data, rows),
+    );
   });
 
   it("answers a W3C traceparent with a traceresponse in the same trace (a span of its own), on success and refusal", async () => {

@@ -30,13 +30,29 @@ export interface BodyCharger {
 }
 
 export function readBody(request: IncomingMessage, limit: number, charge?: BodyCharger): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  return streamBody(request, limit, charge, (chunk) => void chunks.push(chunk)).then(() =>
+    // A body that came in one chunk (most do) is that chunk: no copy.
+    chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+  );
+}
+
+/**
+ * Reads a body chunk by chunk into `onChunk` (which keeps what it needs: nothing is gathered here), with
+ * readBody's limit, budget and errors: a declared length over the limit is refused before a byte is read.
+ */
+export function streamBody(
+  request: IncomingMessage,
+  limit: number,
+  charge: BodyCharger | undefined,
+  onChunk: (chunk: Buffer) => void,
+): Promise<void> {
   const declared = Number(request.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
   // A declared length is charged whole before a byte is read; a chunked body chunk by chunk.
   const upFront = Number.isFinite(declared) && declared >= 0;
   if (charge && upFront && !charge.take(declared)) return Promise.reject(new BodyBudgetError());
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
     let size = 0;
     let ended = false;
     request.on("data", (chunk: Buffer) => {
@@ -53,12 +69,11 @@ export function readBody(request: IncomingMessage, limit: number, charge?: BodyC
         reject(refusal);
         return;
       }
-      chunks.push(chunk);
+      onChunk(chunk);
     });
     request.on("end", () => {
       ended = true;
-      // A body that came in one chunk (most do) is that chunk: no copy.
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      resolve();
     });
     // A client that goes away mid-upload is its own fault (4xx in the metrics), not the server's.
     request.on("error", (error) => reject(new BodyIncompleteError(size, error.message)));

@@ -16,6 +16,7 @@ import {
   handOver,
   headsUp,
   IDLE,
+  lateWaitPlan,
   MOVE_BYTES,
   readTensors,
   REQUEST,
@@ -96,6 +97,10 @@ export class Instance {
   private recentRunMs?: number;
   /** Whether a synchronous wait may spin now (not right after one the answer outlasted). */
   private spinGate = new SpinGate();
+  /** The timer that brings the event loop back for the end of a long run alone (lateWaitPlan). */
+  private lateWait?: NodeJS.Timeout;
+  /** Whether the request running now is still the only one in the process (set by the served model). */
+  aloneNow?: () => boolean;
 
   constructor(readonly spec: InstanceSpec) {
     // Sized for the warm-up's inputs (the plan's batch); a bigger slice brings a bigger slab.
@@ -222,8 +227,26 @@ export class Instance {
       const answered = answeredWithin(this.control, bound, spinMs);
       this.spinGate.record(spinMs, performance.now() - started, answered);
       if (answered && Atomics.load(this.control, STATE) === DONE) return this.answered(pending);
-    }
+    } else if (pending.alone) this.scheduleLateWait(pending);
     this.awaitAnswer(pending);
+  }
+
+  /**
+   * A long run alone: besides the asynchronous wait, the event loop comes back shortly before the answer is due
+   * and spins on the state word for it (bounded; then the asynchronous wait goes on as before). Not when another
+   * request has come in meanwhile: the event loop has work then.
+   */
+  private scheduleLateWait(pending: Pending): void {
+    const plan = lateWaitPlan(this.recentRunMs);
+    if (!plan) return;
+    clearTimeout(this.lateWait);
+    this.lateWait = setTimeout(() => {
+      this.lateWait = undefined;
+      if (this.current !== pending || this.state !== "ready" || !(this.aloneNow?.() ?? true)) return;
+      if (answeredWithin(this.control, plan.boundMs, plan.boundMs) && Atomics.load(this.control, STATE) === DONE)
+        this.answered(pending);
+    }, plan.afterMs);
+    this.lateWait.unref();
   }
 
   /** A request alone is on its way to this idle instance: its thread wakes now, while the request is parsed. */
@@ -256,6 +279,7 @@ export class Instance {
   private answered(pending: Pending): void {
     const control = this.control;
     this.current = undefined;
+    clearTimeout(this.lateWait);
     let result: RunResult | undefined;
     let failure: Error | undefined;
     try {
@@ -296,6 +320,7 @@ export class Instance {
   private failAll(failure: Error): void {
     const held = [...(this.current ? [this.current] : []), ...this.waiting.splice(0)];
     this.current = undefined;
+    clearTimeout(this.lateWait);
     for (const p of held) p.reject(failure);
     Atomics.notify(this.control, STATE);
   }

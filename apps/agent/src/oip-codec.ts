@@ -153,7 +153,9 @@ function fromJsonData(name: string, datatype: OipDatatype, shape: number[], coun
 
 /**
  * Where inputs' bytes come from when they are not in `data`: the binary tensor extension's block after the JSON
- * header (HTTP), or gRPC's raw_input_contents. `take` gives input `index`'s bytes, undefined when it has none there.
+ * header (HTTP), or gRPC's raw_input_contents. `take` gives input `index`'s bytes, undefined when it has none there:
+ * a Buffer to copy them from, or an ArrayBuffer of exactly its size that is the tensor's own (no copy; a body
+ * decoded as it arrives fills it afterwards).
  */
 export interface BinaryInputs {
   take(
@@ -161,7 +163,7 @@ export interface BinaryInputs {
     index: number,
     bytes: number,
     described: string,
-  ): Buffer | undefined;
+  ): Buffer | ArrayBuffer | undefined;
   /** Throws when bytes are left that no input claimed. */
   finish(): void;
   /** How a request says where an input's data is (for the error when it says neither). */
@@ -295,7 +297,8 @@ export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata
     const bytes = count * DATATYPES[meta.datatype].bytes;
     const raw = binary.take(input, index, bytes, `shape [${input.shape}] of ${input.datatype}`);
     let buffer: ArrayBuffer;
-    if (raw) {
+    if (raw instanceof ArrayBuffer) buffer = raw;
+    else if (raw) {
       buffer = new ArrayBuffer(bytes);
       new Uint8Array(buffer).set(raw);
     } else {

@@ -12,10 +12,11 @@ import { DispatchError } from "./dispatcher";
 import { inferencesInFlight } from "./in-flight";
 import { accountRequest } from "./inference-accounting";
 import { BodyBudget, BodyCharge, JSON_HEAP_FACTOR } from "./body-budget";
-import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody } from "./http-body";
+import { BinaryRequestStream } from "./binary-request-stream";
+import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody, streamBody } from "./http-body";
 import { jsonBodyLimit } from "./json-body-limit";
 import type { AgentMetrics } from "./metrics";
-import { encodeInferResponse, OipError, parseInferRequest } from "./oip-codec";
+import { encodeInferResponse, OipError, parseInferRequest, type ParsedInferRequest } from "./oip-codec";
 import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
 import type { ServedModel } from "./served-model";
 import type { SpanExporter } from "./span-export";
@@ -25,6 +26,9 @@ import { serverTiming } from "./server-timing";
 
 /** The OIP extensions this server implements, as GET /v2 lists them (Triton's names). */
 export const HTTP_EXTENSIONS = ["binary_tensor_data", "model_configuration", "statistics"];
+
+/** A binary body larger than this gets its instance's heads-up when this much of it is left to arrive. */
+export const HEADS_UP_LEFT_BYTES = 128 * 1024;
 
 export interface OipServerOptions {
   models: () => Map<string, ServedModel>;
@@ -127,8 +131,13 @@ export function createOipServer(options: OipServerOptions): Server {
 
   async function infer(request: IncomingMessage, response: ServerResponse, model: ServedModel): Promise<void> {
     const startedAt = performance.now();
-    // Alone: the instance's thread wakes while the body is read and parsed, not after.
-    if (inferencesInFlight.alone && model.state === "ready") model.headsUp();
+    const declared = Number(request.headers["content-length"]);
+    // Alone: the instance's thread wakes while the body is read and parsed, not after. A large binary body is
+    // read for longer than the thread stays awake (and on a small host its spin would take a CPU the upload needs):
+    // its heads-up goes when the last HEADS_UP_LEFT_BYTES are on their way.
+    let lateHeadsUp =
+      request.headers["inference-header-content-length"] !== undefined && declared > HEADS_UP_LEFT_BYTES;
+    if (!lateHeadsUp && inferencesInFlight.alone && model.state === "ready") model.headsUp();
     const name = model.metadata.name;
     let rows = 0;
     // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).
@@ -171,20 +180,36 @@ export function createOipServer(options: OipServerOptions): Server {
     const binary = headerLength !== undefined;
     const charge = new BodyCharge(budget, binary ? 1 : JSON_HEAP_FACTOR);
     try {
-      let body: Buffer | undefined = await readBody(
-        request,
-        binary ? Math.min(options.maxBodyBytes, options.maxBodyBytesInFlight) : jsonLimitOf(model),
-        charge,
-      );
-      const parseStart = performance.now();
-      const parsed = parseInferRequest(
-        body,
-        Array.isArray(headerLength) ? headerLength[0] : headerLength,
-        model.metadata,
-      );
-      const deserializeMs = performance.now() - parseStart;
-      // Parsed into tensors: the body and its JSON are garbage now, so their share of the budget goes back.
-      body = undefined;
+      let parsed: ParsedInferRequest;
+      let deserializeMs: number;
+      if (binary) {
+        // Decoded as it arrives: the header parsed once it is in, the tensor bytes copied straight into the tensors.
+        const stream = new BinaryRequestStream(
+          (Array.isArray(headerLength) ? headerLength[0] : headerLength) ?? "",
+          Number.isFinite(declared) && declared >= 0 ? declared : undefined,
+          model.metadata,
+        );
+        let left = declared;
+        await streamBody(request, Math.min(options.maxBodyBytes, options.maxBodyBytesInFlight), charge, (chunk) => {
+          stream.push(chunk);
+          left -= chunk.length;
+          if (lateHeadsUp && left <= HEADS_UP_LEFT_BYTES && stream.headerDone) {
+            lateHeadsUp = false;
+            if (inferencesInFlight.alone && model.state === "ready") model.headsUp();
+          }
+        });
+        const finishStart = performance.now();
+        parsed = stream.finish();
+        deserializeMs = stream.parseMs + (performance.now() - finishStart);
+      } else {
+        let body: Buffer | undefined = await readBody(request, jsonLimitOf(model), charge);
+        const parseStart = performance.now();
+        parsed = parseInferRequest(body, undefined, model.metadata);
+        deserializeMs = performance.now() - parseStart;
+        // Parsed into tensors: the body and its JSON are garbage now.
+        body = undefined;
+      }
+      // The body's share of the budget goes back: what is left of it is the tensors.
       charge.release();
       rows = parsed.rows;
       const result = await model.dispatcher.infer(parsed.inputs, {

@@ -241,6 +241,7 @@ export class ServedModel {
       faultInjection: this.options.faultInjection,
     });
     instance.onCrash = () => void this.recreate(instance);
+    instance.aloneNow = () => inferencesInFlight.alone;
     return instance;
   }
 

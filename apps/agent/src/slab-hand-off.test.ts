@@ -12,6 +12,9 @@ import {
   headsUp,
   headsUpPending,
   IDLE,
+  LATE_WAIT_BOUND_MS,
+  LATE_WAIT_LEAD_MS,
+  lateWaitPlan,
   readTensors,
   REQUEST,
   setComputeMs,
@@ -221,6 +224,19 @@ describe("the event loop's synchronous wait for an answer", () => {
     expect(syncWaitBoundMs(Number.NaN)).toBeUndefined();
     expect(syncWaitBoundMs(-1)).toBeUndefined();
     expect(SYNC_WAIT_LIMIT_MS).toBe(2);
+  });
+
+  it("for a run too long to wait for synchronously, comes back shortly before it is due and spins within the same stall bound", () => {
+    // Short runs are the synchronous wait's; nothing run yet, nothing to go by.
+    expect(lateWaitPlan(undefined)).toBeUndefined();
+    expect(lateWaitPlan(0.7)).toBeUndefined();
+    expect(lateWaitPlan(Number.NaN)).toBeUndefined();
+    expect(lateWaitPlan(80)).toEqual({ afterMs: 80 - LATE_WAIT_LEAD_MS, boundMs: LATE_WAIT_BOUND_MS });
+    // A run just past the synchronous limit: back at once, not at a negative delay.
+    expect(lateWaitPlan(1)).toEqual({ afterMs: 0, boundMs: LATE_WAIT_BOUND_MS });
+    // The spin covers the lead and as much again: a run that much slower than usual goes on waiting asynchronously.
+    expect(LATE_WAIT_BOUND_MS).toBeGreaterThan(2 * LATE_WAIT_LEAD_MS);
+    expect(LATE_WAIT_BOUND_MS).toBeLessThanOrEqual(2 * SYNC_WAIT_LIMIT_MS + SYNC_WAIT_MARGIN_MS);
   });
 });
 

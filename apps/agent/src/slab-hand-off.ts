@@ -297,3 +297,21 @@ export function syncWaitBoundMs(recentRunMs: number | undefined): number | undef
   const bound = 2 * recentRunMs + SYNC_WAIT_MARGIN_MS;
   return bound < SYNC_WAIT_LIMIT_MS ? bound : undefined;
 }
+
+/** A long run alone: the event loop comes back this long before the answer is due, and waits for it spinning. */
+export const LATE_WAIT_LEAD_MS = 1.5;
+/** How long that spin may hold the event loop: within what a synchronous wait may hold it (SYNC_WAIT_LIMIT_MS). */
+export const LATE_WAIT_BOUND_MS = 2 * SYNC_WAIT_LIMIT_MS;
+
+/**
+ * For a request alone on an instance too slow for a synchronous wait (syncWaitBoundMs is undefined): when to
+ * come back from the asynchronous wait, and for how long to spin on the state word then. The event loop asleep in
+ * epoll when the answer comes takes tens of microseconds to wake through waitAsync; spinning for the last stretch
+ * reads the answer within a microsecond or two. Undefined: nothing has run yet, or the run is short enough for a
+ * synchronous wait.
+ */
+export function lateWaitPlan(recentRunMs: number | undefined): { afterMs: number; boundMs: number } | undefined {
+  if (recentRunMs === undefined || !Number.isFinite(recentRunMs) || syncWaitBoundMs(recentRunMs) !== undefined)
+    return undefined;
+  return { afterMs: Math.max(0, recentRunMs - LATE_WAIT_LEAD_MS), boundMs: LATE_WAIT_BOUND_MS };
+}
