@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { LatencyHistogram } from "@/core/stats/histogram";
+import { rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
@@ -197,8 +198,8 @@ describe("agent report streams", () => {
     );
     const rows = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
     expect(rows).toHaveLength(1);
-    // The first interval of the minute is stored as it came.
-    expect((rows[0]!.histograms as Record<string, string>).compute).toBe(first);
+    // Each interval's histograms are stored as they came, one part per message, merged by the readers.
+    expect(rollupHistogramsColumn.read(rows[0]!.histograms)).toEqual([{ compute: first }]);
     expect((await call(agent.token, "/metrics", metrics(agent.bootId, agent.deploymentId, 50, second))).status).toBe(
       200,
     );
@@ -208,7 +209,9 @@ describe("agent report streams", () => {
     expect(rollup!.intervalMs).toBe(30_000);
     expect(rollup!.busyMs).toBe(6000);
     expect(rollup!.queueDepthMax).toBe(50);
-    expect(LatencyHistogram.decode((rollup!.histograms as Record<string, string>).compute!).count).toBe(5);
+    expect(rollupHistogramsColumn.read(rollup!.histograms)).toEqual([{ compute: first }, { compute: second }]);
+    const parts = rollupStageParts(rollupHistogramsColumn.read(rollup!.histograms), "compute");
+    expect(LatencyHistogram.merge(parts.map((p) => LatencyHistogram.decode(p))).count).toBe(5);
     const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
     expect(deployment.lastReport).toMatchObject({
       intervalMs: 15_000,
