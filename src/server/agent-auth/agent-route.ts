@@ -193,6 +193,7 @@ export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, 
   handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
 ): (request: Request, context?: NextContext) => Promise<Response> {
   return async (request, context) => {
+    const checkedFrom = performance.now();
     const auth = await authenticate(request, spec.access);
     if (!auth.ok) return auth.response;
     const { requestId } = auth;
@@ -227,7 +228,7 @@ export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, 
         signal: request.signal,
       } as unknown as AgentRouteContext<A, P, Q, B>;
       if (!spec.longPoll) return finish(await handler(ctx), requestId);
-      return await held(auth.agent!, ctx, handler);
+      return await held(auth.agent!, checkedFrom, ctx, handler);
     } catch (error) {
       return mapErrorToResponse(error, requestId);
     }
@@ -270,10 +271,13 @@ export function agentRouteWithToken<B>(
 /**
  * A long-poll: held open only while the token stays valid. A revocation (NOTIFY packrat_agent_token_revoked, from
  * any replica) ends the wait at once and the agent gets 401, as on its next request; so does a revocation that
- * landed between authentication and listening (checked once listening).
+ * landed between authentication and listening (checked once listening: from the NOTIFYs this process heard, or the
+ * database when it was not listening all the while).
  */
 async function held<A extends AgentAccess, P, Q, B>(
   agent: AgentIdentity,
+  /** performance.now() before the token was checked. */
+  checkedFrom: number,
   ctx: AgentRouteContext<A, P, Q, B>,
   handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
 ): Promise<Response> {
@@ -289,7 +293,8 @@ async function held<A extends AgentAccess, P, Q, B>(
   try {
     if (outer.aborted) hold.abort();
     else outer.addEventListener("abort", hangUp, { once: true });
-    if (await agentTokenRevoked(agent.tokenId)) onRevoked();
+    // What the NOTIFYs heard since the token was checked, when this process listened all along; else the database.
+    if (notifyHub().revokedSince(agent.tokenId, checkedFrom) ?? (await agentTokenRevoked(agent.tokenId))) onRevoked();
     const result = revoked ? undefined : await handler({ ...ctx, signal: hold.signal });
     if (revoked) {
       log.info("agent long-poll ended: token revoked", { requestId: ctx.requestId, tokenId: agent.tokenId });
