@@ -136,14 +136,14 @@ export const TOKEN_LAST_USED_RESOLUTION_MS = 60_000;
  * keeps its own stamp. Timestamps are UTC in `timestamp` columns, as Prisma writes them.
  */
 const AUTHENTICATE_SQL = `
-WITH token AS (
+WITH bearer AS (
   SELECT id, name, "createdAt", "agentId", "lastUsedAt" FROM agent_token WHERE "tokenHash" = $1 AND "revokedAt" IS NULL
 ), stamp AS (
   UPDATE agent_token t SET "lastUsedAt" = $2::timestamp
-  FROM token
-  WHERE t.id = token.id AND t."revokedAt" IS NULL AND (token."lastUsedAt" IS NULL OR token."lastUsedAt" < $3::timestamp)
+  FROM bearer
+  WHERE t.id = bearer.id AND t."revokedAt" IS NULL AND (bearer."lastUsedAt" IS NULL OR bearer."lastUsedAt" < $3::timestamp)
 )
-SELECT id, name, "createdAt" AT TIME ZONE 'UTC' AS "createdAt", "agentId" FROM token`;
+SELECT id, name, "createdAt" AT TIME ZONE 'UTC' AS "createdAt", "agentId" FROM bearer`;
 
 /** The agent a bearer token belongs to, or null (unknown or revoked). Records the use, at most once a minute. */
 export async function authenticateAgentToken(token: string, pool: pg.Pool = pgPool()): Promise<AgentIdentity | null> {
