@@ -64,7 +64,7 @@ async function claim(agentId: string, prisma: PrismaClient, kinds: readonly Agen
  * looked up, one query per job transition, and its entries go) or 'queued' (released jobs: every entry goes). A
  * claim that a NOTIFY overtook is not remembered.
  */
-const NOTHING_TO_CLAIM_MS = 60_000;
+const NOTHING_TO_CLAIM_MS = 5 * 60_000;
 const nothingToClaim = new Map<string, { at: number; generation: number; kinds: string }>();
 /** Bumped by every packrat_jobs NOTIFY: a claim that found nothing while one arrived is not remembered. */
 let jobNotifications = 0;
