@@ -249,7 +249,7 @@ async function applyEvents(
  * A metrics message in one statement: the host's load on the agent (unless decommissioned), the raw row the
  * crash-loop alert reads, and for each of the agent's live deployments in $5 its newest report (the estimator's
  * timeline merged in SQL, as mergeTimeline does: the new decisions after the newest kept, the newest
- * ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal kept only when $6 says so) and the minute's
+ * ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal only when "keepProposal") and the minute's
  * rollup (counters added, the interval's histograms appended as one part, nothing decoded). It answers, per
  * deployment taken, whether a batching sweep or an estimator proposal could move on from it, so the follow-up work
  * runs only where it can apply; "reporting" false: the agent is unknown or decommissioned.
@@ -262,14 +262,14 @@ WITH reporter AS (
 ), mine AS (
   SELECT i.* FROM jsonb_to_recordset($5::jsonb) AS i("deploymentId" text, report jsonb, timeline jsonb,
       "intervalMs" float8, "busyMs" float8, completed int, rejected int, "withinSlo" int, "rowsCompleted" int,
-      "rowsRejected" int, "queueDepth" int, histograms jsonb)
+      "rowsRejected" int, "queueDepth" int, histograms jsonb, "keepProposal" boolean)
     JOIN deployment d ON d.id = i."deploymentId" AND d."removedAt" IS NULL
     JOIN reporter r ON d."agentId" = r.id
 ), report AS (
   UPDATE deployment d SET "updatedAt" = $3::timestamp, "lastReport" = m.report
     || CASE WHEN d."lastReport" ? 'lastReconfiguration'
          THEN jsonb_build_object('lastReconfiguration', d."lastReport"->'lastReconfiguration') ELSE '{}' END
-    || CASE WHEN $6::boolean AND d."lastReport" ? 'estimatorProposal'
+    || CASE WHEN m."keepProposal" AND d."lastReport" ? 'estimatorProposal'
          THEN jsonb_build_object('estimatorProposal', d."lastReport"->'estimatorProposal') ELSE '{}' END
     || jsonb_build_object('estimatorTimeline', CASE WHEN jsonb_array_length(m.timeline) = 0
          THEN COALESCE(d."lastReport"->'estimatorTimeline', '[]')
@@ -279,12 +279,12 @@ WITH reporter AS (
            UNION ALL
            SELECT e, 1e9 + k FROM jsonb_array_elements(m.timeline) WITH ORDINALITY AS came(e, k)
              WHERE (e->>'tMs')::float8 > COALESCE((d."lastReport"->'estimatorTimeline'->-1->>'tMs')::float8, '-Infinity')
-           ORDER BY k DESC LIMIT $7) t) END)
+           ORDER BY k DESC LIMIT $6::int) t) END)
   FROM mine m WHERE d.id = m."deploymentId"
 ), rollup AS (
   INSERT INTO metrics_rollup AS r ("deploymentId", minute, "intervalMs", "busyMs", "requestsCompleted",
     "requestsRejected", "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax", histograms)
-  SELECT "deploymentId", $8::timestamp, "intervalMs", "busyMs", completed, rejected, "withinSlo", "rowsCompleted",
+  SELECT "deploymentId", $7::timestamp, "intervalMs", "busyMs", completed, rejected, "withinSlo", "rowsCompleted",
     "rowsRejected", "queueDepth", histograms FROM mine
   ON CONFLICT ("deploymentId", minute) DO UPDATE SET
     "intervalMs" = r."intervalMs" + excluded."intervalMs", "busyMs" = r."busyMs" + excluded."busyMs",
@@ -331,7 +331,7 @@ async function applyMetrics(
 ): Promise<void> {
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const at = now.toISOString();
-  const deployments = body.deployments.map((report) => {
+  const perReport = body.deployments.map((report) => {
     const requests = report.requests.completed + report.requests.rejected;
     const parts: StageHistograms = {};
     for (const [stage, encoded] of Object.entries(report.histograms)) if (encoded) parts[stage] = encoded;
@@ -358,10 +358,35 @@ async function applyMetrics(
       rowsRejected: report.rows.rejected,
       queueDepth: report.queueDepthRows,
       histograms: Object.keys(parts).length > 0 ? [parts] : [],
+      // An older agent's heartbeat brings a proposal with its report: it is shown until the next interval's report.
+      keepProposal: proposedNow.has(report.deploymentId),
     };
   });
-  // An older agent's heartbeat brings a proposal with its report: it is shown until the next interval's report.
-  const keepProposal = proposedNow.size > 0;
+  // One row per deployment (an upsert touches a row once): a deployment listed twice adds up as two messages would,
+  // the later report standing as its live one.
+  const byId = new Map<string, (typeof perReport)[number]>();
+  for (const row of perReport) {
+    const seen = byId.get(row.deploymentId);
+    byId.set(
+      row.deploymentId,
+      !seen
+        ? row
+        : {
+            ...row,
+            timeline: orderedTimeline([...seen.timeline, ...row.timeline]),
+            intervalMs: seen.intervalMs + row.intervalMs,
+            busyMs: seen.busyMs + row.busyMs,
+            completed: seen.completed + row.completed,
+            rejected: seen.rejected + row.rejected,
+            withinSlo: seen.withinSlo + row.withinSlo,
+            rowsCompleted: seen.rowsCompleted + row.rowsCompleted,
+            rowsRejected: seen.rowsRejected + row.rowsRejected,
+            queueDepth: Math.max(seen.queueDepth, row.queueDepth),
+            histograms: [...seen.histograms, ...row.histograms],
+          },
+    );
+  }
+  const deployments = [...byId.values()];
   const { rows } = await pool.query<MetricsRow>({
     name: "packrat_metrics_apply",
     text: METRICS_SQL,
@@ -384,7 +409,6 @@ async function applyMetrics(
         },
       ),
       JSON.stringify(deployments),
-      keepProposal,
       ESTIMATOR_TIMELINE_MAX,
       minute.toISOString(),
     ],

@@ -225,6 +225,22 @@ describe("agent report streams", () => {
     expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(2);
   });
 
+  it("a deployment listed twice in one metrics message adds up as two messages would, the later report live", async () => {
+    const agent = await registeredAgent("streams-twice");
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    const first = metrics(agent.bootId, agent.deploymentId, 30, histogram([1, 2, 3])).deployments[0]!;
+    const second = metrics(agent.bootId, agent.deploymentId, 50, histogram([10, 20])).deployments[0]!;
+    const body = { ...metrics(agent.bootId, agent.deploymentId, 0, histogram([1])), deployments: [first, second] };
+    expect((await call(agent.token, "/metrics", body)).status).toBe(200);
+    const [rollup, ...others] = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
+    expect(others).toHaveLength(0);
+    expect([rollup!.requestsCompleted, rollup!.intervalMs, rollup!.queueDepthMax]).toEqual([80, 30_000, 50]);
+    expect(rollupStageParts(rollupHistogramsColumn.read(rollup!.histograms), "compute")).toHaveLength(2);
+    const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    expect(deployment.lastReport).toMatchObject({ requests: { completed: 50 }, queueDepthRows: 50 });
+  });
+
   it("an older agent's heartbeat with its reports is still accepted: lease, state, generation outcome and rollup", async () => {
     const agent = await registeredAgent("streams-legacy");
     const body = {
