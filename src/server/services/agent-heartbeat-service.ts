@@ -132,7 +132,7 @@ async function applyOlderAgentReports(
   const deployments = body.deployments ?? [];
   if (deployments.length > 0) await applyEvents(agentId, deployments, now, prisma);
   await applyMetrics(
-    agentId,
+    { agentId },
     {
       bootId: body.bootId,
       host: body.host ?? { cpuBusyFraction: 0, memoryUsedBytes: 0 },
@@ -163,10 +163,23 @@ export async function recordAgentMetrics(
   identity: AgentIdentity,
   body: MetricsRequest,
   prisma: PrismaClient = db(),
+  pool: pg.Pool = pgPool(),
 ): Promise<{ ok: true }> {
-  const agentId = registered(identity);
-  await applyMetrics(agentId, body, new Date(), prisma, new Set());
+  await applyMetrics({ agentId: registered(identity) }, body, new Date(), prisma, new Set(), undefined, pool);
   return { ok: true };
+}
+
+/**
+ * POST /metrics on the hot path: the bearer token checked in the message's own statement, as the heartbeat's. Null:
+ * the token is unknown or revoked (401); 409 for a token not registered yet, as recordAgentMetrics.
+ */
+export async function recordAgentMetricsWithToken(
+  token: string,
+  body: MetricsRequest,
+  prisma: PrismaClient = db(),
+): Promise<{ ok: true } | null> {
+  if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
+  return (await applyMetrics({ token }, body, new Date(), prisma, new Set())) ? { ok: true } : null;
 }
 
 /** Each deployment's state and generation outcome, then what moves on from them: proposals, sweeps, auto-revert. */
@@ -254,9 +267,20 @@ async function applyEvents(
  * deployment taken, whether a batching sweep or an estimator proposal could move on from it, so the follow-up work
  * runs only where it can apply; "reporting" false: the agent is unknown or decommissioned.
  */
-const METRICS_SQL = `
-WITH reporter AS (
-  UPDATE agent SET "lastHost" = $2::jsonb, "updatedAt" = $3::timestamp WHERE id = $1 AND "decommissionedAt" IS NULL RETURNING id
+const metricsSql = (byToken: boolean) => `
+WITH ${
+  byToken
+    ? `bearer AS (
+  SELECT id, "agentId", "lastUsedAt" FROM agent_token WHERE "tokenHash" = $1 AND "revokedAt" IS NULL
+), stamp AS (
+  UPDATE agent_token t SET "lastUsedAt" = $3::timestamp
+  FROM bearer
+  WHERE t.id = bearer.id AND t."revokedAt" IS NULL AND (bearer."lastUsedAt" IS NULL OR bearer."lastUsedAt" < $8::timestamp)
+), `
+    : ""
+}reporter AS (
+  UPDATE agent SET "lastHost" = $2::jsonb, "updatedAt" = $3::timestamp
+  WHERE id = ${byToken ? `(SELECT "agentId" FROM bearer)` : "$1"} AND "decommissionedAt" IS NULL RETURNING id
 ), kept AS (
   INSERT INTO agent_heartbeat ("agentId", "receivedAt", body) SELECT id, $3::timestamp, $4::jsonb FROM reporter
 ), mine AS (
@@ -296,14 +320,20 @@ WITH reporter AS (
     "queueDepthMax" = GREATEST(r."queueDepthMax", excluded."queueDepthMax"),
     histograms = r.histograms || excluded.histograms
 )
-SELECT EXISTS (SELECT 1 FROM reporter) AS reporting, m."deploymentId",
+SELECT ${byToken ? `EXISTS (SELECT 1 FROM bearer) AS "tokenFound", (SELECT "agentId" FROM bearer)` : `true AS "tokenFound", $1`}
+    AS "agentId", EXISTS (SELECT 1 FROM reporter) AS reporting, m."deploymentId",
   EXISTS (SELECT 1 FROM batching_sweep s WHERE s."deploymentId" = m."deploymentId"
     AND s.state IN ('pending', 'running', 'restoring')) AS sweeping,
   EXISTS (SELECT 1 FROM proposal p WHERE p."deploymentId" = m."deploymentId" AND p.source = 'estimator'
     AND p.state IN ('pending', 'trialing')) AS proposed
 FROM (SELECT 1) one LEFT JOIN mine m ON true`;
+const METRICS_SQL = metricsSql(false);
+/** The same with the token check (as the heartbeat's): $1 the token's hash, $8 the last-used stamp's cutoff. */
+const METRICS_WITH_TOKEN_SQL = metricsSql(true);
 
 interface MetricsRow {
+  tokenFound: boolean;
+  agentId: string | null;
   reporting: boolean;
   deploymentId: string | null;
   sweeping: boolean | null;
@@ -320,7 +350,8 @@ function orderedTimeline<T extends { tMs: number }>(incoming: readonly T[]): T[]
  * minute's rollup, in one statement on the shared pool (METRICS_SQL); then only the follow-up work that can apply.
  */
 async function applyMetrics(
-  agentId: string,
+  /** The agent, or the bearer token to check in the same statement (the reporting agent is the token's). */
+  who: { agentId: string } | { token: string },
   body: MetricsRequest,
   now: Date,
   prisma: PrismaClient,
@@ -328,7 +359,7 @@ async function applyMetrics(
   /** An older agent's heartbeat is kept whole, as before. */
   raw?: HeartbeatRequest,
   pool: pg.Pool = pgPool(),
-): Promise<void> {
+): Promise<boolean> {
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const at = now.toISOString();
   const perReport = body.deployments.map((report) => {
@@ -387,11 +418,12 @@ async function applyMetrics(
     );
   }
   const deployments = [...byId.values()];
+  const byToken = "token" in who;
   const { rows } = await pool.query<MetricsRow>({
-    name: "packrat_metrics_apply",
-    text: METRICS_SQL,
+    name: byToken ? "packrat_metrics_apply_token" : "packrat_metrics_apply",
+    text: byToken ? METRICS_WITH_TOKEN_SQL : METRICS_SQL,
     values: [
-      agentId,
+      byToken ? hashAgentToken(who.token) : who.agentId,
       jsonColumnText(agentLastHostColumn, {
         ...body.host,
         servingProcessRestarts: body.servingProcessRestarts,
@@ -411,9 +443,13 @@ async function applyMetrics(
       JSON.stringify(deployments),
       ESTIMATOR_TIMELINE_MAX,
       minute.toISOString(),
+      ...(byToken ? [new Date(now.getTime() - TOKEN_LAST_USED_RESOLUTION_MS).toISOString()] : []),
     ],
   });
-  if (!rows[0]?.reporting) {
+  if (!rows[0]?.tokenFound) return false;
+  const agentId = rows[0].agentId;
+  if (!agentId) throw conflict("this token has not registered an agent yet: POST /register first");
+  if (!rows[0].reporting) {
     await reportingAgent(agentId, prisma); // unknown (404) or decommissioned (409)
     throw conflict("the agent may not report");
   }
@@ -435,6 +471,7 @@ async function applyMetrics(
         log.error("estimator proposal not withdrawn", { deploymentId: row.deploymentId, error: error.message }),
     );
   }
+  return true;
 }
 
 /**
