@@ -59,6 +59,8 @@ function computeOf(minute: number, key: string, encoded: string): { count: numbe
   }
   return known;
 }
+/** How long the evaluator decodes parts before it lets the event loop serve requests. */
+const DECODE_SLICE_MS = 5;
 function forgetComputeBefore(since: Date): void {
   for (const minute of computeMeans.keys()) if (minute < since.getTime() - 60_000) computeMeans.delete(minute);
 }
@@ -125,9 +127,25 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   });
 
   const rollupsOf = new Map<string, typeof rollups>();
-  for (const r of rollups) rollupsOf.set(r.deploymentId, [...(rollupsOf.get(r.deploymentId) ?? []), r]);
+  for (const r of rollups) {
+    const list = rollupsOf.get(r.deploymentId);
+    if (list) list.push(r);
+    else rollupsOf.set(r.deploymentId, [r]);
+  }
+  // The parts not decoded yet (a fleet's new ones since the last round, all of them after a start), decoded a slice at
+  // a time so that a round never holds the replica's requests up for long.
+  let slice = performance.now();
+  for (const r of rollups) {
+    for (const [part, encoded] of (r.compute ?? []).entries()) {
+      computeOf(r.minute.getTime(), `${r.deploymentId}|${part}|${encoded.length}`, encoded);
+      if (performance.now() - slice < DECODE_SLICE_MS) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
+  const generationOf = new Map(generations.map((g) => [g.deploymentId, g]));
   const deploymentSnapshots: DeploymentSnapshot[] = deployments.map((d) => {
-    const current = generations.find((g) => g.deploymentId === d.id);
+    const current = generationOf.get(d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
     const mine = rollupsOf.get(d.id) ?? [];
     // A minute's parts never change once written (a message appends its own): each is decoded once.
