@@ -295,13 +295,29 @@ class SimulatedAgent {
     private readonly current: () => Window | undefined,
   ) {}
 
+  /** Aborts on stop() and on leaseOnly(): the long-polls' and the metrics' signal, made once. */
+  private readonly othersSignal = AbortSignal.any([this.abort.signal, this.others.signal]);
+  /** Bodies encoded once (the simulator's CPU is the machine's too): the metrics never change, the heartbeat's
+   *  only with the revision. */
+  private metricsBody?: string;
+  private heartbeatBody?: { revision: number; text: string };
+
   private call(method: string, path: string, body?: unknown, signal = this.abort.signal): Promise<Response> {
     return fetch(`${this.url}/api/agent/v1${path}`, {
       method,
       signal,
       headers: { authorization: `Bearer ${this.token}`, ...(body ? { "content-type": "application/json" } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
+      ...(body ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
     });
+  }
+
+  private heartbeat(): string {
+    if (this.heartbeatBody?.revision !== this.revision)
+      this.heartbeatBody = {
+        revision: this.revision,
+        text: JSON.stringify({ bootId: this.bootId, revision: this.revision }),
+      };
+    return this.heartbeatBody.text;
   }
 
   async register(enrollmentToken: string, index: number): Promise<void> {
@@ -334,11 +350,9 @@ class SimulatedAgent {
   }
 
   start(): void {
-    void this.every(INTERVAL_MS, "heartbeats", () =>
-      this.call("POST", "/heartbeat", { bootId: this.bootId, revision: this.revision }),
-    );
+    void this.every(INTERVAL_MS, "heartbeats", () => this.call("POST", "/heartbeat", this.heartbeat()));
     void this.every(METRICS_INTERVAL_MS, "metrics", () =>
-      this.call("POST", "/metrics", this.metrics(), AbortSignal.any([this.abort.signal, this.others.signal])),
+      this.call("POST", "/metrics", (this.metricsBody ??= JSON.stringify(this.metrics())), this.othersSignal),
     );
     void this.longPoll(
       () => `/desired?after=${this.revision}`,
@@ -368,12 +382,7 @@ class SimulatedAgent {
   private async longPoll(path: () => string, handle: (response: Response) => Promise<void>): Promise<void> {
     while (!this.stopped && !this.others.signal.aborted) {
       try {
-        const response = await this.call(
-          "GET",
-          path(),
-          undefined,
-          AbortSignal.any([this.abort.signal, this.others.signal]),
-        );
+        const response = await this.call("GET", path(), undefined, this.othersSignal);
         const window = this.current();
         if (window) window.polls++;
         await handle(response);

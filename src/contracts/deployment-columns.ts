@@ -46,6 +46,26 @@ export const generationReportColumn = jsonColumn(
   reconfigurationReportSchema.nullable(),
 );
 
-/** metrics_rollup.histograms: per stage (deserialize, queue, …, total), the minute's merged latency histogram. */
-export const rollupHistogramsSchema = z.record(z.string(), z.string());
+/** One metrics interval's latency histograms per stage (deserialize, queue, …, total), each in its wire encoding. */
+const stageHistogramsSchema = z.record(z.string(), z.string());
+export type StageHistograms = z.infer<typeof stageHistogramsSchema>;
+
+/**
+ * metrics_rollup.histograms: the minute's latency histograms as the parts they came in, one per metrics message
+ * (appended by the upsert, never decoded on the way in), merged by whoever reads them. A row written before parts
+ * (one object, the minute already merged) reads as its one part.
+ */
+export const rollupHistogramsSchema = z
+  .union([z.array(stageHistogramsSchema), stageHistogramsSchema])
+  .transform((value): StageHistograms[] => (Array.isArray(value) ? value : [value]));
 export const rollupHistogramsColumn = jsonColumn("metrics_rollup.histograms", rollupHistogramsSchema);
+
+/** A stage's encoded histograms in a rollup row's parts (none when no interval measured it). */
+export function rollupStageParts(parts: readonly StageHistograms[], stage: string): string[] {
+  const out: string[] = [];
+  for (const part of parts) {
+    const encoded = part[stage];
+    if (encoded) out.push(encoded);
+  }
+  return out;
+}

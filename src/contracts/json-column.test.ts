@@ -21,7 +21,11 @@ const corrupt = (read: () => unknown): CorruptJsonColumnError => {
 describe("JSON column readers", () => {
   it("read what their writers store", () => {
     expect(servingDimsColumn.read({ sequence: 128 })).toEqual({ sequence: 128 });
-    expect(rollupHistogramsColumn.read({ total: "HISTFAAAA" })).toEqual({ total: "HISTFAAAA" });
+    expect(rollupHistogramsColumn.read({ total: "HISTFAAAA" })).toEqual([{ total: "HISTFAAAA" }]);
+    expect(rollupHistogramsColumn.read([{ total: "HISTFAAAA" }, { compute: "HISTFBBBB" }])).toEqual([
+      { total: "HISTFAAAA" },
+      { compute: "HISTFBBBB" },
+    ]);
     expect(agentLastHostColumn.read(null)).toBeNull();
     expect(
       agentLastHostColumn.read({

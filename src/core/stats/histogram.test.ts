@@ -43,6 +43,26 @@ describe("LatencyHistogram (hdr-histogram-js, µs, 3 significant digits)", () =>
     near(s.p99Ms, 990);
     near(s.maxMs, 1000);
   });
+  it("meanMs is HdrHistogram's mean (the summary's), exactly, on any samples, also after a merge over the wire", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 120_000, noNaN: true }), { minLength: 1, maxLength: 300 }),
+        fc.array(fc.double({ min: 0, max: 5, noNaN: true }), { maxLength: 50 }),
+        (slow, fast) => {
+          const h = LatencyHistogram.create();
+          for (const ms of slow) h.recordMs(ms);
+          const other = LatencyHistogram.create();
+          for (const ms of fast) other.recordMs(ms);
+          h.add(LatencyHistogram.decode(other.encode()));
+          expect(h.meanMs()).toBe(h.summary().meanMs);
+          const decoded = LatencyHistogram.decode(h.encode());
+          expect(decoded.meanMs()).toBe(decoded.summary().meanMs);
+        },
+      ),
+    );
+    expect(LatencyHistogram.create().meanMs()).toBe(0);
+  });
+
   it("records whole microseconds: 1.2344 ms is kept as 1,234 µs, 1.2346 ms as 1,235 µs", () => {
     const h = LatencyHistogram.create();
     h.recordMs(1.2344);

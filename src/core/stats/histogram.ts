@@ -25,6 +25,15 @@ export interface LatencySummary {
   maxMs: number;
 }
 
+/** What hdr-histogram-js's JS histogram has and its typings leave out. */
+interface HdrInternals {
+  totalCount: number;
+  countsArrayLength: number;
+  getCountAtIndex(index: number): number;
+  valueFromIndex(index: number): number;
+  medianEquivalentValue(value: number): number;
+}
+
 function newHdr(): Histogram {
   return build({
     bitBucketSize: BUCKET_SIZE,
@@ -112,9 +121,21 @@ export class LatencyHistogram {
     return this.hdr.getValueAtPercentile(percentile) / US_PER_MS;
   }
 
-  /** The mean in ms (0 when empty), without the percentiles summary() also computes. */
+  /**
+   * The mean in ms (0 when empty), without the percentiles summary() also computes: HdrHistogram's own mean (each
+   * recorded bucket's median-equivalent value times its count, in bucket order, over the total), summed straight
+   * over the counts rather than through its iterator, which costs many times more (the alert evaluator takes the
+   * mean of every rollup part of the fleet).
+   */
   meanMs(): number {
-    return this.hdr.totalCount === 0 ? 0 : this.hdr.mean / US_PER_MS;
+    const hdr = this.hdr as unknown as HdrInternals;
+    if (hdr.totalCount === 0) return 0;
+    let total = 0;
+    for (let i = 0; i < hdr.countsArrayLength; i++) {
+      const count = hdr.getCountAtIndex(i);
+      if (count > 0) total += hdr.medianEquivalentValue(hdr.valueFromIndex(i)) * count;
+    }
+    return total / hdr.totalCount / US_PER_MS;
   }
 
   /** Count, mean, p50/p90/p95/p99 and max in ms; all zero (with count 0) when nothing was recorded. */

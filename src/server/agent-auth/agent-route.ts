@@ -193,6 +193,7 @@ export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, 
   handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
 ): (request: Request, context?: NextContext) => Promise<Response> {
   return async (request, context) => {
+    const checkedFrom = performance.now();
     const auth = await authenticate(request, spec.access);
     if (!auth.ok) return auth.response;
     const { requestId } = auth;
@@ -227,12 +228,38 @@ export function agentRoute<A extends AgentAccess, P = undefined, Q = undefined, 
         signal: request.signal,
       } as unknown as AgentRouteContext<A, P, Q, B>;
       if (!spec.longPoll) return finish(await handler(ctx), requestId);
-      return await held(auth.agent!, ctx, handler);
+      return await held(auth.agent!, checkedFrom, ctx, handler);
     } catch (error) {
       return mapErrorToResponse(error, requestId);
     }
   };
 }
+
+/** A request as the agent front (src/server/agent-api) has it, for a route's fast path: no Request object built. */
+export interface FastAgentRequest {
+  authorization: string | undefined;
+  requestId: string | undefined;
+  body: ReadBody;
+}
+
+/** A fast path's whole answer (JSON), or undefined: the request takes the route's ordinary path instead. */
+export type FastAgentAnswer = { status: number; headers: Record<string, string>; body: string };
+type FastAgentHandler = (request: FastAgentRequest) => Promise<FastAgentAnswer | undefined>;
+const fastHandlers = new WeakMap<object, FastAgentHandler>();
+
+/** The fast path of a route handler built here, when it has one (agentRouteWithToken's: the heartbeat). */
+export function fastAgentHandler(handler: object): FastAgentHandler | undefined {
+  return fastHandlers.get(handler);
+}
+
+/** A Response the ordinary path would send, as a fast path's answer (for the rare answers that are not 200). */
+async function fastAnswerOf(response: Response): Promise<FastAgentAnswer> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return { status: response.status, headers, body: await response.text() };
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * A "registered" route (a body, no params or query) whose service verifies the bearer token itself, in the same
@@ -245,7 +272,7 @@ export function agentRouteWithToken<B>(
   spec: { body: z.ZodType<B> },
   withToken: (token: string, body: B, requestId: string) => Promise<object | null>,
 ): (request: Request, context?: NextContext) => Promise<Response> {
-  return async (request) => {
+  const route = async (request: Request): Promise<Response> => {
     const requestId = requestIdFrom(request.headers);
     const token = bearerToken(request.headers);
     if (!token) return missingBearerResponse(requestId);
@@ -265,15 +292,48 @@ export function agentRouteWithToken<B>(
       return mapErrorToResponse(error, requestId);
     }
   };
+  // The same, straight from the agent front's reading of the request: what is not the common case (no token, a
+  // body too large, not JSON or not valid) takes the ordinary path above, which answers it as always.
+  fastHandlers.set(route, async ({ authorization, requestId: given, body }) => {
+    const token = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+    if (!token || "tooLargeFor" in body) return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(body.text);
+    } catch {
+      return undefined;
+    }
+    const parsed = spec.body.safeParse(json);
+    if (!parsed.success) return undefined;
+    const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    try {
+      const result = await withToken(token, parsed.data, requestId);
+      if (!result) {
+        log.info("agent token refused", { requestId });
+        return await fastAnswerOf(unauthorizedResponse("the agent token is unknown or revoked", requestId));
+      }
+      return {
+        status: 200,
+        headers: { "content-type": "application/json", "cache-control": "no-store", "x-request-id": requestId },
+        body: JSON.stringify(result),
+      };
+    } catch (error) {
+      return await fastAnswerOf(mapErrorToResponse(error, requestId));
+    }
+  });
+  return route;
 }
 
 /**
  * A long-poll: held open only while the token stays valid. A revocation (NOTIFY packrat_agent_token_revoked, from
  * any replica) ends the wait at once and the agent gets 401, as on its next request; so does a revocation that
- * landed between authentication and listening (checked once listening).
+ * landed between authentication and listening (checked once listening: from the NOTIFYs this process heard, or the
+ * database when it was not listening all the while).
  */
 async function held<A extends AgentAccess, P, Q, B>(
   agent: AgentIdentity,
+  /** performance.now() before the token was checked. */
+  checkedFrom: number,
   ctx: AgentRouteContext<A, P, Q, B>,
   handler: (ctx: AgentRouteContext<A, P, Q, B>) => Promise<AgentRouteResult>,
 ): Promise<Response> {
@@ -289,7 +349,8 @@ async function held<A extends AgentAccess, P, Q, B>(
   try {
     if (outer.aborted) hold.abort();
     else outer.addEventListener("abort", hangUp, { once: true });
-    if (await agentTokenRevoked(agent.tokenId)) onRevoked();
+    // What the NOTIFYs heard since the token was checked, when this process listened all along; else the database.
+    if (notifyHub().revokedSince(agent.tokenId, checkedFrom) ?? (await agentTokenRevoked(agent.tokenId))) onRevoked();
     const result = revoked ? undefined : await handler({ ...ctx, signal: hold.signal });
     if (revoked) {
       log.info("agent long-poll ended: token revoked", { requestId: ctx.requestId, tokenId: agent.tokenId });

@@ -40,3 +40,8 @@ export function writeOptionalJsonColumn<S extends z.ZodType>(
 ): Prisma.InputJsonValue | undefined {
   return value === undefined ? undefined : writeJsonColumn(column, value);
 }
+
+/** The same value as JSON text, for a parameter of a statement written for plain pg (`$1::jsonb`). */
+export function jsonColumnText<S extends z.ZodType>(_column: JsonColumn<S>, value: Writable<z.input<S>>): string {
+  return JSON.stringify(value ?? null);
+}

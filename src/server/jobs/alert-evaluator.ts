@@ -8,6 +8,9 @@ import { log as rootLog, type Logger } from "@/server/log";
 import { deliverDueAlerts } from "@/server/services/alert-webhook-service";
 import { evaluateAlertsOnce } from "@/server/services/alerts-evaluation-service";
 
+/** The pause after a round is at least this many times the round's own duration. */
+const ROUND_SHARE_INVERSE = 20;
+
 export class AlertEvaluator {
   private timer?: NodeJS.Timeout;
   private stopped = true;
@@ -25,7 +28,12 @@ export class AlertEvaluator {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.round = this.runOnce().finally(() => this.schedule(this.options.intervalMs));
+      const started = performance.now();
+      // A round reads the whole fleet: on a large one the pause grows with it, so the rounds take at most
+      // 1 / ROUND_SHARE_INVERSE of the replica's time whatever the fleet's size (the interval is the least pause).
+      this.round = this.runOnce().finally(() =>
+        this.schedule(Math.max(this.options.intervalMs, (performance.now() - started) * ROUND_SHARE_INVERSE)),
+      );
     }, delayMs);
   }
 

@@ -4,12 +4,11 @@
 // agent's heartbeat carries all three at once and is processed as such.
 import type pg from "pg";
 import type { PrismaClient } from "@/generated/prisma/client";
-import { writeJsonColumn } from "@/server/db/json-column";
+import { jsonColumnText, writeJsonColumn, type JsonColumnInput } from "@/server/db/json-column";
 import { agentLastHostColumn, heartbeatBodyColumn } from "@/contracts/agent-columns";
 import {
   ESTIMATOR_TIMELINE_MAX,
   type DeploymentEvent,
-  type DeploymentMetrics,
   type EventsRequest,
   type HeartbeatRequest,
   type MetricsRequest,
@@ -17,11 +16,9 @@ import {
 import {
   deploymentLastReportColumn,
   generationReportColumn,
-  rollupHistogramsColumn,
+  type StageHistograms,
 } from "@/contracts/deployment-columns";
 import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
-import { mergeTimeline } from "@/core/estimator/timeline-window";
-import { LatencyHistogram } from "@/core/stats/histogram";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { conflict, notFound } from "@/server/errors/domain-errors";
@@ -37,25 +34,6 @@ import {
   hashAgentToken,
   type AgentIdentity,
 } from "./agent-tokens-service";
-
-function mergeHistograms(
-  existing: Record<string, string>,
-  incoming: Record<string, string | undefined>,
-): Record<string, string> {
-  const merged: Record<string, string> = { ...existing };
-  for (const [stage, encoded] of Object.entries(incoming)) {
-    if (!encoded) continue;
-    const add = LatencyHistogram.decode(encoded);
-    if (merged[stage]) {
-      const base = LatencyHistogram.decode(merged[stage]!);
-      base.add(add);
-      merged[stage] = base.encode();
-    } else {
-      merged[stage] = add.encode();
-    }
-  }
-  return merged;
-}
 
 /** The agent, if it may report: 409 once decommissioned. */
 async function reportingAgent(agentId: string, prisma: PrismaClient) {
@@ -154,7 +132,7 @@ async function applyOlderAgentReports(
   const deployments = body.deployments ?? [];
   if (deployments.length > 0) await applyEvents(agentId, deployments, now, prisma);
   await applyMetrics(
-    agentId,
+    { agentId },
     {
       bootId: body.bootId,
       host: body.host ?? { cpuBusyFraction: 0, memoryUsedBytes: 0 },
@@ -185,10 +163,23 @@ export async function recordAgentMetrics(
   identity: AgentIdentity,
   body: MetricsRequest,
   prisma: PrismaClient = db(),
+  pool: pg.Pool = pgPool(),
 ): Promise<{ ok: true }> {
-  const agentId = registered(identity);
-  await applyMetrics(agentId, body, new Date(), prisma, new Set());
+  await applyMetrics({ agentId: registered(identity) }, body, new Date(), prisma, new Set(), undefined, pool);
   return { ok: true };
+}
+
+/**
+ * POST /metrics on the hot path: the bearer token checked in the message's own statement, as the heartbeat's. Null:
+ * the token is unknown or revoked (401); 409 for a token not registered yet, as recordAgentMetrics.
+ */
+export async function recordAgentMetricsWithToken(
+  token: string,
+  body: MetricsRequest,
+  prisma: PrismaClient = db(),
+): Promise<{ ok: true } | null> {
+  if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
+  return (await applyMetrics({ token }, body, new Date(), prisma, new Set())) ? { ok: true } : null;
 }
 
 /** Each deployment's state and generation outcome, then what moves on from them: proposals, sweeps, auto-revert. */
@@ -267,45 +258,180 @@ async function applyEvents(
   }
 }
 
-type RollupRow = { histograms: Record<string, string>; queueDepthMax: number };
+/**
+ * A metrics message in one statement: the host's load on the agent (unless decommissioned), the raw row the
+ * crash-loop alert reads, and for each of the agent's live deployments in $5 its newest report (the estimator's
+ * timeline merged in SQL, as mergeTimeline does: the new decisions after the newest kept, the newest
+ * ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal only when "keepProposal") and the minute's
+ * rollup (counters added, the interval's histograms appended as one part, nothing decoded). It answers, per
+ * deployment taken, whether a batching sweep or an estimator proposal could move on from it, so the follow-up work
+ * runs only where it can apply; "reporting" false: the agent is unknown or decommissioned.
+ */
+const metricsSql = (byToken: boolean) => `
+WITH ${
+  byToken
+    ? `bearer AS (
+  SELECT id, "agentId", "lastUsedAt" FROM agent_token WHERE "tokenHash" = $1 AND "revokedAt" IS NULL
+), stamp AS (
+  UPDATE agent_token t SET "lastUsedAt" = $3::timestamp
+  FROM bearer
+  WHERE t.id = bearer.id AND t."revokedAt" IS NULL AND (bearer."lastUsedAt" IS NULL OR bearer."lastUsedAt" < $8::timestamp)
+), `
+    : ""
+}reporter AS (
+  UPDATE agent SET "lastHost" = $2::jsonb, "updatedAt" = $3::timestamp
+  WHERE id = ${byToken ? `(SELECT "agentId" FROM bearer)` : "$1"} AND "decommissionedAt" IS NULL RETURNING id
+), kept AS (
+  INSERT INTO agent_heartbeat ("agentId", "receivedAt", body) SELECT id, $3::timestamp, $4::jsonb FROM reporter
+), mine AS (
+  SELECT i.* FROM jsonb_to_recordset($5::jsonb) AS i("deploymentId" text, report jsonb, timeline jsonb,
+      "intervalMs" float8, "busyMs" float8, completed int, rejected int, "withinSlo" int, "rowsCompleted" int,
+      "rowsRejected" int, "queueDepth" int, histograms jsonb, "keepProposal" boolean)
+    JOIN deployment d ON d.id = i."deploymentId" AND d."removedAt" IS NULL
+    JOIN reporter r ON d."agentId" = r.id
+), report AS (
+  UPDATE deployment d SET "updatedAt" = $3::timestamp, "lastReport" = m.report
+    || CASE WHEN d."lastReport" ? 'lastReconfiguration'
+         THEN jsonb_build_object('lastReconfiguration', d."lastReport"->'lastReconfiguration') ELSE '{}' END
+    || CASE WHEN m."keepProposal" AND d."lastReport" ? 'estimatorProposal'
+         THEN jsonb_build_object('estimatorProposal', d."lastReport"->'estimatorProposal') ELSE '{}' END
+    || jsonb_build_object('estimatorTimeline', CASE WHEN jsonb_array_length(m.timeline) = 0
+         THEN COALESCE(d."lastReport"->'estimatorTimeline', '[]')
+         ELSE (SELECT COALESCE(jsonb_agg(t.e ORDER BY t.k), '[]') FROM (
+           SELECT e, k FROM jsonb_array_elements(COALESCE(d."lastReport"->'estimatorTimeline', '[]'))
+             WITH ORDINALITY AS kept(e, k)
+           UNION ALL
+           SELECT e, 1e9 + k FROM jsonb_array_elements(m.timeline) WITH ORDINALITY AS came(e, k)
+             WHERE (e->>'tMs')::float8 > COALESCE((d."lastReport"->'estimatorTimeline'->-1->>'tMs')::float8, '-Infinity')
+           ORDER BY k DESC LIMIT $6::int) t) END)
+  FROM mine m WHERE d.id = m."deploymentId"
+), rollup AS (
+  INSERT INTO metrics_rollup AS r ("deploymentId", minute, "intervalMs", "busyMs", "requestsCompleted",
+    "requestsRejected", "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax", histograms)
+  SELECT "deploymentId", $7::timestamp, "intervalMs", "busyMs", completed, rejected, "withinSlo", "rowsCompleted",
+    "rowsRejected", "queueDepth", histograms FROM mine
+  ON CONFLICT ("deploymentId", minute) DO UPDATE SET
+    "intervalMs" = r."intervalMs" + excluded."intervalMs", "busyMs" = r."busyMs" + excluded."busyMs",
+    "requestsCompleted" = r."requestsCompleted" + excluded."requestsCompleted",
+    "requestsRejected" = r."requestsRejected" + excluded."requestsRejected",
+    "requestsWithinSlo" = r."requestsWithinSlo" + excluded."requestsWithinSlo",
+    "rowsCompleted" = r."rowsCompleted" + excluded."rowsCompleted",
+    "rowsRejected" = r."rowsRejected" + excluded."rowsRejected",
+    "queueDepthMax" = GREATEST(r."queueDepthMax", excluded."queueDepthMax"),
+    histograms = r.histograms || excluded.histograms
+)
+SELECT ${byToken ? `EXISTS (SELECT 1 FROM bearer) AS "tokenFound", (SELECT "agentId" FROM bearer)` : `true AS "tokenFound", $1`}
+    AS "agentId", EXISTS (SELECT 1 FROM reporter) AS reporting, m."deploymentId",
+  EXISTS (SELECT 1 FROM batching_sweep s WHERE s."deploymentId" = m."deploymentId"
+    AND s.state IN ('pending', 'running', 'restoring')) AS sweeping,
+  EXISTS (SELECT 1 FROM proposal p WHERE p."deploymentId" = m."deploymentId" AND p.source = 'estimator'
+    AND p.state IN ('pending', 'trialing')) AS proposed
+FROM (SELECT 1) one LEFT JOIN mine m ON true`;
+const METRICS_SQL = metricsSql(false);
+/** The same with the token check (as the heartbeat's): $1 the token's hash, $8 the last-used stamp's cutoff. */
+const METRICS_WITH_TOKEN_SQL = metricsSql(true);
+
+interface MetricsRow {
+  tokenFound: boolean;
+  agentId: string | null;
+  reporting: boolean;
+  deploymentId: string | null;
+  sweeping: boolean | null;
+  proposed: boolean | null;
+}
+
+/** The new decisions of an interval in time order, each once (mergeTimeline's part that needs no stored state). */
+function orderedTimeline<T extends { tMs: number }>(incoming: readonly T[]): T[] {
+  return [...incoming].sort((a, b) => a.tMs - b.tMs).filter((d, i, all) => i === 0 || all[i - 1]!.tMs !== d.tMs);
+}
 
 /**
  * The interval's metrics: the host's load, each deployment's newest report (what the live views read) and the
- * minute's rollup. The first interval of a minute inserts the rollup row as it came (its histograms are not decoded);
- * a later one adds its counters and merges its histograms into the row, locked so concurrent messages add up.
+ * minute's rollup, in one statement on the shared pool (METRICS_SQL); then only the follow-up work that can apply.
  */
 async function applyMetrics(
-  agentId: string,
+  /** The agent, or the bearer token to check in the same statement (the reporting agent is the token's). */
+  who: { agentId: string } | { token: string },
   body: MetricsRequest,
   now: Date,
   prisma: PrismaClient,
   proposedNow: ReadonlySet<string>,
   /** An older agent's heartbeat is kept whole, as before. */
   raw?: HeartbeatRequest,
-): Promise<void> {
+  pool: pg.Pool = pgPool(),
+): Promise<boolean> {
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  // Statements of their own, not one transaction: each part stands alone (a message that fails half-way leaves a
-  // report a little older), and a replica short of CPU holds no pooled connection across round trips.
-  const updated = await prisma.agent.updateMany({
-    where: { id: agentId, decommissionedAt: null },
-    data: {
-      lastHost: writeJsonColumn(agentLastHostColumn, {
+  const at = now.toISOString();
+  const perReport = body.deployments.map((report) => {
+    const requests = report.requests.completed + report.requests.rejected;
+    const parts: StageHistograms = {};
+    for (const [stage, encoded] of Object.entries(report.histograms)) if (encoded) parts[stage] = encoded;
+    return {
+      deploymentId: report.deploymentId,
+      report: {
+        at,
+        intervalMs: report.intervalMs,
+        arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
+        requests: report.requests,
+        rows: report.rows,
+        queueDepthRows: report.queueDepthRows,
+        instances: report.instances,
+        affinityOk: report.affinityOk,
+        estimator: report.estimator,
+      } satisfies JsonColumnInput<typeof deploymentLastReportColumn>,
+      timeline: orderedTimeline(report.estimatorTimeline ?? []),
+      intervalMs: report.intervalMs,
+      busyMs: report.busyMs ?? 0,
+      completed: report.requests.completed,
+      rejected: report.requests.rejected,
+      withinSlo: report.requests.withinSlo,
+      rowsCompleted: report.rows.completed,
+      rowsRejected: report.rows.rejected,
+      queueDepth: report.queueDepthRows,
+      histograms: Object.keys(parts).length > 0 ? [parts] : [],
+      // An older agent's heartbeat brings a proposal with its report: it is shown until the next interval's report.
+      keepProposal: proposedNow.has(report.deploymentId),
+    };
+  });
+  // One row per deployment (an upsert touches a row once): a deployment listed twice adds up as two messages would,
+  // the later report standing as its live one.
+  const byId = new Map<string, (typeof perReport)[number]>();
+  for (const row of perReport) {
+    const seen = byId.get(row.deploymentId);
+    byId.set(
+      row.deploymentId,
+      !seen
+        ? row
+        : {
+            ...row,
+            timeline: orderedTimeline([...seen.timeline, ...row.timeline]),
+            intervalMs: seen.intervalMs + row.intervalMs,
+            busyMs: seen.busyMs + row.busyMs,
+            completed: seen.completed + row.completed,
+            rejected: seen.rejected + row.rejected,
+            withinSlo: seen.withinSlo + row.withinSlo,
+            rowsCompleted: seen.rowsCompleted + row.rowsCompleted,
+            rowsRejected: seen.rowsRejected + row.rowsRejected,
+            queueDepth: Math.max(seen.queueDepth, row.queueDepth),
+            histograms: [...seen.histograms, ...row.histograms],
+          },
+    );
+  }
+  const deployments = [...byId.values()];
+  const byToken = "token" in who;
+  const { rows } = await pool.query<MetricsRow>({
+    name: byToken ? "packrat_metrics_apply_token" : "packrat_metrics_apply",
+    text: byToken ? METRICS_WITH_TOKEN_SQL : METRICS_SQL,
+    values: [
+      byToken ? hashAgentToken(who.token) : who.agentId,
+      jsonColumnText(agentLastHostColumn, {
         ...body.host,
         servingProcessRestarts: body.servingProcessRestarts,
-        at: now.toISOString(),
+        at,
       }),
-    },
-  });
-  if (updated.count === 0) {
-    await reportingAgent(agentId, prisma); // unknown (404) or decommissioned (409)
-    throw conflict("the agent may not report");
-  }
-  // Kept an hour: the crash-loop alert reads the serving-process restarts counter across these.
-  await prisma.agentHeartbeat.create({
-    data: {
-      agentId,
-      receivedAt: now,
-      body: writeJsonColumn(
+      at,
+      // Kept an hour: the crash-loop alert reads the serving-process restarts counter across these.
+      jsonColumnText(
         heartbeatBodyColumn,
         raw ?? {
           bootId: body.bootId,
@@ -314,97 +440,38 @@ async function applyMetrics(
           servingProcessRestarts: body.servingProcessRestarts,
         },
       ),
-    },
-    select: { id: true },
-  });
-  const deployments =
-    body.deployments.length === 0
-      ? []
-      : await prisma.deployment.findMany({
-          where: { agentId, removedAt: null, id: { in: body.deployments.map((d) => d.deploymentId) } },
-          select: { id: true, lastReport: true },
-        });
-  const reported: DeploymentMetrics[] = [];
-  for (const report of body.deployments) {
-    const deployment = deployments.find((d) => d.id === report.deploymentId);
-    if (!deployment) continue; // removed meanwhile, or not ours: ignore
-    reported.push(report);
-    const requests = report.requests.completed + report.requests.rejected;
-    const previous = deploymentLastReportColumn.read(deployment.lastReport) ?? {};
-    // The estimator's recent decisions: each interval brings the new ones; the deployment keeps the newest.
-    const estimatorTimeline = mergeTimeline(
-      previous.estimatorTimeline ?? [],
-      report.estimatorTimeline ?? [],
+      JSON.stringify(deployments),
       ESTIMATOR_TIMELINE_MAX,
-    );
-    await prisma.deployment.update({
-      where: { id: deployment.id },
-      data: {
-        lastReport: writeJsonColumn(deploymentLastReportColumn, {
-          at: now.toISOString(),
-          intervalMs: report.intervalMs,
-          arrivalRatePerS: report.intervalMs > 0 ? (requests * 1000) / report.intervalMs : 0,
-          requests: report.requests,
-          rows: report.rows,
-          queueDepthRows: report.queueDepthRows,
-          instances: report.instances,
-          affinityOk: report.affinityOk,
-          estimator: report.estimator,
-          estimatorTimeline,
-          lastReconfiguration: previous.lastReconfiguration,
-          // A proposal is shown until the next interval's report.
-          estimatorProposal: proposedNow.has(deployment.id) ? previous.estimatorProposal : undefined,
-        }),
-      },
-      select: { id: true },
-    });
-    const histograms = Object.fromEntries(
-      Object.entries(report.histograms).filter((entry): entry is [string, string] => !!entry[1]),
-    );
-    const inserted = await prisma.$executeRaw`
-      INSERT INTO metrics_rollup ("deploymentId", minute, "intervalMs", "busyMs", "requestsCompleted", "requestsRejected",
-        "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax", histograms)
-      VALUES (${deployment.id}, ${minute}, ${report.intervalMs}, ${report.busyMs ?? 0}, ${report.requests.completed},
-        ${report.requests.rejected}, ${report.requests.withinSlo}, ${report.rows.completed}, ${report.rows.rejected},
-        ${report.queueDepthRows}, ${JSON.stringify(writeJsonColumn(rollupHistogramsColumn, histograms))}::jsonb)
-      ON CONFLICT DO NOTHING`;
-    if (inserted > 0) continue;
-    await prisma.$transaction(async (tx) => {
-      const [rollup] = await tx.$queryRaw<RollupRow[]>`
-        SELECT histograms, "queueDepthMax" FROM metrics_rollup WHERE "deploymentId" = ${deployment.id} AND minute = ${minute} FOR UPDATE`;
-      await tx.metricsRollup.update({
-        where: { deploymentId_minute: { deploymentId: deployment.id, minute } },
-        data: {
-          intervalMs: { increment: report.intervalMs },
-          busyMs: { increment: report.busyMs ?? 0 },
-          requestsCompleted: { increment: report.requests.completed },
-          requestsRejected: { increment: report.requests.rejected },
-          requestsWithinSlo: { increment: report.requests.withinSlo },
-          rowsCompleted: { increment: report.rows.completed },
-          rowsRejected: { increment: report.rows.rejected },
-          queueDepthMax: Math.max(rollup?.queueDepthMax ?? 0, report.queueDepthRows),
-          histograms: mergeHistograms(rollupHistogramsColumn.read(rollup?.histograms ?? {}), report.histograms),
-        },
-        select: { deploymentId: true },
-      });
-    });
+      minute.toISOString(),
+      ...(byToken ? [new Date(now.getTime() - TOKEN_LAST_USED_RESOLUTION_MS).toISOString()] : []),
+    ],
+  });
+  if (!rows[0]?.tokenFound) return false;
+  const agentId = rows[0].agentId;
+  if (!agentId) throw conflict("this token has not registered an agent yet: POST /register first");
+  if (!rows[0].reporting) {
+    await reportingAgent(agentId, prisma); // unknown (404) or decommissioned (409)
+    throw conflict("the agent may not report");
   }
-  // A sweep waiting on a load test that has finished moves on at the next metrics interval (events come only when a
-  // deployment changes); a failure to step is logged and retried, never failing this message.
-  for (const report of reported) {
-    await advanceSweeps(report.deploymentId, prisma).catch((error: Error) =>
-      log.error("batching sweep not advanced", { deploymentId: report.deploymentId, error: error.message }),
-    );
-  }
-  // A settled estimator (stable B = the running B again) withdraws its pending proposal; never fails the message.
-  for (const report of reported) {
-    if (proposedNow.has(report.deploymentId) || !report.estimatorTimeline?.length) continue;
+  for (const row of rows) {
+    if (!row.deploymentId) continue; // none of the reported deployments is a live one of this agent's
+    const report = body.deployments.find((d) => d.deploymentId === row.deploymentId)!;
+    // A sweep waiting on a load test that has finished moves on at the next metrics interval (events come only
+    // when a deployment changes); a failure to step is logged and retried, never failing this message.
+    if (row.sweeping) {
+      await advanceSweeps(row.deploymentId, prisma).catch((error: Error) =>
+        log.error("batching sweep not advanced", { deploymentId: row.deploymentId, error: error.message }),
+      );
+    }
+    // A settled estimator (stable B = the running B again) withdraws its pending proposal; never fails the message.
+    if (!row.proposed || proposedNow.has(row.deploymentId) || !report.estimatorTimeline?.length) continue;
     const dwellMs = report.estimator?.params.minDwellMs ?? DEFAULT_ESTIMATOR_PARAMS.minDwellMs;
-    await withdrawSettledEstimatorProposal(report.deploymentId, report.estimatorTimeline, dwellMs, prisma).catch(
+    await withdrawSettledEstimatorProposal(row.deploymentId, report.estimatorTimeline, dwellMs, prisma).catch(
       (error: Error) =>
-        log.error("estimator proposal not withdrawn", { deploymentId: report.deploymentId, error: error.message }),
+        log.error("estimator proposal not withdrawn", { deploymentId: row.deploymentId, error: error.message }),
     );
   }
+  return true;
 }
 
 /**

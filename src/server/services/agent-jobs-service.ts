@@ -13,6 +13,7 @@ import {
 } from "@/contracts/agent-jobs";
 import type { PrismaClient } from "@/generated/prisma/client";
 import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
 import { env } from "@/server/env";
 import { invalidInput } from "@/server/errors/domain-errors";
 import { notifyHub } from "@/server/realtime/notify-hub";
@@ -56,6 +57,57 @@ async function claim(agentId: string, prisma: PrismaClient, kinds: readonly Agen
   return claimedProfile(job, prisma);
 }
 
+/**
+ * Agents this process found nothing to claim for (by the kinds asked), valid within one generation of the LISTEN
+ * connection and for NOTHING_TO_CLAIM_MS at most, so a poll of an idle agent costs no claim query. A job that may
+ * become claimable NOTIFYs packrat_jobs: with the agent's id (its entries go), with a job's id (that job's agent is
+ * looked up, one query per job transition, and its entries go) or 'queued' (released jobs: every entry goes). A
+ * claim that a NOTIFY overtook is not remembered.
+ */
+const NOTHING_TO_CLAIM_MS = 5 * 60_000;
+const nothingToClaim = new Map<string, { at: number; generation: number; kinds: string }>();
+/** Bumped by every packrat_jobs NOTIFY: a claim that found nothing while one arrived is not remembered. */
+let jobNotifications = 0;
+let jobViewFed = false;
+function forgetAll(): void {
+  nothingToClaim.clear();
+}
+function feedJobView(): void {
+  if (jobViewFed) return;
+  jobViewFed = true;
+  notifyHub().onChannel("packrat_jobs", (payload) => {
+    jobNotifications++;
+    if (payload === "queued") return forgetAll();
+    if (nothingToClaim.delete(payload)) return;
+    // A job's id (or an agent this process holds nothing about): whose job it is, if anyone's.
+    void pgPool()
+      .query<{ agentId: string | null }>({
+        name: "packrat_job_agent",
+        text: `SELECT COALESCE("agentId", params->>'agentId') AS "agentId" FROM job WHERE id = $1`,
+        values: [payload],
+      })
+      .then(({ rows }) => {
+        if (rows[0]?.agentId) nothingToClaim.delete(rows[0].agentId);
+      })
+      .catch(forgetAll);
+  });
+}
+
+async function claimUnlessIdle(agentId: string, prisma: PrismaClient, kinds: readonly AgentJobKind[]) {
+  const generation = await notifyHub().listeningGeneration();
+  const key = kinds.join(",");
+  const idle = nothingToClaim.get(agentId);
+  if (idle && idle.generation === generation && idle.kinds === key && Date.now() - idle.at < NOTHING_TO_CLAIM_MS)
+    return null;
+  const seen = jobNotifications;
+  const at = Date.now();
+  const job = await claim(agentId, prisma, kinds);
+  if (job) nothingToClaim.delete(agentId);
+  else if (jobNotifications === seen && notifyHub().currentGeneration() === generation)
+    nothingToClaim.set(agentId, { at, generation, kinds: key });
+  return job;
+}
+
 /** Long-poll for the agent's next job; null when none arrives within `holdMs`. */
 export async function claimNextJob(
   agentId: string,
@@ -64,12 +116,13 @@ export async function claimNextJob(
   prisma: PrismaClient = db(),
   kinds: readonly AgentJobKind[] = [PROFILE_JOB_KIND],
 ) {
+  feedJobView();
   const deadline = Date.now() + holdMs;
   if (kinds.includes(PROFILE_PROBE_JOB_KIND) && housekeepingDue("probes")) await expireStaleProbes(prisma);
   for (;;) {
     const subscription = await notifyHub().subscribe("packrat_jobs", agentId);
     try {
-      const job = await claim(agentId, prisma, kinds);
+      const job = await claimUnlessIdle(agentId, prisma, kinds);
       if (job) return job;
       const left = deadline - Date.now();
       if (left <= 0 || signal?.aborted || !(await subscription.wait(left, signal))) return null;

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { LatencyHistogram } from "@/core/stats/histogram";
+import { rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
@@ -197,8 +198,8 @@ describe("agent report streams", () => {
     );
     const rows = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
     expect(rows).toHaveLength(1);
-    // The first interval of the minute is stored as it came.
-    expect((rows[0]!.histograms as Record<string, string>).compute).toBe(first);
+    // Each interval's histograms are stored as they came, one part per message, merged by the readers.
+    expect(rollupHistogramsColumn.read(rows[0]!.histograms)).toEqual([{ compute: first }]);
     expect((await call(agent.token, "/metrics", metrics(agent.bootId, agent.deploymentId, 50, second))).status).toBe(
       200,
     );
@@ -208,7 +209,9 @@ describe("agent report streams", () => {
     expect(rollup!.intervalMs).toBe(30_000);
     expect(rollup!.busyMs).toBe(6000);
     expect(rollup!.queueDepthMax).toBe(50);
-    expect(LatencyHistogram.decode((rollup!.histograms as Record<string, string>).compute!).count).toBe(5);
+    expect(rollupHistogramsColumn.read(rollup!.histograms)).toEqual([{ compute: first }, { compute: second }]);
+    const parts = rollupStageParts(rollupHistogramsColumn.read(rollup!.histograms), "compute");
+    expect(LatencyHistogram.merge(parts.map((p) => LatencyHistogram.decode(p))).count).toBe(5);
     const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
     expect(deployment.lastReport).toMatchObject({
       intervalMs: 15_000,
@@ -220,6 +223,22 @@ describe("agent report streams", () => {
     expect(host.lastHost).toMatchObject({ cpuBusyFraction: 0.25, memoryUsedBytes: 2e9, servingProcessRestarts: 1 });
     // The crash-loop alert's restarts counter: one small row per metrics message.
     expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(2);
+  });
+
+  it("a deployment listed twice in one metrics message adds up as two messages would, the later report live", async () => {
+    const agent = await registeredAgent("streams-twice");
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    const first = metrics(agent.bootId, agent.deploymentId, 30, histogram([1, 2, 3])).deployments[0]!;
+    const second = metrics(agent.bootId, agent.deploymentId, 50, histogram([10, 20])).deployments[0]!;
+    const body = { ...metrics(agent.bootId, agent.deploymentId, 0, histogram([1])), deployments: [first, second] };
+    expect((await call(agent.token, "/metrics", body)).status).toBe(200);
+    const [rollup, ...others] = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
+    expect(others).toHaveLength(0);
+    expect([rollup!.requestsCompleted, rollup!.intervalMs, rollup!.queueDepthMax]).toEqual([80, 30_000, 50]);
+    expect(rollupStageParts(rollupHistogramsColumn.read(rollup!.histograms), "compute")).toHaveLength(2);
+    const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
+    expect(deployment.lastReport).toMatchObject({ requests: { completed: 50 }, queueDepthRows: 50 });
   });
 
   it("an older agent's heartbeat with its reports is still accepted: lease, state, generation outcome and rollup", async () => {

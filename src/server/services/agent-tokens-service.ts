@@ -5,7 +5,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Prisma, PrismaClient } from "@/generated/prisma/client";
 import { recordAudit, userActor } from "@/server/audit/record-audit";
+import type pg from "pg";
 import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
 import { invalidInput, notFound } from "@/server/errors/domain-errors";
 import type { ServiceCaller } from "./users-service";
 
@@ -127,29 +129,37 @@ export async function revokeAgentToken(
 /** How stale a token's last-used stamp may get: written at most this often, not on every request. */
 export const TOKEN_LAST_USED_RESOLUTION_MS = 60_000;
 
+/**
+ * The token looked up by its hash (not revoked) and its last-used stamp written when older than
+ * TOKEN_LAST_USED_RESOLUTION_MS, in one statement: a read on the common path (a write per request would be a row
+ * version and WAL per heartbeat and poll); of concurrent requests past the minute, one writes; a revoke meanwhile
+ * keeps its own stamp. Timestamps are UTC in `timestamp` columns, as Prisma writes them.
+ */
+const AUTHENTICATE_SQL = `
+WITH bearer AS (
+  SELECT id, name, "createdAt", "agentId", "lastUsedAt" FROM agent_token WHERE "tokenHash" = $1 AND "revokedAt" IS NULL
+), stamp AS (
+  UPDATE agent_token t SET "lastUsedAt" = $2::timestamp
+  FROM bearer
+  WHERE t.id = bearer.id AND t."revokedAt" IS NULL AND (bearer."lastUsedAt" IS NULL OR bearer."lastUsedAt" < $3::timestamp)
+)
+SELECT id, name, "createdAt" AT TIME ZONE 'UTC' AS "createdAt", "agentId" FROM bearer`;
+
 /** The agent a bearer token belongs to, or null (unknown or revoked). Records the use, at most once a minute. */
-export async function authenticateAgentToken(
-  token: string,
-  prisma: PrismaClient = db(),
-): Promise<AgentIdentity | null> {
+export async function authenticateAgentToken(token: string, pool: pg.Pool = pgPool()): Promise<AgentIdentity | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
-  // A read on the common path: a write per request would be a row version and WAL per heartbeat and poll.
-  const row = await prisma.agentToken.findFirst({
-    where: { tokenHash: hashAgentToken(token), revokedAt: null },
-    select: { id: true, name: true, createdAt: true, agentId: true, lastUsedAt: true },
-  });
-  if (!row) return null;
   const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= TOKEN_LAST_USED_RESOLUTION_MS) {
-    // Conditional: of concurrent requests past the minute, one writes; a revoke meanwhile keeps its own stamp.
-    await prisma.agentToken.updateMany({
-      where: {
-        id: row.id,
-        revokedAt: null,
-        OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - TOKEN_LAST_USED_RESOLUTION_MS) } }],
-      },
-      data: { lastUsedAt: new Date(now) },
-    });
-  }
+  // Named: each pooled connection parses and plans it once.
+  const { rows } = await pool.query<{ id: string; name: string; createdAt: Date; agentId: string | null }>({
+    name: "packrat_authenticate_agent_token",
+    text: AUTHENTICATE_SQL,
+    values: [
+      hashAgentToken(token),
+      new Date(now).toISOString(),
+      new Date(now - TOKEN_LAST_USED_RESOLUTION_MS).toISOString(),
+    ],
+  });
+  const row = rows[0];
+  if (!row) return null;
   return { tokenId: row.id, name: row.name, createdAt: row.createdAt, agentId: row.agentId };
 }

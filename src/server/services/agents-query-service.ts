@@ -10,7 +10,7 @@ import { notFound } from "@/server/errors/domain-errors";
 import { hostTopologySchema } from "@/contracts/host-topology";
 import { agentContentionModel } from "./plan-trial-service";
 import { agentLastHostColumn } from "@/contracts/agent-columns";
-import { deploymentLastReportColumn, rollupHistogramsColumn } from "@/contracts/deployment-columns";
+import { deploymentLastReportColumn, rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
 
 /** The registered topology, or an empty one if the stored JSON is not a topology (never crash a page on it). */
 function topologyOf(json: unknown): HostTopology {
@@ -42,8 +42,8 @@ export async function liveFigures(
     const rows = rollups.filter((r) => r.deploymentId === id);
     const total = LatencyHistogram.create();
     for (const row of rows) {
-      const encoded = rollupHistogramsColumn.read(row.histograms).total;
-      if (encoded) total.add(LatencyHistogram.decode(encoded));
+      for (const encoded of rollupStageParts(rollupHistogramsColumn.read(row.histograms), "total"))
+        total.add(LatencyHistogram.decode(encoded));
     }
     const intervalMs = rows.reduce((s, r) => s + r.intervalMs, 0);
     const requests = rows.reduce((s, r) => s + r.requestsCompleted, 0);
@@ -205,8 +205,8 @@ export async function deploymentTimeline(id: string, minutes = 60, prisma: Prism
     orderBy: { minute: "asc" },
   });
   return rows.map((r) => {
-    const encoded = rollupHistogramsColumn.read(r.histograms).total;
-    const h = encoded ? LatencyHistogram.decode(encoded) : undefined;
+    const encoded = rollupStageParts(rollupHistogramsColumn.read(r.histograms), "total");
+    const h = encoded.length ? LatencyHistogram.merge(encoded.map((e) => LatencyHistogram.decode(e))) : undefined;
     return {
       minute: r.minute,
       ratePerS: r.intervalMs > 0 ? ((r.requestsCompleted + r.requestsRejected) * 1000) / r.intervalMs : 0,

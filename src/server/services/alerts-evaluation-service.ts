@@ -44,23 +44,31 @@ const deploymentLabel = (d: {
   agent: { hostName: string };
 }) => `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
 
-// Per minute rollup row, its compute histogram's count and mean: the evaluator runs every few seconds over the whole
-// fleet, and a finished minute never changes (the key holds what does change in the current one).
-const computeMeans = new Map<string, { count: number; meanMs: number }>();
-function computeOf(key: string, encoded: string): { count: number; meanMs: number } {
-  let known = computeMeans.get(key);
+// Per part of a minute rollup row (one metrics message's), its compute histogram's count and mean, by minute: the
+// evaluator runs every few seconds over the whole fleet, and a part never changes once appended, so each is decoded
+// once; minutes that left the window are dropped.
+const computeMeans = new Map<number, Map<string, { count: number; meanMs: number }>>();
+function computeOf(minute: number, key: string, encoded: string): { count: number; meanMs: number } {
+  let ofMinute = computeMeans.get(minute);
+  if (!ofMinute) computeMeans.set(minute, (ofMinute = new Map()));
+  let known = ofMinute.get(key);
   if (!known) {
     const h = LatencyHistogram.decode(encoded);
     known = { count: h.count, meanMs: h.meanMs() };
-    if (computeMeans.size >= 100_000) computeMeans.clear();
-    computeMeans.set(key, known);
+    ofMinute.set(key, known);
   }
   return known;
+}
+/** How long the evaluator decodes parts before it lets the event loop serve requests. */
+const DECODE_SLICE_MS = 5;
+function forgetComputeBefore(since: Date): void {
+  for (const minute of computeMeans.keys()) if (minute < since.getTime() - 60_000) computeMeans.delete(minute);
 }
 
 /** Everything the rules read, at `now`. */
 export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   const since = new Date(now.getTime() - windowMs);
+  forgetComputeBefore(since);
   const agents = await tx.agent.findMany({ where: { decommissionedAt: null } });
   // Serving-process restarts in the window: the increments of the reported counter between consecutive heartbeats
   // (a counter that went down is an agent restart, not a crash).
@@ -97,10 +105,12 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
         requestsRejected: number;
         requestsWithinSlo: number;
         minute: Date;
-        compute: string | null;
+        compute: string[] | null;
       }>
-    >`SELECT "deploymentId", "intervalMs", "requestsCompleted", "requestsRejected", "requestsWithinSlo",
-        minute, histograms->>'compute' AS compute
+    >`SELECT "deploymentId", "intervalMs", "requestsCompleted", "requestsRejected", "requestsWithinSlo", minute,
+        CASE WHEN jsonb_typeof(histograms) = 'array'
+          THEN ARRAY(SELECT part->>'compute' FROM jsonb_array_elements(histograms) part WHERE part ? 'compute')
+          ELSE ARRAY(SELECT histograms->>'compute' WHERE histograms ? 'compute') END AS compute
       FROM metrics_rollup WHERE "deploymentId" = ANY(${ids}::text[]) AND minute >= ${since}`,
     tx.proposal.findMany({ where: { deploymentId: { in: ids }, state: "applied" } }),
     tx.proposal.findMany({
@@ -117,19 +127,33 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   });
 
   const rollupsOf = new Map<string, typeof rollups>();
-  for (const r of rollups) rollupsOf.set(r.deploymentId, [...(rollupsOf.get(r.deploymentId) ?? []), r]);
+  for (const r of rollups) {
+    const list = rollupsOf.get(r.deploymentId);
+    if (list) list.push(r);
+    else rollupsOf.set(r.deploymentId, [r]);
+  }
+  // The parts not decoded yet (a fleet's new ones since the last round, all of them after a start), decoded a slice at
+  // a time so that a round never holds the replica's requests up for long.
+  let slice = performance.now();
+  for (const r of rollups) {
+    for (const [part, encoded] of (r.compute ?? []).entries()) {
+      computeOf(r.minute.getTime(), `${r.deploymentId}|${part}|${encoded.length}`, encoded);
+      if (performance.now() - slice < DECODE_SLICE_MS) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
+  const generationOf = new Map(generations.map((g) => [g.deploymentId, g]));
   const deploymentSnapshots: DeploymentSnapshot[] = deployments.map((d) => {
-    const current = generations.find((g) => g.deploymentId === d.id);
+    const current = generationOf.get(d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
     const mine = rollupsOf.get(d.id) ?? [];
-    const compute = mine
-      .filter((r) => r.compute)
-      .map((r) =>
-        computeOf(
-          `${r.deploymentId}|${r.minute.getTime()}|${r.compute!.length}|${r.requestsCompleted}|${r.intervalMs}`,
-          r.compute!,
-        ),
-      );
+    // A minute's parts never change once written (a message appends its own): each is decoded once.
+    const compute = mine.flatMap((r) =>
+      (r.compute ?? []).map((encoded, part) =>
+        computeOf(r.minute.getTime(), `${r.deploymentId}|${part}|${encoded.length}`, encoded),
+      ),
+    );
     const computeCount = compute.reduce((n, c) => n + c.count, 0);
     const revert = current ? /^auto-revert: generation (\d+) failed/.exec(current.label) : null;
     const running = applied.find((p) => p.deploymentId === d.id && p.appliedGeneration === d.generation);

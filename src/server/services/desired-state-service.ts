@@ -5,6 +5,8 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { desiredStateSchema, type DesiredState } from "@/contracts/agent-protocol";
 import { servingPlanSchema } from "@/contracts/serving-plan";
 import { db } from "@/server/db/client";
+import { pgPool } from "@/server/db/pg-pool";
+import { notFound } from "@/server/errors/domain-errors";
 import { notifyHub } from "@/server/realtime/notify-hub";
 
 export async function desiredStateFor(agentId: string, prisma: PrismaClient = db()): Promise<DesiredState> {
@@ -47,6 +49,40 @@ export async function desiredStateFor(agentId: string, prisma: PrismaClient = db
   return desiredStateSchema.parse({ revision: agent.revision, deployments });
 }
 
+/**
+ * Each agent's desired-state revision as this process last read it, valid within one generation of the LISTEN
+ * connection: every revision change NOTIFYs packrat_desired with the agent's id (deployments-service), which drops
+ * the agent's entry here, so a poll that finds nothing newer costs no query. A read that a NOTIFY overtook is not
+ * kept; a reconnected listener starts the view afresh.
+ */
+const revisions = new Map<string, { revision: number; generation: number }>();
+/** Bumped by every packrat_desired NOTIFY: a read while one arrived is not kept. */
+let changes = 0;
+let viewFed = false;
+function feedView(): void {
+  if (viewFed) return;
+  viewFed = true;
+  notifyHub().onChannel("packrat_desired", (agentId) => {
+    changes++;
+    revisions.delete(agentId);
+  });
+}
+
+async function currentRevision(agentId: string, generation: number): Promise<number> {
+  const known = revisions.get(agentId);
+  if (known && known.generation === generation) return known.revision;
+  const seen = changes;
+  const { rows } = await pgPool().query<{ revision: number }>({
+    name: "packrat_agent_revision",
+    text: "SELECT revision FROM agent WHERE id = $1",
+    values: [agentId],
+  });
+  if (!rows[0]) throw notFound("agent", agentId);
+  if (changes === seen && notifyHub().currentGeneration() === generation)
+    revisions.set(agentId, { revision: rows[0].revision, generation });
+  return rows[0].revision;
+}
+
 /** Long-poll: a desired state newer than `after`, or undefined when `holdMs` passes (or the agent hangs up). */
 export async function waitForDesiredState(
   agentId: string,
@@ -54,12 +90,13 @@ export async function waitForDesiredState(
   holdMs: number,
   signal?: AbortSignal,
 ): Promise<DesiredState | undefined> {
+  feedView();
   const deadline = Date.now() + holdMs;
   for (;;) {
     const subscription = await notifyHub().subscribe("packrat_desired", agentId);
     try {
-      const current = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
-      if (current.revision > after) return await desiredStateFor(agentId);
+      const generation = await notifyHub().listeningGeneration();
+      if ((await currentRevision(agentId, generation)) > after) return await desiredStateFor(agentId);
       const left = deadline - Date.now();
       if (left <= 0 || signal?.aborted) return undefined;
       const notified = await subscription.wait(left, signal);

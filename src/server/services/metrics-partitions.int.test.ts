@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DAY_MS, dayPartitionName } from "@/core/retention/partition-plan";
 import { PrismaClient } from "@/generated/prisma/client";
@@ -15,6 +16,8 @@ import { pruneAgentMetrics, recordAgentMetrics } from "./agent-heartbeat-service
 import { maintainMetricsPartitions } from "./metrics-partitions-service";
 
 let prisma: PrismaClient;
+/** The metrics message's own statement runs on plain pg: a pool on this file's database. */
+let pool: pg.Pool;
 let drop: () => Promise<void>;
 let agentId = "";
 let deploymentId = "";
@@ -42,6 +45,7 @@ beforeAll(async () => {
   drop = database.drop;
   await migrate(database.url, resolve("prisma/migrations"));
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 4 }) });
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
   ({ agentId, deploymentId } = await insertDeployment(prisma));
 });
 
@@ -71,6 +75,7 @@ async function insertDeployment(prisma: PrismaClient): Promise<{ agentId: string
 }
 afterAll(async () => {
   await prisma?.$disconnect();
+  await pool?.end();
   await drop?.();
 });
 
@@ -191,8 +196,8 @@ describe("the metrics path on the partitioned table", () => {
       await prisma.metricsRollup.deleteMany({
         where: { deploymentId, minute: { gte: new Date(minute * 60_000), lt: new Date((minute + 1) * 60_000) } },
       });
-      await recordAgentMetrics(identity(), metrics(5), prisma);
-      await recordAgentMetrics(identity(), metrics(7), prisma);
+      await recordAgentMetrics(identity(), metrics(5), prisma, pool);
+      await recordAgentMetrics(identity(), metrics(7), prisma, pool);
       if (Math.floor(Date.now() / 60_000) === minute) break;
     }
     const today = dayPartitionName(T, Math.floor(Date.now() / DAY_MS) * DAY_MS);

@@ -6,7 +6,7 @@ import type { StageKind } from "@/core/planning/latency-budget";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
-import { rollupHistogramsColumn } from "@/contracts/deployment-columns";
+import { rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import type { StoredJsonValue } from "@/contracts/json-column";
 
 /** The agent's histogram for each budget stage it measures. Its "queue" (formation + busy) would count formation twice. */
@@ -109,8 +109,8 @@ function mergedHistogram(
 ): LatencyHistogram | null {
   const parts: LatencyHistogram[] = [];
   for (const r of rollups) {
-    const encoded = rollupHistogramsColumn.read(r.histograms)[key];
-    if (encoded) parts.push(LatencyHistogram.decode(encoded));
+    for (const encoded of rollupStageParts(rollupHistogramsColumn.read(r.histograms), key))
+      parts.push(LatencyHistogram.decode(encoded));
   }
   if (parts.length === 0) return null;
   const merged = LatencyHistogram.merge(parts);

@@ -11,6 +11,7 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { resetEnvForTests } from "@/server/env";
 import { insertTestUser } from "@/server/auth/test-support";
 import { LatencyHistogram } from "@/core/stats/histogram";
+import { rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import {
   agentApiRoutes,
@@ -106,10 +107,9 @@ describe("planning live data", () => {
     expect(Object.keys(result.stages).sort()).toEqual(MEASURED_STAGE_HISTOGRAMS.map((m) => m.stage).sort());
     for (const { stage, histogram } of MEASURED_STAGE_HISTOGRAMS) {
       const stored = LatencyHistogram.merge(
-        rollups.flatMap((r) => {
-          const encoded = (r.histograms as Record<string, string>)[histogram];
-          return encoded ? [LatencyHistogram.decode(encoded)] : [];
-        }),
+        rollups.flatMap((r) =>
+          rollupStageParts(rollupHistogramsColumn.read(r.histograms), histogram).map((e) => LatencyHistogram.decode(e)),
+        ),
       );
       expect(stored.count, stage).toBe(REQUESTS);
       expect(result.stages[stage], stage).toEqual({
@@ -137,10 +137,9 @@ describe("planning live data", () => {
     expect(point.utilization).toBeLessThanOrEqual(1);
     expect(point.serviceTimeMs).toBeCloseTo(busyMs / REQUESTS, 9);
     const system = LatencyHistogram.merge(
-      rollups.flatMap((r) => {
-        const encoded = (r.histograms as Record<string, string>).system;
-        return encoded ? [LatencyHistogram.decode(encoded)] : [];
-      }),
+      rollups.flatMap((r) =>
+        rollupStageParts(rollupHistogramsColumn.read(r.histograms), "system").map((e) => LatencyHistogram.decode(e)),
+      ),
     );
     expect(point.meanMs).toBe(system.summary().meanMs);
     expect(point.p99Ms).toBe(system.percentileMs(99));
