@@ -95,6 +95,19 @@ export function inferContentProblem(headers: IncomingHttpHeaders): string | unde
     return `Content-Encoding ${encoding} is not supported: send the body uncompressed`;
   const type = headers["content-type"]?.trim();
   if (!type) return undefined;
+  // A client sends the same few values on every request: each is judged once.
+  const known = CONTENT_TYPE_PROBLEMS.get(type);
+  if (known !== undefined) return known || undefined;
+  const problem = contentTypeProblem(type);
+  if (CONTENT_TYPE_PROBLEMS.size < CONTENT_TYPES_KEPT) CONTENT_TYPE_PROBLEMS.set(type, problem ?? "");
+  return problem;
+}
+
+/** Content-Type values already judged ("" when acceptable), up to CONTENT_TYPES_KEPT of them. */
+const CONTENT_TYPE_PROBLEMS = new Map<string, string>();
+const CONTENT_TYPES_KEPT = 64;
+
+function contentTypeProblem(type: string): string | undefined {
   const [media = "", ...parameters] = type.split(";").map((p) => p.trim().toLowerCase());
   if (!INFER_MEDIA_TYPES.has(media))
     return `Content-Type ${media} is not supported: send application/json, or application/octet-stream with Inference-Header-Content-Length`;
