@@ -88,6 +88,9 @@ export interface DispatcherOptions {
 
 const RECENT_BATCHES = 20;
 
+/** The inputs of rows [start, start + count) of a batch. */
+type Slice = (start: number, count: number) => WireTensor[];
+
 export class Dispatcher {
   private queue: Queued[] = [];
   private queuedRows = 0;
@@ -353,21 +356,20 @@ export class Dispatcher {
       byStart.set(at, request);
       at += request.rows;
     }
-    let batch: WireTensor[] | undefined;
-    const concatenated = () =>
-      (batch ??= group[0]!.inputs.map((t, i) =>
+    // Every cut on a request's own rows: each instance gets that request's tensors. Otherwise the batch is
+    // concatenated and every cut sliced from it, as it always was (never a mix: a large slice, once sent, is moved).
+    const slicer = (cuts: ReadonlyArray<{ start: number; count: number }>): Slice => {
+      if (cuts.every((c) => byStart.get(c.start)?.rows === c.count)) return (start) => byStart.get(start)!.inputs;
+      const batch = group[0]!.inputs.map((t, i) =>
         concatRows(
           t.name,
           group.map((q) => q.inputs[i]!),
           this.axisOf(t.name),
         ),
-      ));
-    const slice = (start: number, count: number): WireTensor[] => {
-      const own = byStart.get(start);
-      if (own && own.rows === count) return own.inputs;
-      return concatenated().map((t) => sliceRows(t, start, count, this.axisOf(t.name)));
+      );
+      return (start, count) => batch.map((t) => sliceRows(t, start, count, this.axisOf(t.name)));
     };
-    const { pieces, version, runMs } = await this.runOnInstances(slice, rows, fault, alone);
+    const { pieces, version, runMs } = await this.runOnInstances(slicer, rows, fault, alone);
     const aligned = pieces.every(
       (p) => byStart.get(p.start)?.rows === p.count && p.outputs.every((o) => o.shape[this.axisOf(o.name)] === p.count),
     );
@@ -439,10 +441,11 @@ export class Dispatcher {
   /**
    * Splits `rows` across the ready instances, each taking up to its b (largest b first), in waves until every row
    * is assigned (more than one wave only for a request larger than B, or while an instance is being recreated).
-   * `slice(start, count)` gives the inputs of rows [start, start + count); the pieces come back in row order.
+   * `slicer`, given every cut, says how to get the inputs of rows [start, start + count); the pieces come back in
+   * row order.
    */
   private async runOnInstances(
-    slice: (start: number, count: number) => WireTensor[],
+    slicer: (cuts: ReadonlyArray<{ start: number; count: number }>) => Slice,
     rows: number,
     fault?: "throw",
     alone = false,
@@ -454,27 +457,28 @@ export class Dispatcher {
     const ready = this.readyInstances();
     // One slice on one instance: blocking on it holds up nothing else. Several: each answer is read as it comes.
     const single = alone && rows <= ready[0]!.spec.batch;
-    // Every slice is cut before any is sent: sending a large one moves (detaches) its buffers.
-    const waves: Array<Array<{ instance: DispatchTarget; start: number; count: number; inputs: WireTensor[] }>> = [];
+    const waves: Array<Array<{ instance: DispatchTarget; start: number; count: number }>> = [];
     for (let start = 0; start < rows;) {
       const wave: (typeof waves)[number] = [];
       for (const instance of ready) {
         if (start >= rows) break;
         const count = Math.min(instance.spec.batch, rows - start);
-        wave.push({ instance, start, count, inputs: slice(start, count) });
+        wave.push({ instance, start, count });
         start += count;
       }
       waves.push(wave);
     }
+    const slice = slicer(waves.flat());
     let runMs = 0;
     const pieces: Array<{ start: number; count: number; outputs: WireTensor[] }> = [];
     let faultSent = false;
     for (const wave of waves) {
+      // A wave's slices are cut as it goes, not all at once: a request larger than B is never held twice whole.
       await Promise.all(
-        wave.map(({ instance, start, count, inputs }) => {
+        wave.map(({ instance, start, count }) => {
           const injected: "throw" | undefined = fault && !faultSent ? fault : undefined;
           faultSent ||= !!injected;
-          return instance.run(inputs, injected, single).then((r) => {
+          return instance.run(slice(start, count), injected, single).then((r) => {
             pieces.push({ start, count, outputs: r.outputs });
             runMs = Math.max(runMs, r.computeMs);
           });
