@@ -155,6 +155,42 @@ describe("dispatcher", () => {
     expect(plain.alone).toEqual([false]);
   });
 
+  it("gives an instance a request's own tensors when its slice is exactly that request, and the request its outputs", async () => {
+    const given: WireTensor[][] = [];
+    const answered: WireTensor[][] = [];
+    class Recording extends FakeInstance {
+      override async run(inputs: WireTensor[], fault?: "throw", alone?: boolean) {
+        given.push(inputs);
+        const result = await super.run(inputs, fault, alone);
+        answered.push(result.outputs);
+        return result;
+      }
+    }
+    const pair = [new Recording({ id: 0, batch: 1 }, 5), new Recording({ id: 1, batch: 1 }, 5)];
+    const d = new Dispatcher({ batchSize: 2, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => pair });
+    const first = d.infer([tensor(10, 1)]);
+    // Queued behind the first batch, then batched together: one row each on the two b = 1 instances.
+    const a = [tensor(20, 1)];
+    const b = [tensor(30, 1)];
+    const [, ra, rb] = await Promise.all([first, d.infer(a), d.infer(b)]);
+    expect(ra.timing.batchRows).toBe(2);
+    expect(given.slice(1)).toEqual([a, b]);
+    expect(given[1]).toBe(a);
+    expect(given[2]).toBe(b);
+    expect(ra.outputs).toBe(answered[1]);
+    expect(rb.outputs).toBe(answered[2]);
+    expect(firstColumn(ra.outputs[0]!)).toEqual([20.5]);
+    expect(firstColumn(rb.outputs[0]!)).toEqual([30.5]);
+
+    // A two-row request on the same instances is cut from the batch as before: each instance one of its rows.
+    const [wide] = await Promise.all([d.infer([tensor(40, 2)])]);
+    expect(firstColumn(wide.outputs[0]!)).toEqual([40.5, 41.5]);
+    expect(given.slice(3).map((inputs) => inputs[0]!.shape)).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+  });
+
   it("never splits one request's rows across two batches", async () => {
     const instance = new FakeInstance({ id: 0, batch: 8 }, 5);
     const d = new Dispatcher({ batchSize: 8, batchTimeoutMs: 0, maxQueueRows: 100, instances: () => [instance] });

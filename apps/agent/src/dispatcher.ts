@@ -53,7 +53,6 @@ export interface BatchRecord {
 interface Queued {
   inputs: WireTensor[];
   rows: number;
-  signature: string;
   enqueuedAt: number;
   fault?: "throw";
   resolve: (result: InferResult) => void;
@@ -88,6 +87,9 @@ export interface DispatcherOptions {
 }
 
 const RECENT_BATCHES = 20;
+
+/** The inputs of rows [start, start + count) of a batch. */
+type Slice = (start: number, count: number) => WireTensor[];
 
 export class Dispatcher {
   private queue: Queued[] = [];
@@ -154,12 +156,9 @@ export class Dispatcher {
     return this.options.layout?.kind === "unbatched";
   }
 
-  /**
-   * A request's rows (its size along the batch axis; 1 for an unbatched model, whose requests run whole) and the
-   * signature of everything else, which requests batched together must share.
-   */
-  private rowsAndSignature(inputs: readonly WireTensor[]): { rows: number; signature: string } {
-    if (this.unbatched) return { rows: 1, signature: "" };
+  /** A request's rows: its size along the batch axis (1 for an unbatched model, whose requests run whole). */
+  private rowsOf(inputs: readonly WireTensor[]): number {
+    if (this.unbatched) return 1;
     let rows: number | undefined;
     let first = "";
     for (const t of inputs) {
@@ -177,20 +176,31 @@ export class Dispatcher {
         first = `input ${t.name} dimension ${axis}`;
       }
     }
-    const signature = inputs
-      .map((t) => {
-        const axis = this.axisOf(t.name);
-        return `${t.name}:${t.datatype}:${t.shape.map((d, i) => (i === axis ? "b" : d)).join("x")}`;
-      })
-      .join("|");
-    return { rows: rows ?? 0, signature };
+    return rows ?? 0;
+  }
+
+  /**
+   * Whether two requests may share a batch: the same inputs, datatypes and every dimension but the batch axis
+   * (compared in place: no signature string per request). An unbatched model's requests never concatenate.
+   */
+  private batchable(a: readonly WireTensor[], b: readonly WireTensor[]): boolean {
+    if (this.unbatched) return true;
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i]!;
+      const y = b[i]!;
+      if (x.name !== y.name || x.datatype !== y.datatype || x.shape.length !== y.shape.length) return false;
+      const axis = this.axisOf(x.name);
+      for (let d = 0; d < x.shape.length; d++) if (d !== axis && x.shape[d] !== y.shape[d]) return false;
+    }
+    return true;
   }
 
   infer(
     inputs: WireTensor[],
     options: { deadlineMs?: number; elapsedMs?: number; fault?: "throw" } = {},
   ): Promise<InferResult> {
-    const { rows, signature } = this.rowsAndSignature(inputs);
+    const rows = this.rowsOf(inputs);
     this.admit(rows, options.deadlineMs, options.elapsedMs ?? 0);
     // The fast path: nothing queued or running, and nothing to wait for (it fills the batch, or there is no batch
     // timeout): straight to the instances, no queue and no timer.
@@ -201,7 +211,7 @@ export class Dispatcher {
     ) {
       return new Promise<InferResult>((resolve, reject) => {
         const now = performance.now();
-        const request: Queued = { inputs, rows, signature, enqueuedAt: now, fault: options.fault, resolve, reject };
+        const request: Queued = { inputs, rows, enqueuedAt: now, fault: options.fault, resolve, reject };
         void this.execute([request], rows, now, rows < this.options.batchSize);
       });
     }
@@ -209,7 +219,6 @@ export class Dispatcher {
       this.queue.push({
         inputs,
         rows,
-        signature,
         enqueuedAt: performance.now(),
         fault: options.fault,
         resolve,
@@ -220,7 +229,7 @@ export class Dispatcher {
     });
   }
 
-  /** The next batch from the queue head: requests of the head's signature, in order, up to B rows. */
+  /** The next batch from the queue head: requests batchable with the head, in order, up to B rows. */
   private nextGroup(): { group: Queued[]; rows: number } {
     const head = this.queue[0]!;
     if (head.rows >= this.options.batchSize) return { group: [head], rows: head.rows };
@@ -228,7 +237,7 @@ export class Dispatcher {
     let rows = head.rows;
     for (let i = 1; i < this.queue.length && rows < this.options.batchSize; i++) {
       const candidate = this.queue[i]!;
-      if (candidate.signature !== head.signature) continue;
+      if (!this.batchable(candidate.inputs, head.inputs)) continue;
       if (rows + candidate.rows > this.options.batchSize) break; // a request's rows never span two batches
       group.push(candidate);
       rows += candidate.rows;
@@ -330,22 +339,51 @@ export class Dispatcher {
     return ready;
   }
 
-  /** Concatenates the group along each input's batch axis, runs it, and gives each request its rows back. */
+  /**
+   * Concatenates the group along each input's batch axis, runs it, and gives each request its rows back. Where an
+   * instance's slice is exactly one request's rows (instances of b = 1, or a request that fills its instance), that
+   * slice is the request's own tensors and its outputs go back to it as they came: nothing concatenated or sliced.
+   */
   private async runBatched(
     group: readonly Queued[],
     rows: number,
     fault?: "throw",
     alone = false,
   ): Promise<{ perRequest: WireTensor[][]; version?: string; runMs?: number }> {
-    const names = group[0]!.inputs.map((t) => t.name);
-    const batch = names.map((name, i) =>
-      concatRows(
-        name,
-        group.map((q) => q.inputs[i]!),
-        this.axisOf(name),
-      ),
+    const byStart = new Map<number, Queued>();
+    let at = 0;
+    for (const request of group) {
+      byStart.set(at, request);
+      at += request.rows;
+    }
+    // Every cut on a request's own rows: each instance gets that request's tensors. Otherwise the batch is
+    // concatenated and every cut sliced from it, as it always was (never a mix: a large slice, once sent, is moved).
+    const slicer = (cuts: ReadonlyArray<{ start: number; count: number }>): Slice => {
+      if (cuts.every((c) => byStart.get(c.start)?.rows === c.count)) return (start) => byStart.get(start)!.inputs;
+      const batch = group[0]!.inputs.map((t, i) =>
+        concatRows(
+          t.name,
+          group.map((q) => q.inputs[i]!),
+          this.axisOf(t.name),
+        ),
+      );
+      return (start, count) => batch.map((t) => sliceRows(t, start, count, this.axisOf(t.name)));
+    };
+    const { pieces, version, runMs } = await this.runOnInstances(slicer, rows, fault, alone);
+    const aligned = pieces.every(
+      (p) => byStart.get(p.start)?.rows === p.count && p.outputs.every((o) => o.shape[this.axisOf(o.name)] === p.count),
     );
-    const { outputs, version, runMs } = await this.runOnInstances(batch, rows, fault, alone);
+    if (aligned) {
+      const own = new Map(pieces.map((p) => [p.start, p.outputs]));
+      let offset = 0;
+      const perRequest = group.map((request) => {
+        const mine = own.get(offset)!;
+        offset += request.rows;
+        return mine;
+      });
+      return { perRequest, version, runMs };
+    }
+    const outputs = this.joined(pieces, rows);
     let offset = 0;
     const perRequest = group.map((request) => {
       const mine = outputs.map((o) => sliceRows(o, offset, request.rows, this.axisOf(o.name)));
@@ -353,6 +391,27 @@ export class Dispatcher {
       return mine;
     });
     return { perRequest, version, runMs };
+  }
+
+  /** The instances' outputs as the batch's, each concatenated along its batch axis, which must hold `rows`. */
+  private joined(pieces: ReadonlyArray<{ outputs: WireTensor[] }>, rows: number): WireTensor[] {
+    const outputNames = pieces[0]!.outputs.map((o) => o.name);
+    const outputs = outputNames.map((name, i) =>
+      concatRows(
+        name,
+        pieces.map((p) => p.outputs[i]!),
+        this.axisOf(name),
+      ),
+    );
+    for (const output of outputs) {
+      const axis = this.axisOf(output.name);
+      if (output.shape[axis] !== rows)
+        throw new DispatchError(
+          503,
+          `output ${output.name} has ${output.shape[axis]} rows along dimension ${axis} for a batch of ${rows}: the model's outputs are not batched along that dimension`,
+        );
+    }
+    return outputs;
   }
 
   /** Unbatched model: each request runs whole on one instance, up to one per instance at a time. */
@@ -382,57 +441,52 @@ export class Dispatcher {
   /**
    * Splits `rows` across the ready instances, each taking up to its b (largest b first), in waves until every row
    * is assigned (more than one wave only for a request larger than B, or while an instance is being recreated).
+   * `slicer`, given every cut, says how to get the inputs of rows [start, start + count); the pieces come back in
+   * row order.
    */
   private async runOnInstances(
-    batch: WireTensor[],
+    slicer: (cuts: ReadonlyArray<{ start: number; count: number }>) => Slice,
     rows: number,
     fault?: "throw",
     alone = false,
-  ): Promise<{ outputs: WireTensor[]; version?: string; runMs: number }> {
+  ): Promise<{
+    pieces: Array<{ start: number; count: number; outputs: WireTensor[] }>;
+    version?: string;
+    runMs: number;
+  }> {
     const ready = this.readyInstances();
     // One slice on one instance: blocking on it holds up nothing else. Several: each answer is read as it comes.
     const single = alone && rows <= ready[0]!.spec.batch;
-    let runMs = 0;
-    const pieces: Array<{ start: number; outputs: WireTensor[] }> = [];
-    let start = 0;
-    let faultSent = false;
-    while (start < rows) {
-      const wave: Array<Promise<void>> = [];
+    const waves: Array<Array<{ instance: DispatchTarget; start: number; count: number }>> = [];
+    for (let start = 0; start < rows;) {
+      const wave: (typeof waves)[number] = [];
       for (const instance of ready) {
         if (start >= rows) break;
         const count = Math.min(instance.spec.batch, rows - start);
-        const slice = batch.map((t) => sliceRows(t, start, count, this.axisOf(t.name)));
-        const at = start;
-        const injected: "throw" | undefined = fault && !faultSent ? fault : undefined;
-        faultSent ||= !!injected;
-        wave.push(
-          instance.run(slice, injected, single).then((r) => {
-            pieces.push({ start: at, outputs: r.outputs });
-            runMs = Math.max(runMs, r.computeMs);
-          }),
-        );
+        wave.push({ instance, start, count });
         start += count;
       }
-      await Promise.all(wave);
+      waves.push(wave);
+    }
+    const slice = slicer(waves.flat());
+    let runMs = 0;
+    const pieces: Array<{ start: number; count: number; outputs: WireTensor[] }> = [];
+    let faultSent = false;
+    for (const wave of waves) {
+      // A wave's slices are cut as it goes, not all at once: a request larger than B is never held twice whole.
+      await Promise.all(
+        wave.map(({ instance, start, count }) => {
+          const injected: "throw" | undefined = fault && !faultSent ? fault : undefined;
+          faultSent ||= !!injected;
+          return instance.run(slice(start, count), injected, single).then((r) => {
+            pieces.push({ start, count, outputs: r.outputs });
+            runMs = Math.max(runMs, r.computeMs);
+          });
+        }),
+      );
     }
     pieces.sort((a, b) => a.start - b.start);
-    const outputNames = pieces[0]!.outputs.map((o) => o.name);
-    const outputs = outputNames.map((name, i) =>
-      concatRows(
-        name,
-        pieces.map((p) => p.outputs[i]!),
-        this.axisOf(name),
-      ),
-    );
-    for (const output of outputs) {
-      const axis = this.axisOf(output.name);
-      if (output.shape[axis] !== rows)
-        throw new DispatchError(
-          503,
-          `output ${output.name} has ${output.shape[axis]} rows along dimension ${axis} for a batch of ${rows}: the model's outputs are not batched along that dimension`,
-        );
-    }
-    return { outputs, version: ready[0]!.spec.version, runMs };
+    return { pieces, version: ready[0]!.spec.version, runMs };
   }
 
   /** Resolves when nothing is queued or running, or rejects what is left after `timeoutMs`. */

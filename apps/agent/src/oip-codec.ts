@@ -22,7 +22,7 @@ export interface ParsedInferRequest {
   rows: number;
   /** Output names asked for (all when absent) and which of them go back as binary. */
   outputs?: string[];
-  binaryOutputs: Set<string>;
+  binaryOutputs: ReadonlySet<string>;
   allBinary: boolean;
   deadlineMs?: number;
   fault?: "throw";
@@ -205,6 +205,9 @@ function binaryBlock(binary: Buffer | undefined): BinaryInputs {
   };
 }
 
+/** No output asked for by name (shared: nothing adds to it). */
+const NO_OUTPUTS: ReadonlySet<string> = new Set();
+
 /** Parses a request body; `headerLength` is the Inference-Header-Content-Length header when present. */
 export function parseInferRequest(
   body: Buffer,
@@ -273,23 +276,25 @@ export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata
         400,
         `input ${input.name}: shape [${input.shape}] has ${input.shape.length} dimensions, the model expects ${meta.shape.length} ([${meta.shape}])`,
       );
-    input.shape.forEach((d, i) => {
+    for (let i = 0; i < input.shape.length; i++) {
+      const d = input.shape[i]!;
       if (meta.shape[i] !== -1 && meta.shape[i] !== d)
         throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, the model expects ${meta.shape[i]}`);
       if (!Number.isSafeInteger(d) || d < 0)
         throw new OipError(400, `input ${input.name}: dimension ${i} is ${d}, not a whole number`);
-    });
+    }
     // Each input's own batch axis ([layers, batch, hidden] state on axis 1); an unbatched model has none to agree on.
     const layout = metadata.layout;
     if (layout?.kind !== "unbatched") {
       const axis = layout?.axes.get(input.name) ?? 0;
       const size = input.shape[axis];
-      const dim = `dimension ${axis}${meta.symbolicDims[axis] ? ` "${meta.symbolicDims[axis]}"` : ""}`;
-      if (size === 0) throw new OipError(400, `input ${input.name}: ${dim}, the batch, is 0`);
+      // Named only in an error: not built for every request.
+      const dim = () => `dimension ${axis}${meta.symbolicDims[axis] ? ` "${meta.symbolicDims[axis]}"` : ""}`;
+      if (size === 0) throw new OipError(400, `input ${input.name}: ${dim()}, the batch, is 0`);
       if (rows !== undefined && size !== rows.size)
         throw new OipError(
           400,
-          `inputs disagree on the batch size: input ${rows.tensor} has ${rows.size}, input ${input.name} ${dim} is ${size}`,
+          `inputs disagree on the batch size: input ${rows.tensor} has ${rows.size}, input ${input.name} ${dim()} is ${size}`,
         );
       rows ??= { tensor: input.name, size: size ?? 1 };
     }
@@ -329,9 +334,9 @@ export function decodeInferRequest(json: unknown, binary: BinaryInputs, metadata
     inputs: metadata.inputs.map((m) => decoded.get(m.name)!),
     rows: rows?.size ?? 1,
     outputs,
-    binaryOutputs: new Set(
-      (request.outputs ?? []).filter((o) => o.parameters?.binary_data === true).map((o) => o.name),
-    ),
+    binaryOutputs: request.outputs
+      ? new Set(request.outputs.filter((o) => o.parameters?.binary_data === true).map((o) => o.name))
+      : NO_OUTPUTS,
     allBinary: request.parameters?.binary_data_output === true,
     deadlineMs: deadline as number | undefined,
     fault: fault === "throw" ? "throw" : undefined,
@@ -371,12 +376,15 @@ export function jsonDataText(tensor: WireTensor): string {
   return `[${numbers.join(",")}]`;
 }
 
-/** The response body and its Inference-Header-Content-Length (when any output is binary). */
-export function encodeInferResponse(
+/**
+ * The response as its JSON text and the binary outputs that follow it (none when every output goes back as JSON):
+ * the caller may write the text as it is, without a Buffer of it.
+ */
+export function encodeInferResponseParts(
   model: ModelMetadata,
   request: ParsedInferRequest,
   outputs: WireTensor[],
-): { body: Buffer; headerLength?: number } {
+): { text: string; binaryParts: Buffer[] } {
   const chosen = request.outputs ? request.outputs.map((name) => outputs.find((o) => o.name === name)!) : outputs;
   const binaryParts: Buffer[] = [];
   // Written as text, field by field in the order JSON.stringify of the response object would write them: the
@@ -395,6 +403,16 @@ export function encodeInferResponse(
     } else text += `"data":${jsonDataText(tensor)}}`;
   }
   text += "]}";
+  return { text, binaryParts };
+}
+
+/** The response body and its Inference-Header-Content-Length (when any output is binary). */
+export function encodeInferResponse(
+  model: ModelMetadata,
+  request: ParsedInferRequest,
+  outputs: WireTensor[],
+): { body: Buffer; headerLength?: number } {
+  const { text, binaryParts } = encodeInferResponseParts(model, request, outputs);
   const header = Buffer.from(text);
   if (binaryParts.length === 0) return { body: header };
   return { body: Buffer.concat([header, ...binaryParts]), headerLength: header.length };

@@ -16,7 +16,7 @@ import { BinaryRequestStream } from "./binary-request-stream";
 import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody, streamBody } from "./http-body";
 import { jsonBodyLimit } from "./json-body-limit";
 import type { AgentMetrics } from "./metrics";
-import { encodeInferResponse, OipError, parseInferRequest, type ParsedInferRequest } from "./oip-codec";
+import { encodeInferResponseParts, OipError, parseInferRequest, type ParsedInferRequest } from "./oip-codec";
 import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
 import type { ServedModel } from "./served-model";
 import type { SpanExporter } from "./span-export";
@@ -99,6 +99,19 @@ export function inferContentProblem(headers: IncomingHttpHeaders): string | unde
     return `Content-Encoding ${encoding} is not supported: send the body uncompressed`;
   const type = headers["content-type"]?.trim();
   if (!type) return undefined;
+  // A client sends the same few values on every request: each is judged once.
+  const known = CONTENT_TYPE_PROBLEMS.get(type);
+  if (known !== undefined) return known || undefined;
+  const problem = contentTypeProblem(type);
+  if (CONTENT_TYPE_PROBLEMS.size < CONTENT_TYPES_KEPT) CONTENT_TYPE_PROBLEMS.set(type, problem ?? "");
+  return problem;
+}
+
+/** Content-Type values already judged ("" when acceptable), up to CONTENT_TYPES_KEPT of them. */
+const CONTENT_TYPE_PROBLEMS = new Map<string, string>();
+const CONTENT_TYPES_KEPT = 64;
+
+function contentTypeProblem(type: string): string | undefined {
   const [media = "", ...parameters] = type.split(";").map((p) => p.trim().toLowerCase());
   if (!INFER_MEDIA_TYPES.has(media))
     return `Content-Type ${media} is not supported: send application/json, or application/octet-stream with Inference-Header-Content-Length`;
@@ -110,6 +123,12 @@ export function inferContentProblem(headers: IncomingHttpHeaders): string | unde
     return `charset ${charset} is not supported: send UTF-8`;
   return undefined;
 }
+
+/**
+ * A request target that is its own URL path: no query, no escapes, no dot segments (checked beside), nothing a URL
+ * parser would rewrite. Read as it is, without building a URL per request.
+ */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9_\-.~/]*$/;
 
 export function createOipServer(options: OipServerOptions): Server {
   const { metrics } = options;
@@ -223,13 +242,27 @@ export function createOipServer(options: OipServerOptions): Server {
         result.version && result.version !== model.metadata.version
           ? { ...model.metadata, version: result.version }
           : model.metadata;
-      const { body: out, headerLength: outHeader } = encodeInferResponse(computedBy, parsed, result.outputs);
+      const { text, binaryParts } = encodeInferResponseParts(computedBy, parsed, result.outputs);
+      if (binaryParts.length === 0) {
+        // All JSON: the text goes out as it is, behind the head in the same write (no Buffer of it, no writev).
+        const serializeMs = performance.now() - encodeStart;
+        response.writeHead(200, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(text),
+          // Where the time went, for clients and the load generator (Server-Timing, in ms).
+          "server-timing": serverTiming(t),
+        });
+        response.end(text);
+        finish(200, computedBy.version, { deserializeMs, timing: t, serializeMs, resultAt: encodeStart });
+        return;
+      }
+      const header = Buffer.from(text);
+      const out = Buffer.concat([header, ...binaryParts]);
       const serializeMs = performance.now() - encodeStart;
       response.writeHead(200, {
-        "content-type": outHeader === undefined ? "application/json" : "application/octet-stream",
+        "content-type": "application/octet-stream",
         "content-length": out.length,
-        ...(outHeader === undefined ? {} : { "inference-header-content-length": String(outHeader) }),
-        // Where the time went, for clients and the load generator (Server-Timing, in ms).
+        "inference-header-content-length": String(header.length),
         "server-timing": serverTiming(t),
       });
       response.end(out);
@@ -286,13 +319,17 @@ export function createOipServer(options: OipServerOptions): Server {
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(request.url ?? "/", "http://agent");
-    } catch {
-      return error(response, 400, "the request target is not a valid URL");
+    const target = request.url ?? "/";
+    let pathname: string;
+    if (PLAIN_PATH.test(target) && !target.includes("/.")) pathname = target;
+    else {
+      try {
+        pathname = new URL(target, "http://agent").pathname;
+      } catch {
+        return error(response, 400, "the request target is not a valid URL");
+      }
     }
-    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const path = pathname.replace(/\/+$/, "") || "/";
     const method = request.method ?? "GET";
     const models = options.models();
 
