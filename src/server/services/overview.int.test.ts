@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { roles, type Role } from "@/core/security/roles";
 import { db } from "@/server/db/client";
+import { alertSnapshot } from "./alerts-evaluation-service";
 import { getOverview, type Overview } from "./overview-service";
 
 const tag = Math.random().toString(36).slice(2, 8);
@@ -54,6 +55,10 @@ beforeAll(async () => {
   const histogram = LatencyHistogram.create();
   histogram.recordMs(5, 1180);
   histogram.recordMs(40, 10);
+  // The minute's histograms: its parts (one here), beside its counters.
+  await prisma.metricsRollupPart.create({
+    data: { deploymentId: serving, minute: minute(2), histograms: { total: histogram.encode() } },
+  });
   await prisma.metricsRollup.createMany({
     data: [
       {
@@ -63,7 +68,6 @@ beforeAll(async () => {
         requestsCompleted: 600,
         requestsRejected: 0,
         requestsWithinSlo: 595,
-        histograms: { total: histogram.encode() },
       },
       {
         deploymentId: serving,
@@ -196,5 +200,24 @@ describe("the Overview", () => {
     const o = await getOverview("manager", db(), now);
     expect(o.loop!.steps.find((s) => s.key === "propose")!.done).toBe(true);
     expect(o.loop!.needsDeployment).toBe(false);
+  });
+
+  it("the alert rules' compute time merges the minutes' histogram parts, each minute's parts all read", async () => {
+    const part = (samplesMs: number[]) => {
+      const h = LatencyHistogram.create();
+      for (const ms of samplesMs) h.recordMs(ms);
+      return h;
+    };
+    const parts = [part([2, 4]), part([30]), part([8, 8, 8])];
+    await db().metricsRollupPart.createMany({
+      data: [
+        { deploymentId: serving, minute: minute(1), histograms: { compute: parts[0]!.encode() } },
+        { deploymentId: serving, minute: minute(1), histograms: { compute: parts[1]!.encode() } },
+        { deploymentId: serving, minute: minute(2), histograms: { compute: parts[2]!.encode() } },
+      ],
+    });
+    const snapshot = await db().$transaction((tx) => alertSnapshot(tx, now, 10 * 60_000));
+    const mine = snapshot.deployments.find((d) => d.id === serving)!;
+    expect(mine.window.meanComputeMs).toBeCloseTo(LatencyHistogram.merge(parts).summary().meanMs, 9);
   });
 });
