@@ -480,8 +480,9 @@ async function applyMetrics(
 
 /**
  * Retention: raw heartbeats older than an hour (a DELETE: agent_heartbeat stays unpartitioned, as an hour of it is
- * small and the crash-loop alert reads only that last hour); rollups by whole UTC days, by dropping metrics_rollup's
- * expired day partitions (and creating the days ahead) in maintainMetricsPartitions.
+ * small and the crash-loop alert reads only that last hour); rollups and their histogram parts by whole UTC days, by
+ * dropping metrics_rollup's and metrics_rollup_part's expired day partitions (and creating the days ahead) in
+ * maintainMetricsPartitions.
  */
 export async function pruneAgentMetrics(
   retentionDays: number,
