@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { roles, type Role } from "@/core/security/roles";
 import { db } from "@/server/db/client";
+import { deploymentTimeline } from "./agents-query-service";
 import { alertSnapshot } from "./alerts-evaluation-service";
 import { getOverview, type Overview } from "./overview-service";
 
@@ -200,6 +201,15 @@ describe("the Overview", () => {
     const o = await getOverview("manager", db(), now);
     expect(o.loop!.steps.find((s) => s.key === "propose")!.done).toBe(true);
     expect(o.loop!.needsDeployment).toBe(false);
+  });
+
+  it("the deployment chart's minutes take their latency from that minute's parts", async () => {
+    const timeline = await deploymentTimeline(serving, 10);
+    const at = (m: Date) => timeline.find((t) => t.minute.getTime() === m.getTime())!;
+    // minute(2) has a part with the total histogram (5 ms × 1180, 40 ms × 10); minute(1) has none.
+    expect(at(minute(2)).p50Ms).toBeCloseTo(5, 0);
+    expect(at(minute(2)).p99Ms).toBeCloseTo(5, 0);
+    expect(at(minute(1)).p50Ms).toBeNull();
   });
 
   it("the alert rules' compute time merges the minutes' histogram parts, each minute's parts all read", async () => {
