@@ -60,6 +60,13 @@ export const rollupHistogramsSchema = z
   .transform((value): StageHistograms[] => (Array.isArray(value) ? value : [value]));
 export const rollupHistogramsColumn = jsonColumn("metrics_rollup.histograms", rollupHistogramsSchema);
 
+/**
+ * metrics_rollup_part.histograms: one metrics message's histograms for a deployment and minute, inserted as they
+ * came (never updated, never decoded on the way in). A minute's histograms are its parts, merged by whoever reads
+ * them; metrics_rollup.histograms is no longer written (the migration moved its parts here).
+ */
+export const rollupPartHistogramsColumn = jsonColumn("metrics_rollup_part.histograms", stageHistogramsSchema);
+
 /** A stage's encoded histograms in a rollup row's parts (none when no interval measured it). */
 export function rollupStageParts(parts: readonly StageHistograms[], stage: string): string[] {
   const out: string[] = [];

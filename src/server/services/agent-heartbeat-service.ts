@@ -263,7 +263,8 @@ async function applyEvents(
  * crash-loop alert reads, and for each of the agent's live deployments in $5 its newest report (the estimator's
  * timeline merged in SQL, as mergeTimeline does: the new decisions after the newest kept, the newest
  * ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal only when "keepProposal") and the minute's
- * rollup (counters added, the interval's histograms appended as one part, nothing decoded). It answers, per
+ * rollup (counters added to the minute's row, which stays small; the interval's histograms inserted as one
+ * metrics_rollup_part row, never updated, so a message's WAL is about what it brings; nothing decoded). It answers, per
  * deployment taken, whether a batching sweep or an estimator proposal could move on from it, so the follow-up work
  * runs only where it can apply; "reporting" false: the agent is unknown or decommissioned.
  */
@@ -307,9 +308,9 @@ WITH ${
   FROM mine m WHERE d.id = m."deploymentId"
 ), rollup AS (
   INSERT INTO metrics_rollup AS r ("deploymentId", minute, "intervalMs", "busyMs", "requestsCompleted",
-    "requestsRejected", "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax", histograms)
+    "requestsRejected", "requestsWithinSlo", "rowsCompleted", "rowsRejected", "queueDepthMax")
   SELECT "deploymentId", $7::timestamp, "intervalMs", "busyMs", completed, rejected, "withinSlo", "rowsCompleted",
-    "rowsRejected", "queueDepth", histograms FROM mine
+    "rowsRejected", "queueDepth" FROM mine
   ON CONFLICT ("deploymentId", minute) DO UPDATE SET
     "intervalMs" = r."intervalMs" + excluded."intervalMs", "busyMs" = r."busyMs" + excluded."busyMs",
     "requestsCompleted" = r."requestsCompleted" + excluded."requestsCompleted",
@@ -317,8 +318,11 @@ WITH ${
     "requestsWithinSlo" = r."requestsWithinSlo" + excluded."requestsWithinSlo",
     "rowsCompleted" = r."rowsCompleted" + excluded."rowsCompleted",
     "rowsRejected" = r."rowsRejected" + excluded."rowsRejected",
-    "queueDepthMax" = GREATEST(r."queueDepthMax", excluded."queueDepthMax"),
-    histograms = r.histograms || excluded.histograms
+    "queueDepthMax" = GREATEST(r."queueDepthMax", excluded."queueDepthMax")
+), parts AS (
+  INSERT INTO metrics_rollup_part ("deploymentId", minute, histograms)
+  SELECT m."deploymentId", $7::timestamp, e.part FROM mine m,
+    jsonb_array_elements(m.histograms) WITH ORDINALITY AS e(part, k) ORDER BY m."deploymentId", e.k
 )
 SELECT ${byToken ? `EXISTS (SELECT 1 FROM bearer) AS "tokenFound", (SELECT "agentId" FROM bearer)` : `true AS "tokenFound", $1`}
     AS "agentId", EXISTS (SELECT 1 FROM reporter) AS reporting, m."deploymentId",
@@ -476,8 +480,9 @@ async function applyMetrics(
 
 /**
  * Retention: raw heartbeats older than an hour (a DELETE: agent_heartbeat stays unpartitioned, as an hour of it is
- * small and the crash-loop alert reads only that last hour); rollups by whole UTC days, by dropping metrics_rollup's
- * expired day partitions (and creating the days ahead) in maintainMetricsPartitions.
+ * small and the crash-loop alert reads only that last hour); rollups and their histogram parts by whole UTC days, by
+ * dropping metrics_rollup's and metrics_rollup_part's expired day partitions (and creating the days ahead) in
+ * maintainMetricsPartitions.
  */
 export async function pruneAgentMetrics(
   retentionDays: number,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { LatencyHistogram } from "@/core/stats/histogram";
-import { rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
+import { rollupHistogramsColumn, rollupPartHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
@@ -53,6 +53,12 @@ const histogram = (samplesMs: number[]) => {
   for (const ms of samplesMs) h.recordMs(ms);
   return h.encode();
 };
+
+/** A deployment's histogram parts, in arrival order. */
+const partsOf = async (deploymentId: string) =>
+  (await db().metricsRollupPart.findMany({ where: { deploymentId }, orderBy: { id: "asc" } })).map((p) =>
+    rollupPartHistogramsColumn.read(p.histograms),
+  );
 
 const metrics = (bootId: string, deploymentId: string, completed: number, compute: string) => ({
   bootId,
@@ -105,6 +111,7 @@ describe("agent report streams", () => {
     expect(after.lastReport).toEqual(before.lastReport);
     expect(after.state).toBe(before.state);
     expect(await db().metricsRollup.count({ where: { deploymentId: agent.deploymentId } })).toBe(0);
+    expect(await db().metricsRollupPart.count({ where: { deploymentId: agent.deploymentId } })).toBe(0);
     expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(0);
   });
 
@@ -198,8 +205,10 @@ describe("agent report streams", () => {
     );
     const rows = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
     expect(rows).toHaveLength(1);
-    // Each interval's histograms are stored as they came, one part per message, merged by the readers.
-    expect(rollupHistogramsColumn.read(rows[0]!.histograms)).toEqual([{ compute: first }]);
+    // Each interval's histograms are stored as they came, one part row per message (inserted, never updated),
+    // merged by the readers; the counters' row carries none.
+    expect(await partsOf(agent.deploymentId)).toEqual([{ compute: first }]);
+    expect(rollupHistogramsColumn.read(rows[0]!.histograms)).toEqual([{}]);
     expect((await call(agent.token, "/metrics", metrics(agent.bootId, agent.deploymentId, 50, second))).status).toBe(
       200,
     );
@@ -209,8 +218,9 @@ describe("agent report streams", () => {
     expect(rollup!.intervalMs).toBe(30_000);
     expect(rollup!.busyMs).toBe(6000);
     expect(rollup!.queueDepthMax).toBe(50);
-    expect(rollupHistogramsColumn.read(rollup!.histograms)).toEqual([{ compute: first }, { compute: second }]);
-    const parts = rollupStageParts(rollupHistogramsColumn.read(rollup!.histograms), "compute");
+    expect(await partsOf(agent.deploymentId)).toEqual([{ compute: first }, { compute: second }]);
+    expect(rollupHistogramsColumn.read(rollup!.histograms)).toEqual([{}]);
+    const parts = rollupStageParts(await partsOf(agent.deploymentId), "compute");
     expect(LatencyHistogram.merge(parts.map((p) => LatencyHistogram.decode(p))).count).toBe(5);
     const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
     expect(deployment.lastReport).toMatchObject({
@@ -236,7 +246,7 @@ describe("agent report streams", () => {
     const [rollup, ...others] = await db().metricsRollup.findMany({ where: { deploymentId: agent.deploymentId } });
     expect(others).toHaveLength(0);
     expect([rollup!.requestsCompleted, rollup!.intervalMs, rollup!.queueDepthMax]).toEqual([80, 30_000, 50]);
-    expect(rollupStageParts(rollupHistogramsColumn.read(rollup!.histograms), "compute")).toHaveLength(2);
+    expect(rollupStageParts(await partsOf(agent.deploymentId), "compute")).toHaveLength(2);
     const deployment = await db().deployment.findUniqueOrThrow({ where: { id: agent.deploymentId } });
     expect(deployment.lastReport).toMatchObject({ requests: { completed: 50 }, queueDepthRows: 50 });
   });

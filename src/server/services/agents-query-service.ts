@@ -10,7 +10,8 @@ import { notFound } from "@/server/errors/domain-errors";
 import { hostTopologySchema } from "@/contracts/host-topology";
 import { agentContentionModel } from "./plan-trial-service";
 import { agentLastHostColumn } from "@/contracts/agent-columns";
-import { deploymentLastReportColumn, rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
+import { deploymentLastReportColumn, rollupStageParts } from "@/contracts/deployment-columns";
+import { rollupPartsByMinute, rollupPartsKey } from "./rollup-parts-query";
 
 /** The registered topology, or an empty one if the stored JSON is not a topology (never crash a page on it). */
 function topologyOf(json: unknown): HostTopology {
@@ -37,12 +38,13 @@ export async function liveFigures(
   const rollups = await prisma.metricsRollup.findMany({
     where: { deploymentId: { in: deploymentIds }, minute: { gte: since } },
   });
+  const parts = await rollupPartsByMinute(prisma, deploymentIds, since);
   const out = new Map<string, LiveFigures>();
   for (const id of deploymentIds) {
     const rows = rollups.filter((r) => r.deploymentId === id);
     const total = LatencyHistogram.create();
     for (const row of rows) {
-      for (const encoded of rollupStageParts(rollupHistogramsColumn.read(row.histograms), "total"))
+      for (const encoded of rollupStageParts(parts.get(rollupPartsKey(row.deploymentId, row.minute)) ?? [], "total"))
         total.add(LatencyHistogram.decode(encoded));
     }
     const intervalMs = rows.reduce((s, r) => s + r.intervalMs, 0);
@@ -200,12 +202,14 @@ export async function getDeployment(id: string, prisma: PrismaClient = db()) {
 
 /** Latency percentiles and rate per minute over the last hour, for the deployment page's chart. */
 export async function deploymentTimeline(id: string, minutes = 60, prisma: PrismaClient = db()) {
+  const since = new Date(Date.now() - minutes * 60_000);
   const rows = await prisma.metricsRollup.findMany({
-    where: { deploymentId: id, minute: { gte: new Date(Date.now() - minutes * 60_000) } },
+    where: { deploymentId: id, minute: { gte: since } },
     orderBy: { minute: "asc" },
   });
+  const parts = await rollupPartsByMinute(prisma, [id], since);
   return rows.map((r) => {
-    const encoded = rollupStageParts(rollupHistogramsColumn.read(r.histograms), "total");
+    const encoded = rollupStageParts(parts.get(rollupPartsKey(r.deploymentId, r.minute)) ?? [], "total");
     const h = encoded.length ? LatencyHistogram.merge(encoded.map((e) => LatencyHistogram.decode(e))) : undefined;
     return {
       minute: r.minute,

@@ -107,11 +107,11 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
         minute: Date;
         compute: string[] | null;
       }>
-    >`SELECT "deploymentId", "intervalMs", "requestsCompleted", "requestsRejected", "requestsWithinSlo", minute,
-        CASE WHEN jsonb_typeof(histograms) = 'array'
-          THEN ARRAY(SELECT part->>'compute' FROM jsonb_array_elements(histograms) part WHERE part ? 'compute')
-          ELSE ARRAY(SELECT histograms->>'compute' WHERE histograms ? 'compute') END AS compute
-      FROM metrics_rollup WHERE "deploymentId" = ANY(${ids}::text[]) AND minute >= ${since}`,
+    >`SELECT r."deploymentId", r."intervalMs", r."requestsCompleted", r."requestsRejected", r."requestsWithinSlo",
+        r.minute, ARRAY(SELECT p.histograms->>'compute' FROM metrics_rollup_part p
+          WHERE p."deploymentId" = r."deploymentId" AND p.minute = r.minute AND p.histograms ? 'compute'
+          ORDER BY p.id) AS compute
+      FROM metrics_rollup r WHERE r."deploymentId" = ANY(${ids}::text[]) AND r.minute >= ${since}`,
     tx.proposal.findMany({ where: { deploymentId: { in: ids }, state: "applied" } }),
     tx.proposal.findMany({
       where: { state: "failed", outcomeAt: { gte: new Date(now.getTime() - FAILED_PROPOSAL_WINDOW_MS) } },

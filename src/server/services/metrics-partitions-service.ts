@@ -1,4 +1,5 @@
-// Keeps metrics_rollup's UTC-day partitions (see the migration partition_metrics_rollup): today's and the next
+// Keeps the UTC-day partitions of metrics_rollup and metrics_rollup_part (see the migrations partition_metrics_rollup
+// and metrics_rollup_parts), the same days for both: today's and the next
 // days' exist before their rows arrive, and days wholly past the retention period are dropped as whole tables,
 // which costs nothing like a DELETE of a day of rows (no dead tuples, no vacuum, no index bloat).
 // agent_heartbeat is not partitioned: it keeps one hour, a DELETE of that is small, and the crash-loop alert reads
@@ -7,14 +8,18 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { planDayPartitions, type RangePartition } from "@/core/retention/partition-plan";
 import { db } from "@/server/db/client";
 
-const TABLE = "metrics_rollup";
-const DEFAULT_PARTITION = "metrics_rollup_default";
+/** The day-partitioned tables, each with its DEFAULT partition; a pass plans and changes both alike. */
+const TABLES = [
+  { table: "metrics_rollup", defaultPartition: "metrics_rollup_default" },
+  { table: "metrics_rollup_part", defaultPartition: "metrics_rollup_part_default" },
+] as const;
 /** Days after today that already have a partition: a missed night of maintenance still leaves one ready. */
 export const METRICS_PARTITIONS_AHEAD_DAYS = 2;
 /** pg_advisory_xact_lock key: one maintainer at a time across replicas and the start-up run. */
 const LOCK_KEY = "packrat:metrics_rollup-partitions";
 
 export interface MetricsPartitionsResult {
+  /** Partitions created and dropped, both tables' (metrics_rollup_pYYYYMMDD, metrics_rollup_part_pYYYYMMDD). */
   created: string[];
   dropped: string[];
   /** Rows deleted from the DEFAULT partition for being older than the oldest day kept. */
@@ -53,65 +58,75 @@ export async function maintainMetricsPartitions(
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${LOCK_KEY}))`;
       // pg_get_expr prints bounds in the session's DateStyle; parseRangeBound reads ISO.
       await tx.$executeRawUnsafe(`SET LOCAL datestyle = 'ISO, YMD'`);
-      const rows = await tx.$queryRaw<Array<{ name: string; bound: string }>>`
-        SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
-        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-        JOIN pg_namespace n ON n.oid = p.relnamespace
-        WHERE p.relname = ${TABLE} AND n.nspname = current_schema()`;
-      const existing: RangePartition[] = [];
-      for (const row of rows) {
-        const bounds = parseRangeBound(row.bound);
-        if (bounds) existing.push({ name: row.name, ...bounds });
+      const plans = [];
+      for (const { table, defaultPartition } of TABLES) {
+        const rows = await tx.$queryRaw<Array<{ name: string; bound: string }>>`
+          SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+          FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+          JOIN pg_namespace n ON n.oid = p.relnamespace
+          WHERE p.relname = ${table} AND n.nspname = current_schema()`;
+        const existing: RangePartition[] = [];
+        for (const row of rows) {
+          const bounds = parseRangeBound(row.bound);
+          if (bounds) existing.push({ name: row.name, ...bounds });
+        }
+        const plan = planDayPartitions({
+          table,
+          existing,
+          nowMs: now.getTime(),
+          retentionDays,
+          aheadDays: METRICS_PARTITIONS_AHEAD_DAYS,
+        });
+        plans.push({ table, defaultPartition, plan });
       }
-      const plan = planDayPartitions({
-        table: TABLE,
-        existing,
-        nowMs: now.getTime(),
-        retentionDays,
-        aheadDays: METRICS_PARTITIONS_AHEAD_DAYS,
-      });
-      if (plan.create.length || plan.drop.length) {
-        // Every lock this pass needs, taken first and at once: taking them one by one (DEFAULT's rows, then
-        // ATTACH's lock on DEFAULT, then DROP's on the parent) could deadlock with a metrics write holding a row
-        // this pass wants to move. Writers wait for the pass; a pass with nothing to create or drop takes none.
-        await tx.$executeRawUnsafe(`LOCK TABLE ${quote(TABLE)} IN ACCESS EXCLUSIVE MODE`);
-      }
-      // Columns by name, not `SELECT *`: a partition's physical column order need not be the parent's.
-      const columns = plan.create.length
-        ? (
-            await tx.$queryRaw<Array<{ name: string }>>`SELECT column_name AS name FROM information_schema.columns
-              WHERE table_schema = current_schema() AND table_name = ${TABLE} ORDER BY ordinal_position`
-          )
-            .map((c) => quote(c.name))
-            .join(", ")
-        : "";
-      let rowsMoved = 0;
-      for (const partition of plan.create) {
-        const name = quote(partition.name);
-        const from = literal(partition.fromMs);
-        const to = literal(partition.toMs);
-        // Standalone first, then attached: PARTITION OF would refuse while DEFAULT holds rows of that day.
-        // ATTACH adds the parent's primary key, index and foreign key to it.
-        await tx.$executeRawUnsafe(`CREATE TABLE ${name} (LIKE ${quote(TABLE)} INCLUDING DEFAULTS)`);
-        rowsMoved += await tx.$executeRawUnsafe(
-          `WITH moved AS (DELETE FROM ${quote(DEFAULT_PARTITION)} WHERE "minute" >= ${from} AND "minute" < ${to} RETURNING *)
-           INSERT INTO ${name} (${columns}) SELECT ${columns} FROM moved`,
-        );
+      if (plans.some(({ plan }) => plan.create.length || plan.drop.length)) {
+        // Every lock this pass needs, taken first and at once (both tables, in one order): taking them one by one
+        // (DEFAULT's rows, then ATTACH's lock on DEFAULT, then DROP's on the parent) could deadlock with a metrics
+        // write holding a row this pass wants to move. Writers wait for the pass; a pass with nothing to create or
+        // drop takes none.
         await tx.$executeRawUnsafe(
-          `ALTER TABLE ${quote(TABLE)} ATTACH PARTITION ${name} FOR VALUES FROM (${from}) TO (${to})`,
+          `LOCK TABLE ${TABLES.map((t) => quote(t.table)).join(", ")} IN ACCESS EXCLUSIVE MODE`,
         );
       }
-      for (const name of plan.drop) {
-        await tx.$executeRawUnsafe(`ALTER TABLE ${quote(TABLE)} DETACH PARTITION ${quote(name)}`);
-        await tx.$executeRawUnsafe(`DROP TABLE ${quote(name)}`);
+      let rowsMoved = 0;
+      let defaultRowsExpired = 0;
+      for (const { table, defaultPartition, plan } of plans) {
+        // Columns by name, not `SELECT *`: a partition's physical column order need not be the parent's.
+        const columns = plan.create.length
+          ? (
+              await tx.$queryRaw<Array<{ name: string }>>`SELECT column_name AS name FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`
+            )
+              .map((c) => quote(c.name))
+              .join(", ")
+          : "";
+        for (const partition of plan.create) {
+          const name = quote(partition.name);
+          const from = literal(partition.fromMs);
+          const to = literal(partition.toMs);
+          // Standalone first, then attached: PARTITION OF would refuse while DEFAULT holds rows of that day.
+          // ATTACH adds the parent's primary key, index and foreign key to it.
+          await tx.$executeRawUnsafe(`CREATE TABLE ${name} (LIKE ${quote(table)} INCLUDING DEFAULTS)`);
+          rowsMoved += await tx.$executeRawUnsafe(
+            `WITH moved AS (DELETE FROM ${quote(defaultPartition)} WHERE "minute" >= ${from} AND "minute" < ${to} RETURNING *)
+             INSERT INTO ${name} (${columns}) SELECT ${columns} FROM moved`,
+          );
+          await tx.$executeRawUnsafe(
+            `ALTER TABLE ${quote(table)} ATTACH PARTITION ${name} FOR VALUES FROM (${from}) TO (${to})`,
+          );
+        }
+        for (const name of plan.drop) {
+          await tx.$executeRawUnsafe(`ALTER TABLE ${quote(table)} DETACH PARTITION ${quote(name)}`);
+          await tx.$executeRawUnsafe(`DROP TABLE ${quote(name)}`);
+        }
+        // Rows for days that never had a partition (written while maintenance did not run) expire like the rest.
+        defaultRowsExpired += await tx.$executeRawUnsafe(
+          `DELETE FROM ${quote(defaultPartition)} WHERE "minute" < ${literal(plan.keepFromMs)}`,
+        );
       }
-      // Rows for days that never had a partition (written while maintenance did not run) expire like the rest.
-      const defaultRowsExpired = await tx.$executeRawUnsafe(
-        `DELETE FROM ${quote(DEFAULT_PARTITION)} WHERE "minute" < ${literal(plan.keepFromMs)}`,
-      );
       return {
-        created: plan.create.map((p) => p.name),
-        dropped: plan.drop,
+        created: plans.flatMap(({ plan }) => plan.create.map((p) => p.name)),
+        dropped: plans.flatMap(({ plan }) => plan.drop),
         defaultRowsExpired,
         rowsMoved,
       };

@@ -28,15 +28,23 @@ const at = (iso: string) => new Date(iso);
 const now0 = at("2031-03-10T12:00:00Z");
 const D = Date.parse("2031-03-10T00:00:00Z");
 const dayName = (offsetDays: number) => dayPartitionName(T, D + offsetDays * DAY_MS);
+/** The histogram parts' table, partitioned by the same days. */
+const P = "metrics_rollup_part";
+const partDayName = (offsetDays: number) => dayPartitionName(P, D + offsetDays * DAY_MS);
 
 async function rowsByPartition(id = deploymentId): Promise<Array<{ part: string; minute: Date; completed: number }>> {
   return prisma.$queryRaw`SELECT tableoid::regclass::text AS part, minute, "requestsCompleted" AS completed
     FROM metrics_rollup WHERE "deploymentId" = ${id} ORDER BY minute`;
 }
 
-async function partitions(client = prisma): Promise<string[]> {
+async function partsByPartition(id = deploymentId): Promise<Array<{ part: string; minute: Date }>> {
+  return prisma.$queryRaw`SELECT tableoid::regclass::text AS part, minute
+    FROM metrics_rollup_part WHERE "deploymentId" = ${id} ORDER BY minute`;
+}
+
+async function partitions(client = prisma, table = T): Promise<string[]> {
   const rows = await client.$queryRaw<Array<{ name: string }>>`SELECT c.relname AS name FROM pg_inherits i
-    JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metrics_rollup'::regclass ORDER BY 1`;
+    JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = ${table}::regclass ORDER BY 1`;
   return rows.map((r) => r.name);
 }
 
@@ -82,6 +90,7 @@ afterAll(async () => {
 describe("maintainMetricsPartitions", () => {
   it("starts from the DEFAULT partition alone: an empty table had no days to copy", async () => {
     expect(await partitions()).toEqual(["metrics_rollup_default"]);
+    expect(await partitions(prisma, P)).toEqual(["metrics_rollup_part_default"]);
   });
 
   it("creates today and two days ahead, moves DEFAULT's rows for them in, and expires DEFAULT's old rows", async () => {
@@ -95,21 +104,31 @@ describe("maintainMetricsPartitions", () => {
       await prisma.metricsRollup.create({
         data: { deploymentId, minute: new Date(D + offsetDays * DAY_MS + 3_600_000), requestsCompleted: completed },
       });
+      await prisma.metricsRollupPart.create({
+        data: { deploymentId, minute: new Date(D + offsetDays * DAY_MS + 3_600_000), histograms: { compute: "h" } },
+      });
     }
     expect(new Set((await rowsByPartition()).map((r) => r.part))).toEqual(new Set(["metrics_rollup_default"]));
+    expect(new Set((await partsByPartition()).map((r) => r.part))).toEqual(new Set(["metrics_rollup_part_default"]));
 
     const result = await maintainMetricsPartitions(30, now0, prisma);
+    // Both tables alike: the same days created, each table's rows moved and expired.
     expect(result).toEqual({
-      created: [dayName(0), dayName(1), dayName(2)],
+      created: [dayName(0), dayName(1), dayName(2), partDayName(0), partDayName(1), partDayName(2)],
       dropped: [],
-      rowsMoved: 2,
-      // cutoff = 03-10T12:00 − 30 d = 02-08T12:00; the oldest day kept starts 02-08T00:00. The row of 01-29 goes.
-      defaultRowsExpired: 1,
+      rowsMoved: 4,
+      // cutoff = 03-10T12:00 − 30 d = 02-08T12:00; the oldest day kept starts 02-08T00:00. The rows of 01-29 go.
+      defaultRowsExpired: 2,
     });
     expect(await rowsByPartition()).toEqual([
       { part: "metrics_rollup_default", minute: new Date(D - 3 * DAY_MS + 3_600_000), completed: 2 },
       { part: dayName(0), minute: new Date(D + 3_600_000), completed: 3 },
       { part: dayName(1), minute: new Date(D + DAY_MS + 3_600_000), completed: 4 },
+    ]);
+    expect(await partsByPartition()).toEqual([
+      { part: "metrics_rollup_part_default", minute: new Date(D - 3 * DAY_MS + 3_600_000) },
+      { part: partDayName(0), minute: new Date(D + 3_600_000) },
+      { part: partDayName(1), minute: new Date(D + DAY_MS + 3_600_000) },
     ]);
   });
 
@@ -144,15 +163,17 @@ describe("maintainMetricsPartitions", () => {
     const later = new Date(now0.getTime() + 31 * DAY_MS);
     const result = await maintainMetricsPartitions(30, later, prisma);
     expect(result).toEqual({
-      created: [dayName(31), dayName(32), dayName(33)],
-      dropped: [dayName(0)],
+      created: [dayName(31), dayName(32), dayName(33), partDayName(31), partDayName(32), partDayName(33)],
+      dropped: [dayName(0), partDayName(0)],
       rowsMoved: 0,
-      defaultRowsExpired: 1,
+      defaultRowsExpired: 2,
     });
     expect(await rowsByPartition()).toEqual([
       { part: dayName(1), minute: new Date(D + DAY_MS + 3_600_000), completed: 4 },
     ]);
+    expect(await partsByPartition()).toEqual([{ part: partDayName(1), minute: new Date(D + DAY_MS + 3_600_000) }]);
     expect(await partitions()).not.toContain(dayName(0));
+    expect(await partitions(prisma, P)).not.toContain(partDayName(0));
     expect(await prisma.$queryRaw`SELECT to_regclass(${dayName(0)})::text AS t`).toEqual([{ t: null }]);
   });
 
@@ -160,7 +181,14 @@ describe("maintainMetricsPartitions", () => {
     const clock = at("2032-01-01T06:00:00Z");
     const results = await Promise.all([1, 2, 3].map(() => maintainMetricsPartitions(400, clock, prisma)));
     const created = results.flatMap((r) => r.created).sort();
-    expect(created).toEqual(["metrics_rollup_p20320101", "metrics_rollup_p20320102", "metrics_rollup_p20320103"]);
+    expect(created).toEqual([
+      "metrics_rollup_p20320101",
+      "metrics_rollup_p20320102",
+      "metrics_rollup_p20320103",
+      "metrics_rollup_part_p20320101",
+      "metrics_rollup_part_p20320102",
+      "metrics_rollup_part_p20320103",
+    ]);
     expect(results.filter((r) => r.created.length > 0)).toHaveLength(1);
   });
 });
@@ -216,11 +244,16 @@ describe("the metrics path on the partitioned table", () => {
 
   it("removes a deployment's rows from every partition, DEFAULT included, when the deployment goes", async () => {
     await prisma.metricsRollup.create({ data: { deploymentId, minute: at("2040-01-01T00:00:00Z") } }); // DEFAULT
+    await prisma.metricsRollupPart.create({
+      data: { deploymentId, minute: at("2040-01-01T00:00:00Z"), histograms: {} },
+    });
+    expect(new Set((await partsByPartition()).map((r) => r.part))).toContain("metrics_rollup_part_default");
     const parts = new Set((await rowsByPartition()).map((r) => r.part));
     expect(parts.size).toBeGreaterThanOrEqual(3);
     expect(parts).toContain("metrics_rollup_default");
     await prisma.deployment.delete({ where: { id: deploymentId } });
     expect(await rowsByPartition()).toEqual([]);
+    expect(await partsByPartition()).toEqual([]);
   });
 });
 
@@ -239,11 +272,16 @@ describe("the migration to a partitioned table", () => {
       await migrate(database.url, before);
       const { deploymentId: id } = await insertDeployment(client);
       const minutes = ["2026-11-01T00:00:00Z", "2026-11-01T23:59:59.999Z", "2026-11-02T00:00:00Z"];
+      // The histograms as rows held them over time: one merged object, an empty one, an array of parts.
+      const histograms = ['{"compute":"h"}', "{}", '[{"compute":"a"},{"compute":"b"}]'];
       for (const [i, minute] of minutes.entries()) {
         await client.$executeRaw`INSERT INTO metrics_rollup ("deploymentId", minute, "requestsCompleted", "busyMs", histograms)
-          VALUES (${id}, ${new Date(minute)}, ${i + 1}, ${10 * i}, '{"compute":"h"}'::jsonb)`;
+          VALUES (${id}, ${new Date(minute)}, ${i + 1}, ${10 * i}, ${histograms[i]}::jsonb)`;
       }
-      expect(await migrate(database.url, all)).toEqual(["20261204190000_partition_metrics_rollup"]);
+      expect(await migrate(database.url, all)).toEqual([
+        "20261204190000_partition_metrics_rollup",
+        "20261206220000_metrics_rollup_parts",
+      ]);
       expect(await partitions(client)).toEqual([
         "metrics_rollup_default",
         "metrics_rollup_p20261101",
@@ -257,7 +295,21 @@ describe("the migration to a partitioned table", () => {
         { part: "metrics_rollup_p20261101", minute: new Date(minutes[1]!), completed: 2, busy: 10 },
         { part: "metrics_rollup_p20261102", minute: new Date(minutes[2]!), completed: 3, busy: 20 },
       ]);
-      expect(await client.metricsRollup.count({ where: { histograms: { equals: { compute: "h" } } } })).toBe(3);
+      // The parts moved into metrics_rollup_part, in order, into the same days; the counters' rows keep none.
+      expect(await partitions(client, P)).toEqual([
+        "metrics_rollup_part_default",
+        "metrics_rollup_part_p20261101",
+        "metrics_rollup_part_p20261102",
+      ]);
+      expect(
+        await client.$queryRaw`SELECT tableoid::regclass::text AS part, minute, histograms FROM metrics_rollup_part
+          ORDER BY id`,
+      ).toEqual([
+        { part: "metrics_rollup_part_p20261101", minute: new Date(minutes[0]!), histograms: { compute: "h" } },
+        { part: "metrics_rollup_part_p20261102", minute: new Date(minutes[2]!), histograms: { compute: "a" } },
+        { part: "metrics_rollup_part_p20261102", minute: new Date(minutes[2]!), histograms: { compute: "b" } },
+      ]);
+      expect(await client.metricsRollup.count({ where: { histograms: { equals: {} } } })).toBe(3);
       expect(
         await client.$queryRaw`SELECT relkind::text AS kind FROM pg_class WHERE relname = 'metrics_rollup'`,
       ).toEqual([{ kind: "p" }]);

@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { roles, type Role } from "@/core/security/roles";
 import { db } from "@/server/db/client";
+import { deploymentTimeline } from "./agents-query-service";
+import { alertSnapshot } from "./alerts-evaluation-service";
 import { getOverview, type Overview } from "./overview-service";
 
 const tag = Math.random().toString(36).slice(2, 8);
@@ -54,6 +56,10 @@ beforeAll(async () => {
   const histogram = LatencyHistogram.create();
   histogram.recordMs(5, 1180);
   histogram.recordMs(40, 10);
+  // The minute's histograms: its parts (one here), beside its counters.
+  await prisma.metricsRollupPart.create({
+    data: { deploymentId: serving, minute: minute(2), histograms: { total: histogram.encode() } },
+  });
   await prisma.metricsRollup.createMany({
     data: [
       {
@@ -63,7 +69,6 @@ beforeAll(async () => {
         requestsCompleted: 600,
         requestsRejected: 0,
         requestsWithinSlo: 595,
-        histograms: { total: histogram.encode() },
       },
       {
         deploymentId: serving,
@@ -196,5 +201,33 @@ describe("the Overview", () => {
     const o = await getOverview("manager", db(), now);
     expect(o.loop!.steps.find((s) => s.key === "propose")!.done).toBe(true);
     expect(o.loop!.needsDeployment).toBe(false);
+  });
+
+  it("the deployment chart's minutes take their latency from that minute's parts", async () => {
+    const timeline = await deploymentTimeline(serving, 10);
+    const at = (m: Date) => timeline.find((t) => t.minute.getTime() === m.getTime())!;
+    // minute(2) has a part with the total histogram (5 ms × 1180, 40 ms × 10); minute(1) has none.
+    expect(at(minute(2)).p50Ms).toBeCloseTo(5, 0);
+    expect(at(minute(2)).p99Ms).toBeCloseTo(5, 0);
+    expect(at(minute(1)).p50Ms).toBeNull();
+  });
+
+  it("the alert rules' compute time merges the minutes' histogram parts, each minute's parts all read", async () => {
+    const part = (samplesMs: number[]) => {
+      const h = LatencyHistogram.create();
+      for (const ms of samplesMs) h.recordMs(ms);
+      return h;
+    };
+    const parts = [part([2, 4]), part([30]), part([8, 8, 8])];
+    await db().metricsRollupPart.createMany({
+      data: [
+        { deploymentId: serving, minute: minute(1), histograms: { compute: parts[0]!.encode() } },
+        { deploymentId: serving, minute: minute(1), histograms: { compute: parts[1]!.encode() } },
+        { deploymentId: serving, minute: minute(2), histograms: { compute: parts[2]!.encode() } },
+      ],
+    });
+    const snapshot = await db().$transaction((tx) => alertSnapshot(tx, now, 10 * 60_000));
+    const mine = snapshot.deployments.find((d) => d.id === serving)!;
+    expect(mine.window.meanComputeMs).toBeCloseTo(LatencyHistogram.merge(parts).summary().meanMs, 9);
   });
 });

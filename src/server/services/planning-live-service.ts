@@ -6,8 +6,8 @@ import type { StageKind } from "@/core/planning/latency-budget";
 import { LatencyHistogram } from "@/core/stats/histogram";
 import { db } from "@/server/db/client";
 import { notFound } from "@/server/errors/domain-errors";
-import { rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
-import type { StoredJsonValue } from "@/contracts/json-column";
+import { rollupStageParts, type StageHistograms } from "@/contracts/deployment-columns";
+import { rollupPartsByMinute, rollupPartsKey } from "./rollup-parts-query";
 
 /** The agent's histogram for each budget stage it measures. Its "queue" (formation + busy) would count formation twice. */
 export const MEASURED_STAGE_HISTOGRAMS: ReadonlyArray<{ stage: StageKind; histogram: string }> = [
@@ -92,7 +92,10 @@ async function loadWindow(deploymentId: string, minutes: number, prisma: PrismaC
     where: { deploymentId, minute: { gte: since } },
     orderBy: { minute: "asc" },
   });
-  const withData = rollups.filter((r) => r.intervalMs > 0);
+  const parts = await rollupPartsByMinute(prisma, [deploymentId], since);
+  const withData = rollups
+    .filter((r) => r.intervalMs > 0)
+    .map((r) => ({ ...r, parts: parts.get(rollupPartsKey(r.deploymentId, r.minute)) ?? [] }));
   const requests = withData.reduce((s, r) => s + r.requestsCompleted + r.requestsRejected, 0);
   const window: LiveWindow = {
     minutes,
@@ -104,13 +107,12 @@ async function loadWindow(deploymentId: string, minutes: number, prisma: PrismaC
 }
 
 function mergedHistogram(
-  rollups: ReadonlyArray<{ histograms: StoredJsonValue }>,
+  rollups: ReadonlyArray<{ parts: readonly StageHistograms[] }>,
   key: string,
 ): LatencyHistogram | null {
   const parts: LatencyHistogram[] = [];
   for (const r of rollups) {
-    for (const encoded of rollupStageParts(rollupHistogramsColumn.read(r.histograms), key))
-      parts.push(LatencyHistogram.decode(encoded));
+    for (const encoded of rollupStageParts(r.parts, key)) parts.push(LatencyHistogram.decode(encoded));
   }
   if (parts.length === 0) return null;
   const merged = LatencyHistogram.merge(parts);

@@ -11,7 +11,7 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { resetEnvForTests } from "@/server/env";
 import { insertTestUser } from "@/server/auth/test-support";
 import { LatencyHistogram } from "@/core/stats/histogram";
-import { rollupHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
+import { rollupPartHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import {
   agentApiRoutes,
@@ -69,6 +69,11 @@ afterAll(async () => {
 
 const rollupsOf = (prisma: Pick<PrismaClient, "metricsRollup"> = db()) =>
   prisma.metricsRollup.findMany({ where: { deploymentId } });
+/** The minutes' histograms, one part per metrics message. */
+const partsOf = async (prisma: Pick<PrismaClient, "metricsRollupPart"> = db()) =>
+  (await prisma.metricsRollupPart.findMany({ where: { deploymentId } })).map((p) =>
+    rollupPartHistogramsColumn.read(p.histograms),
+  );
 // The agent keeps heartbeating (every 300 ms, adding its interval to the current minute's rollup even without
 // traffic), so the test's own reading of the rollups and the service's must come from one snapshot.
 const inOneSnapshot = <T>(read: (prisma: PrismaClient) => Promise<T>): Promise<T> =>
@@ -97,8 +102,8 @@ describe("planning live data", () => {
       async () => (await rollupsOf()).reduce((s, r) => s + r.requestsCompleted, 0) >= REQUESTS || undefined,
       "the heartbeats to report the traffic",
     );
-    const { rollups, result } = await inOneSnapshot(async (prisma) => ({
-      rollups: await rollupsOf(prisma),
+    const { parts, result } = await inOneSnapshot(async (prisma) => ({
+      parts: await partsOf(prisma),
       result: await measuredStages({ deploymentId, windowMinutes: 15 }, prisma),
     }));
     expect(result.window.requests).toBe(REQUESTS);
@@ -106,11 +111,7 @@ describe("planning live data", () => {
     expect(result.window.to!.getTime() - result.window.from!.getTime()).toBeGreaterThanOrEqual(60_000);
     expect(Object.keys(result.stages).sort()).toEqual(MEASURED_STAGE_HISTOGRAMS.map((m) => m.stage).sort());
     for (const { stage, histogram } of MEASURED_STAGE_HISTOGRAMS) {
-      const stored = LatencyHistogram.merge(
-        rollups.flatMap((r) =>
-          rollupStageParts(rollupHistogramsColumn.read(r.histograms), histogram).map((e) => LatencyHistogram.decode(e)),
-        ),
-      );
+      const stored = LatencyHistogram.merge(rollupStageParts(parts, histogram).map((e) => LatencyHistogram.decode(e)));
       expect(stored.count, stage).toBe(REQUESTS);
       expect(result.stages[stage], stage).toEqual({
         p50Ms: stored.percentileMs(50),
@@ -124,8 +125,9 @@ describe("planning live data", () => {
   });
 
   it("the operating point: λ and ρ from the rollups' counters, the time in the server from its histogram", async () => {
-    const { rollups, point } = await inOneSnapshot(async (prisma) => ({
+    const { rollups, parts, point } = await inOneSnapshot(async (prisma) => ({
       rollups: await rollupsOf(prisma),
+      parts: await partsOf(prisma),
       point: await operatingPoint({ deploymentId, windowMinutes: 15 }, prisma),
     }));
     const intervalMs = rollups.reduce((s, r) => s + r.intervalMs, 0);
@@ -136,11 +138,7 @@ describe("planning live data", () => {
     expect(point.utilization).toBeGreaterThan(0);
     expect(point.utilization).toBeLessThanOrEqual(1);
     expect(point.serviceTimeMs).toBeCloseTo(busyMs / REQUESTS, 9);
-    const system = LatencyHistogram.merge(
-      rollups.flatMap((r) =>
-        rollupStageParts(rollupHistogramsColumn.read(r.histograms), "system").map((e) => LatencyHistogram.decode(e)),
-      ),
-    );
+    const system = LatencyHistogram.merge(rollupStageParts(parts, "system").map((e) => LatencyHistogram.decode(e)));
     expect(point.meanMs).toBe(system.summary().meanMs);
     expect(point.p99Ms).toBe(system.percentileMs(99));
     // Time in the server covers the compute: its p99 is at least the inference p50.
