@@ -15,6 +15,7 @@ import { useArtifactStoreForTests } from "@/server/artifacts/default-store";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
 import { db } from "@/server/db/client";
 import { env, resetEnvForTests } from "@/server/env";
+import { notifyHub } from "@/server/realtime/notify-hub";
 import { revokeAgentToken } from "@/server/services/agent-tokens-service";
 import { deployModel } from "@/server/services/deployments-service";
 import { registration } from "../../../test/access-probes";
@@ -192,7 +193,7 @@ describe("the agent front", () => {
   });
 
   it("stops a held long-poll when the agent hangs up", async () => {
-    const { token, agentId } = await registeredAgent("front-hangup");
+    const { token, tokenId, agentId } = await registeredAgent("front-hangup");
     const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
     const idle = front.inFlight();
     const poll = httpRequest(`${url}/api/agent/v1/desired?after=${revision}`, { headers: bearer(token) });
@@ -202,9 +203,80 @@ describe("the agent front", () => {
     // Held (nothing newer than `after`) for the ten-minute hold; then the agent goes away.
     await new Promise((r) => setTimeout(r, 200));
     expect(front.inFlight()).toBe(idle + 1);
+    expect(notifyHub().waiterCount("packrat_desired", agentId)).toBe(1);
     poll.destroy();
     while (front.inFlight() > idle) await new Promise((r) => setTimeout(r, 20));
     expect(front.inFlight()).toBe(idle);
+    // The hub holds nothing of it: neither the wait nor the revocation watch.
+    expect(notifyHub().waiterCount("packrat_desired", agentId)).toBe(0);
+    expect(notifyHub().waiterCount("packrat_agent_token_revoked", tokenId)).toBe(0);
+  });
+
+  it("answers a long-poll at once with a newer desired state (200 JSON, the agent's request id)", async () => {
+    const { token, agentId } = await registeredAgent("front-newer");
+    const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
+    await db().agent.update({ where: { id: agentId }, data: { revision: revision + 1 } });
+    const response = await fetch(`${url}/api/agent/v1/desired?after=${revision}`, {
+      headers: { ...bearer(token), "x-request-id": "poll-newer-1" },
+    });
+    expect(response.status).toBe(200);
+    expectSecurityHeaders(response);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("x-request-id")).toBe("poll-newer-1");
+    expect(await response.json()).toEqual({ revision: revision + 1, deployments: [] });
+    expect(notifyHub().waiterCount("packrat_desired", agentId)).toBe(0);
+  });
+
+  it("answers 204 after the hold, {job: null} on /jobs/next, 400 for an unknown kind or a bad query, 409 unregistered", async () => {
+    const { token, tokenId, agentId } = await registeredAgent("front-hold");
+    const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
+    Object.assign(testEnv, { LONG_POLL_HOLD_MS: "200" });
+    resetEnvForTests();
+    try {
+      const idle = await fetch(`${url}/api/agent/v1/desired?after=${revision}`, { headers: bearer(token) });
+      expect(idle.status).toBe(204);
+      expectSecurityHeaders(idle);
+      expect(idle.headers.get("cache-control")).toBe("no-store");
+      expect(idle.headers.get("x-request-id")).toBeTruthy();
+      expect(await idle.text()).toBe("");
+      const noJob = await fetch(`${url}/api/agent/v1/jobs/next?kinds=profile,load_test`, { headers: bearer(token) });
+      expect(noJob.status).toBe(200);
+      expect(noJob.headers.get("cache-control")).toBe("no-store");
+      expect(await noJob.json()).toEqual({ job: null });
+    } finally {
+      Object.assign(testEnv, { LONG_POLL_HOLD_MS: "600000" });
+      resetEnvForTests();
+    }
+    const unknown = await fetch(`${url}/api/agent/v1/jobs/next?kinds=profile,juggling`, { headers: bearer(token) });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ error: { code: "unknown_job_kind", parameter: "kinds" } });
+    const bad = await fetch(`${url}/api/agent/v1/desired?after=-3`, { headers: bearer(token) });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: "BAD_REQUEST", parameter: "after" } });
+    const fresh = await tokenFor("front-poll-unregistered");
+    const unregistered = await fetch(`${url}/api/agent/v1/desired`, { headers: bearer(fresh.token) });
+    expect(unregistered.status).toBe(409);
+    expect(await unregistered.json()).toMatchObject({ error: { code: "CONFLICT" } });
+    const none = await fetch(`${url}/api/agent/v1/jobs/next`);
+    expect(none.status).toBe(401);
+    expect(notifyHub().waiterCount("packrat_agent_token_revoked", tokenId)).toBe(0);
+  });
+
+  it("ends a held long-poll with 401 when its token is revoked, and holds nothing after", async () => {
+    const { admin, token, tokenId, agentId } = await registeredAgent("front-poll-revoked");
+    const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
+    const poll = fetch(`${url}/api/agent/v1/desired?after=${revision}`, { headers: bearer(token) });
+    while (notifyHub().waiterCount("packrat_desired", agentId) === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(notifyHub().waiterCount("packrat_agent_token_revoked", tokenId)).toBe(1);
+    await revokeAgentToken({ user: admin, requestId: "agent-front" }, { id: tokenId });
+    const response = await poll;
+    expect(response.status).toBe(401);
+    expectSecurityHeaders(response);
+    expect(response.headers.get("www-authenticate")).toContain("Bearer");
+    expect(await response.json()).toMatchObject({ error: { code: "UNAUTHORIZED" } });
+    expect(notifyHub().waiterCount("packrat_desired", agentId)).toBe(0);
+    expect(notifyHub().waiterCount("packrat_agent_token_revoked", tokenId)).toBe(0);
   });
 
   it("streams an artifact to the agent it is deployed to, with its length and hash", async () => {

@@ -8,7 +8,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { agentError, fastAgentHandler, withReadBody, type ReadBody } from "@/server/agent-auth/agent-route";
+import { Cancellation } from "@/core/cancellation/cancellation";
+import {
+  agentError,
+  fastAgentHandler,
+  fastLongPollHandler,
+  withReadBody,
+  type ReadBody,
+} from "@/server/agent-auth/agent-route";
 import { env } from "@/server/env";
 import { apiContentSecurityPolicy, staticSecurityHeaders } from "@/server/http/security-headers";
 import { log, requestIdFrom } from "@/server/log";
@@ -218,20 +225,51 @@ async function serve(
     response.headers.set("allow", route.allow);
     return send(res, response, method === "HEAD", false);
   }
-  // The agent hung up before its answer was sent: a long-poll stops waiting, a stream stops reading.
-  const hangUp = new AbortController();
+  // The agent hung up before its answer was sent: a long-poll stops waiting, a stream stops reading. The signal
+  // (the ordinary path's) is made only when a Request is; a fast long-poll has a Cancellation, cheaper.
+  let hangUp: AbortController | undefined = undefined;
+  let fastHangUp: Cancellation | undefined;
+  let hungUp = false;
   res.on("close", () => {
-    if (!res.writableFinished) hangUp.abort();
+    if (res.writableFinished) return;
+    hungUp = true;
+    hangUp?.abort();
+    fastHangUp?.abort();
   });
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const fastPoll = method === "GET" ? fastLongPollHandler(handler) : undefined;
+  if (fastPoll) {
+    // A long-poll (GET /desired, GET /jobs/next) held on the notify hub, its answer written here.
+    fastHangUp = new Cancellation();
+    if (hungUp) fastHangUp.abort();
+    const query = req.url!.indexOf("?");
+    const answer = await fastPoll({
+      authorization: header("authorization"),
+      requestId: header("x-request-id"),
+      query: query === -1 ? "" : req.url!.slice(query + 1),
+      hangUp: fastHangUp,
+    });
+    fastHangUp = undefined;
+    if (answer) {
+      onAnswered();
+      res.statusCode = answer.status;
+      setCommonHeaders(res);
+      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+      if (answer.body === null) return void res.end();
+      const bytes = Buffer.from(answer.body);
+      res.setHeader("content-length", bytes.byteLength);
+      res.end(bytes);
+      return;
+    }
+  }
   const hasBody = method !== "GET" && method !== "HEAD";
   const body = hasBody ? await readBody(req, env().AGENT_API_MAX_BODY_BYTES) : undefined;
   // A route with a fast path (the heartbeat) answers from what was read here, without a Request or a Response.
   const fast = body ? fastAgentHandler(handler) : undefined;
   if (fast && body) {
-    const header = (name: string) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    };
     const answer = await fast({ authorization: header("authorization"), requestId: header("x-request-id"), body });
     if (answer) {
       onAnswered();
@@ -250,6 +288,8 @@ async function serve(
   } catch {
     href = new URL(req.url!, "http://localhost").href; // a Host header that is no host: the path is what matters
   }
+  hangUp = new AbortController();
+  if (hungUp) hangUp.abort();
   const request = new Request(href, { method, headers: toHeaders(req), signal: hangUp.signal });
   if (body) withReadBody(request, body);
   const response = await handler(request, { params: Promise.resolve(params) }).finally(onAnswered);

@@ -5,6 +5,7 @@
 // which field. Every answer is `Cache-Control: no-store` unless the handler's own Response says otherwise (a
 // content-addressed file). Error bodies: agentErrorSchema (src/contracts/agent-protocol.ts).
 import type { z } from "zod";
+import type { Cancellation, WaitSignal } from "@/core/cancellation/cancellation";
 import { ENROLLMENT_TOKEN_PREFIX } from "@/server/services/enrollment-tokens-service";
 import type { AgentErrorBody } from "@/contracts/agent-protocol";
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from "@/server/errors/database-unavailable";
@@ -14,7 +15,7 @@ import { BodyTooLargeError, bodyTooLargeResponse, readLimitedText } from "@/serv
 import { log, requestIdFrom } from "@/server/log";
 import { notifyHub } from "@/server/realtime/notify-hub";
 import type { RegisteringCaller } from "@/server/services/agent-registration-service";
-import { agentTokenRevoked, type AgentIdentity } from "@/server/services/agent-tokens-service";
+import { agentTokenRevoked, authenticateAgentToken, type AgentIdentity } from "@/server/services/agent-tokens-service";
 import { bearerToken, missingBearerResponse, unauthorizedResponse, verifyAgentBearer } from "./verify-agent-bearer";
 
 /**
@@ -361,4 +362,112 @@ async function held<A extends AgentAccess, P, Q, B>(
     stopWatching();
     outer.removeEventListener("abort", hangUp);
   }
+}
+
+/** A long-poll as the agent front has it: the raw query string and a cancellation the front aborts on hang-up. */
+export interface FastLongPollRequest {
+  authorization: string | undefined;
+  requestId: string | undefined;
+  /** The query string, without the "?" ("" when none). */
+  query: string;
+  /** Aborted when the agent hangs up; the fast path aborts it too when the token is revoked. */
+  hangUp: Cancellation;
+}
+
+/** A fast long-poll's answer; a null body is an answer without one (204). */
+export type FastLongPollAnswer = { status: number; headers: Record<string, string>; body: string | null };
+type FastLongPollHandler = (request: FastLongPollRequest) => Promise<FastLongPollAnswer | undefined>;
+const fastLongPolls = new WeakMap<object, FastLongPollHandler>();
+
+/** The fast path of a long-poll built by agentLongPoll, when the handler is one. */
+export function fastLongPollHandler(handler: object): FastLongPollHandler | undefined {
+  return fastLongPolls.get(handler);
+}
+
+export interface AgentLongPollContext<Q> {
+  agentId: string;
+  query: Q;
+  requestId: string;
+  /** Aborts when the agent hangs up or its token is revoked: pass it to the wait. */
+  signal: WaitSignal;
+}
+
+/**
+ * A "registered" long-poll with a query and no params or body (GET /desired, GET /jobs/next): agentRoute's ordinary
+ * path, and a fast one for the agent front that builds no Request, Response or AbortSignal per poll. What is not the
+ * common case (no token, a query that fails its contract) takes the ordinary path, which answers it as always.
+ */
+export function agentLongPoll<Q>(
+  spec: { query: z.ZodType<Q> },
+  /** Undefined: nothing within the hold (204). */
+  handler: (ctx: AgentLongPollContext<Q>) => Promise<AgentRouteResult | undefined>,
+): (request: Request, context?: NextContext) => Promise<Response> {
+  const route = agentRoute({ access: "registered", query: spec.query, longPoll: true }, async (ctx) => {
+    const result = await handler({
+      agentId: ctx.agentId,
+      query: ctx.query,
+      requestId: ctx.requestId,
+      signal: ctx.signal,
+    });
+    return result ?? noContent();
+  });
+  fastLongPolls.set(route, async ({ authorization, requestId: given, query: search, hangUp }) => {
+    const token = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+    if (!token) return undefined;
+    const query = spec.query.safeParse(Object.fromEntries(new URLSearchParams(search)));
+    if (!query.success) return undefined;
+    const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    const headers = { "cache-control": "no-store", "x-request-id": requestId };
+    const checkedFrom = performance.now();
+    let stopWatching: (() => void) | undefined;
+    try {
+      let agent: AgentIdentity | null;
+      try {
+        agent = await authenticateAgentToken(token);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        return undefined; // the ordinary path answers an outage (503) as on every route
+      }
+      if (!agent) {
+        log.info("agent token refused", { requestId });
+        return await fastAnswerOf(unauthorizedResponse("the agent token is unknown or revoked", requestId));
+      }
+      if (!agent.agentId) {
+        return await fastAnswerOf(
+          agentError(
+            409,
+            { code: "CONFLICT", message: "this token has not registered an agent yet: POST /register first" },
+            requestId,
+          ),
+        );
+      }
+      // As held(): a revocation, heard or landed between the check and listening, ends the wait with 401.
+      let revoked = false;
+      const onRevoked = () => {
+        revoked = true;
+        hangUp.abort();
+      };
+      stopWatching = await notifyHub().watch("packrat_agent_token_revoked", agent.tokenId, onRevoked);
+      if (notifyHub().revokedSince(agent.tokenId, checkedFrom) ?? (await agentTokenRevoked(agent.tokenId))) onRevoked();
+      const result = revoked
+        ? undefined
+        : await handler({ agentId: agent.agentId, query: query.data, requestId, signal: hangUp });
+      if (revoked) {
+        log.info("agent long-poll ended: token revoked", { requestId, tokenId: agent.tokenId });
+        return await fastAnswerOf(unauthorizedResponse("the agent token was revoked", requestId));
+      }
+      if (result === undefined) return { status: 204, headers, body: null };
+      if (result instanceof Response) return await fastAnswerOf(finish(result, requestId));
+      return {
+        status: 200,
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(result),
+      };
+    } catch (error) {
+      return await fastAnswerOf(mapErrorToResponse(error, requestId));
+    } finally {
+      stopWatching?.();
+    }
+  });
+  return route;
 }

@@ -1,6 +1,7 @@
 // PostgreSQL LISTEN/NOTIFY shared by every long-poll in this process: one dedicated connection, many waiters.
 // Any control-plane replica can answer an agent because a change made on one replica NOTIFYs all of them.
 import pg from "pg";
+import type { WaitSignal } from "@/core/cancellation/cancellation";
 import { env } from "@/server/env";
 
 type Waiter = (payload: string) => void;
@@ -62,7 +63,7 @@ class NotifyHub {
   async subscribe(
     channel: Channel,
     payload: string,
-  ): Promise<{ wait: (timeoutMs: number, signal?: AbortSignal) => Promise<boolean>; cancel: () => void }> {
+  ): Promise<{ wait: (timeoutMs: number, signal?: WaitSignal) => Promise<boolean>; cancel: () => void }> {
     await this.connection();
     const key = `${channel}:${payload}`;
     let notified = false;
@@ -78,7 +79,7 @@ class NotifyHub {
       set.delete(waiter);
       if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
     };
-    const wait = (timeoutMs: number, signal?: AbortSignal) =>
+    const wait = (timeoutMs: number, signal?: WaitSignal) =>
       new Promise<boolean>((resolve) => {
         if (notified || signal?.aborted) {
           cancel();
@@ -96,6 +97,11 @@ class NotifyHub {
         signal?.addEventListener("abort", finish);
       });
     return { wait, cancel };
+  }
+
+  /** Waiters (subscriptions and watches) registered on (`channel`, `payload`) now: a held long-poll's, for tests. */
+  waiterCount(channel: Channel, payload: string): number {
+    return this.waiters.get(`${channel}:${payload}`)?.size ?? 0;
   }
 
   /** The current connection's generation, once listening: a view fed by NOTIFYs is valid within one generation. */

@@ -16,6 +16,7 @@ import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { env } from "@/server/env";
 import { invalidInput } from "@/server/errors/domain-errors";
+import type { WaitSignal } from "@/core/cancellation/cancellation";
 import { notifyHub } from "@/server/realtime/notify-hub";
 import { releaseAgentJobs } from "./agent-restart-hooks";
 import { claimedLoadTest, finishLoadTestJob } from "./load-tests-service";
@@ -112,7 +113,7 @@ async function claimUnlessIdle(agentId: string, prisma: PrismaClient, kinds: rea
 export async function claimNextJob(
   agentId: string,
   holdMs: number,
-  signal?: AbortSignal,
+  signal?: WaitSignal,
   prisma: PrismaClient = db(),
   kinds: readonly AgentJobKind[] = [PROFILE_JOB_KIND],
 ) {
@@ -148,7 +149,7 @@ export async function nextJobForAgent(
   agentId: string,
   kinds: readonly AgentJobKind[],
   holdMs: number,
-  signal?: AbortSignal,
+  signal?: WaitSignal,
   prisma: PrismaClient = db(),
 ) {
   if (housekeepingDue("lost-agents")) await sweepLostAgents(prisma);

@@ -7,6 +7,7 @@ import { servingPlanSchema } from "@/contracts/serving-plan";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
 import { notFound } from "@/server/errors/domain-errors";
+import type { WaitSignal } from "@/core/cancellation/cancellation";
 import { notifyHub } from "@/server/realtime/notify-hub";
 
 export async function desiredStateFor(agentId: string, prisma: PrismaClient = db()): Promise<DesiredState> {
@@ -88,7 +89,7 @@ export async function waitForDesiredState(
   agentId: string,
   after: number,
   holdMs: number,
-  signal?: AbortSignal,
+  signal?: WaitSignal,
 ): Promise<DesiredState | undefined> {
   feedView();
   const deadline = Date.now() + holdMs;
