@@ -16,6 +16,9 @@ CREATE TABLE "metrics_rollup_part" (
     CONSTRAINT "metrics_rollup_part_pkey" PRIMARY KEY ("deploymentId","minute","id")
 ) PARTITION BY RANGE ("minute");
 
+-- The alert evaluator reads the parts inserted since its last round, by id.
+CREATE INDEX "metrics_rollup_part_id_idx" ON "metrics_rollup_part"("id");
+
 ALTER TABLE "metrics_rollup_part" ADD CONSTRAINT "metrics_rollup_part_deploymentId_fkey" FOREIGN KEY ("deploymentId") REFERENCES "deployment"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 CREATE TABLE "metrics_rollup_part_default" PARTITION OF "metrics_rollup_part" DEFAULT;

@@ -44,31 +44,82 @@ const deploymentLabel = (d: {
   agent: { hostName: string };
 }) => `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
 
-// Per part of a minute rollup row (one metrics message's), its compute histogram's count and mean, by minute: the
-// evaluator runs every few seconds over the whole fleet, and a part never changes once appended, so each is decoded
-// once; minutes that left the window are dropped.
-const computeMeans = new Map<number, Map<string, { count: number; meanMs: number }>>();
-function computeOf(minute: number, key: string, encoded: string): { count: number; meanMs: number } {
+// Per metrics_rollup_part (one metrics message's histograms), its compute histogram's count and mean, by minute:
+// the evaluator runs every few seconds over the whole fleet, and a part never changes once inserted, so each is read
+// and decoded once, outside the round's transaction (learnComputeParts, by part id); the round itself reads only the
+// window's part ids. Minutes that left the window are dropped. null: the part has no compute histogram.
+type ComputeStats = { count: number; meanMs: number } | null;
+const computeMeans = new Map<number, Map<string, ComputeStats>>();
+/** The highest part id learnt so far: the next learning pass reads the parts after it. */
+let learntUpTo = 0n;
+/** How long the learning pass decodes parts before it lets the event loop serve requests. */
+const DECODE_SLICE_MS = 5;
+const LEARN_PAGE = 1_000;
+
+function learn(minute: number, key: string, encoded: string | null): ComputeStats {
   let ofMinute = computeMeans.get(minute);
   if (!ofMinute) computeMeans.set(minute, (ofMinute = new Map()));
-  let known = ofMinute.get(key);
-  if (!known) {
+  const known = ofMinute.get(key);
+  if (known !== undefined) return known;
+  let stats: ComputeStats = null;
+  if (encoded) {
     const h = LatencyHistogram.decode(encoded);
-    known = { count: h.count, meanMs: h.meanMs() };
-    ofMinute.set(key, known);
+    stats = { count: h.count, meanMs: h.meanMs() };
   }
-  return known;
+  ofMinute.set(key, stats);
+  return stats;
 }
-/** How long the evaluator decodes parts before it lets the event loop serve requests. */
-const DECODE_SLICE_MS = 5;
 function forgetComputeBefore(since: Date): void {
   for (const minute of computeMeans.keys()) if (minute < since.getTime() - 60_000) computeMeans.delete(minute);
+}
+
+type PartRow = { id: string; deploymentId: string; minute: Date; compute: string | null };
+/** A part's key: its id within its deployment (ids alone could repeat across databases a process has used). */
+const partKey = (deploymentId: string, id: string) => `${deploymentId}|${id}`;
+
+/**
+ * Reads and decodes the window's parts not learnt yet, a page at a time and a slice of decoding at a time, outside
+ * any transaction: a round after a start (a whole window of a fleet's parts) never holds a transaction, a pooled
+ * connection or the replica's requests up for long. A part committed after a higher id was learnt is picked up by
+ * the round itself (missingComputeParts).
+ */
+async function learnComputeParts(prisma: PrismaClient, since: Date): Promise<void> {
+  forgetComputeBefore(since);
+  let slice = performance.now();
+  for (;;) {
+    const rows = await prisma.$queryRaw<PartRow[]>`
+      SELECT id::text AS id, "deploymentId", minute, histograms->>'compute' AS compute FROM metrics_rollup_part
+      WHERE id > ${learntUpTo}::bigint AND minute >= ${since} ORDER BY id LIMIT ${LEARN_PAGE}`;
+    for (const row of rows) {
+      learn(row.minute.getTime(), partKey(row.deploymentId, row.id), row.compute);
+      if (performance.now() - slice < DECODE_SLICE_MS) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+    if (rows.length > 0) learntUpTo = BigInt(rows[rows.length - 1]!.id);
+    if (rows.length < LEARN_PAGE) return;
+  }
+}
+
+/** Inside the round: the parts its snapshot lists that the learning pass has not seen (few; by id). */
+async function missingComputeParts(
+  tx: Tx,
+  since: Date,
+  rollups: ReadonlyArray<{ deploymentId: string; minute: Date; parts: string[] }>,
+) {
+  const missing = rollups.flatMap((r) =>
+    r.parts.filter((id) => computeMeans.get(r.minute.getTime())?.get(partKey(r.deploymentId, id)) === undefined),
+  );
+  if (missing.length === 0) return;
+  const rows = await tx.$queryRaw<PartRow[]>`
+    SELECT id::text AS id, "deploymentId", minute, histograms->>'compute' AS compute FROM metrics_rollup_part
+    WHERE id = ANY(${missing}::bigint[]) AND minute >= ${since}`;
+  for (const row of rows) learn(row.minute.getTime(), partKey(row.deploymentId, row.id), row.compute);
 }
 
 /** Everything the rules read, at `now`. */
 export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   const since = new Date(now.getTime() - windowMs);
-  forgetComputeBefore(since);
   const agents = await tx.agent.findMany({ where: { decommissionedAt: null } });
   // Serving-process restarts in the window: the increments of the reported counter between consecutive heartbeats
   // (a counter that went down is an agent restart, not a crash).
@@ -96,7 +147,7 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     tx.deploymentGeneration.findMany({
       where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
     }),
-    // The minute rollups' counters and only the compute histogram the rules read (not all eight stages).
+    // The minute rollups' counters and the ids of their parts (whose compute histograms are learnt by id).
     tx.$queryRaw<
       Array<{
         deploymentId: string;
@@ -105,12 +156,11 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
         requestsRejected: number;
         requestsWithinSlo: number;
         minute: Date;
-        compute: string[] | null;
+        parts: string[];
       }>
     >`SELECT r."deploymentId", r."intervalMs", r."requestsCompleted", r."requestsRejected", r."requestsWithinSlo",
-        r.minute, ARRAY(SELECT p.histograms->>'compute' FROM metrics_rollup_part p
-          WHERE p."deploymentId" = r."deploymentId" AND p.minute = r.minute AND p.histograms ? 'compute'
-          ORDER BY p.id) AS compute
+        r.minute, ARRAY(SELECT p.id::text FROM metrics_rollup_part p
+          WHERE p."deploymentId" = r."deploymentId" AND p.minute = r.minute ORDER BY p.id) AS parts
       FROM metrics_rollup r WHERE r."deploymentId" = ANY(${ids}::text[]) AND r.minute >= ${since}`,
     tx.proposal.findMany({ where: { deploymentId: { in: ids }, state: "applied" } }),
     tx.proposal.findMany({
@@ -132,27 +182,14 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     if (list) list.push(r);
     else rollupsOf.set(r.deploymentId, [r]);
   }
-  // The parts not decoded yet (a fleet's new ones since the last round, all of them after a start), decoded a slice at
-  // a time so that a round never holds the replica's requests up for long.
-  let slice = performance.now();
-  for (const r of rollups) {
-    for (const [part, encoded] of (r.compute ?? []).entries()) {
-      computeOf(r.minute.getTime(), `${r.deploymentId}|${part}|${encoded.length}`, encoded);
-      if (performance.now() - slice < DECODE_SLICE_MS) continue;
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = performance.now();
-    }
-  }
+  await missingComputeParts(tx, since, rollups);
   const generationOf = new Map(generations.map((g) => [g.deploymentId, g]));
   const deploymentSnapshots: DeploymentSnapshot[] = deployments.map((d) => {
     const current = generationOf.get(d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
     const mine = rollupsOf.get(d.id) ?? [];
-    // A minute's parts never change once written (a message appends its own): each is decoded once.
     const compute = mine.flatMap((r) =>
-      (r.compute ?? []).map((encoded, part) =>
-        computeOf(r.minute.getTime(), `${r.deploymentId}|${part}|${encoded.length}`, encoded),
-      ),
+      r.parts.flatMap((id) => computeMeans.get(r.minute.getTime())?.get(partKey(r.deploymentId, id)) ?? []),
     );
     const computeCount = compute.reduce((n, c) => n + c.count, 0);
     const revert = current ? /^auto-revert: generation (\d+) failed/.exec(current.label) : null;
@@ -313,13 +350,15 @@ export async function evaluateAlertsOnce(
   options: { now?: Date; windowMs?: number; thresholds?: AlertThresholds } = {},
 ): Promise<EvaluationResult> {
   const now = options.now ?? new Date();
+  const windowMs = options.windowMs ?? env().ALERT_WINDOW_MS;
+  await learnComputeParts(prisma, new Date(now.getTime() - windowMs));
   return prisma.$transaction(
     async (tx) => {
       const [lock] = await tx.$queryRaw<
         Array<{ locked: boolean }>
       >`SELECT pg_try_advisory_xact_lock(${ALERT_EVALUATOR_LOCK}::bigint) AS locked`;
       if (!lock?.locked) return { evaluated: false, opened: 0, resolved: 0, holding: 0 };
-      const snapshot = await alertSnapshot(tx, now, options.windowMs ?? env().ALERT_WINDOW_MS);
+      const snapshot = await alertSnapshot(tx, now, windowMs);
       const { conditions, unjudged } = evaluateAlertRules(snapshot, options.thresholds ?? alertThresholds());
       return { evaluated: true, ...(await reconcile(tx, conditions, new Set(unjudged), now)) };
     },
