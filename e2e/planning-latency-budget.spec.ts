@@ -135,20 +135,19 @@ test("measured stages: after traffic on npm start's MobileNetV2, choosing its de
   }
   for (const kind of ["network", "preprocess", "transfer", "postprocess"])
     await expect(page.locator(stage(kind))).toContainText("entered");
-  // The inference time drawn is the p50 of the compute histograms the heartbeats stored in the last 15 minutes. The
-  // page's window was cut at its last refetch (every 5 s) by the server's clock: if a minute turned since, the next
-  // refetch lines the two windows up again, so this is retried for a little while.
+  // The inference time drawn is the p50 of the compute histograms the metrics messages stored (one part each) in the
+  // last 15 minutes. The page's window was cut at its last refetch (every 5 s) by the server's clock: if a minute
+  // turned since, the next refetch lines the two windows up again, so this is retried for a little while.
   await expect(async () => {
     const since = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 14 * 60_000);
-    const rollups = await e2ePrisma().metricsRollup.findMany({
+    const parts = await e2ePrisma().metricsRollupPart.findMany({
       where: { deploymentId: deployment.id, minute: { gte: since } },
     });
     const compute = LatencyHistogram.merge(
-      rollups.flatMap((r) =>
-        (r.histograms as Record<string, string>).compute
-          ? [LatencyHistogram.decode((r.histograms as Record<string, string>).compute!)]
-          : [],
-      ),
+      parts.flatMap((p) => {
+        const encoded = (p.histograms as Record<string, string | undefined>).compute;
+        return encoded ? [LatencyHistogram.decode(encoded)] : [];
+      }),
     );
     const csv = await downloadCsv(page, sel.latencyChart);
     const inferenceP50 = csv.text.split("\r\n").find((l) => l.startsWith("p50,Inference,"));
