@@ -4,9 +4,17 @@
 // those buffers: each tensor byte is copied once (socket chunk → tensor), never gathered into one body first. The
 // buffers belong to the request alone (no instance's slab is reserved while the body is still arriving), so an
 // aborted upload leaves nothing behind, and a large one is moved, not copied, to the instance thread that runs it.
-import { isAscii } from "node:buffer";
 import type { OipParameters } from "@packrat/contracts/oip-infer";
-import { decodeInferRequest, OipError, type BinaryInputs, type ParsedInferRequest } from "./oip-codec";
+import {
+  binarySizeProblem,
+  binaryTruncated,
+  binaryUnclaimed,
+  decodeInferRequest,
+  headerLengthProblem,
+  parseJsonBytes,
+  type BinaryInputs,
+  type ParsedInferRequest,
+} from "./oip-codec";
 import type { ModelMetadata } from "./served-model";
 
 /** Where one binary input's bytes go: [start, start + buffer.byteLength) of the binary block. */
@@ -48,7 +56,7 @@ export class BinaryRequestStream {
     // problem is known once the body has ended.
     this.headerLength = Number.isInteger(n) && n >= 0 ? n : Infinity;
     if (declaredBytes !== undefined && this.headerLength > declaredBytes)
-      this.problem = lengthProblem(rawHeaderLength, declaredBytes);
+      this.problem = headerLengthProblem(rawHeaderLength, declaredBytes);
   }
 
   /** Whether the header is parsed (what remains is tensor bytes), or the request failed already. */
@@ -89,13 +97,7 @@ export class BinaryRequestStream {
     const header = this.headerChunks.length === 1 ? this.headerChunks[0]! : Buffer.concat(this.headerChunks);
     this.headerChunks = [];
     try {
-      let json: unknown;
-      try {
-        // As parseInferRequest reads it: an ASCII header as latin1 (no UTF-8 decoding), anything else as UTF-8.
-        json = JSON.parse(isAscii(header) ? header.toString("latin1") : header.toString("utf8"));
-      } catch (error) {
-        throw new OipError(400, `request body is not valid JSON: ${(error as Error).message}`);
-      }
+      const json = parseJsonBytes(header);
       const known = this.declaredBytes === undefined ? undefined : this.declaredBytes - this.headerLength;
       this.parsed = decodeInferRequest(json, this.binaryInputs(known), this.metadata);
     } catch (error) {
@@ -113,12 +115,9 @@ export class BinaryRequestStream {
         const binarySize = input.parameters?.binary_data_size;
         if (binarySize === undefined) return undefined;
         if (typeof binarySize !== "number" || !Number.isInteger(binarySize) || binarySize !== bytes)
-          throw new OipError(
-            400,
-            `input ${input.name}: binary_data_size is ${String(binarySize)}, ${described} needs ${bytes} bytes`,
-          );
+          throw binarySizeProblem(input.name, binarySize, described, bytes);
         if (blockBytes !== undefined && this.claimed + bytes > blockBytes)
-          throw truncated(input.name, blockBytes - this.claimed, bytes);
+          throw binaryTruncated(input.name, blockBytes - this.claimed, bytes);
         // Uninitialised: every byte is written from the body before the tensor is used.
         const buffer = Buffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer;
         this.regions.push({ name: input.name, start: this.claimed, bytes, buffer: new Uint8Array(buffer) });
@@ -126,7 +125,7 @@ export class BinaryRequestStream {
         return buffer;
       },
       finish: () => {
-        if (blockBytes !== undefined && blockBytes !== this.claimed) throw unclaimed(blockBytes - this.claimed);
+        if (blockBytes !== undefined && blockBytes !== this.claimed) throw binaryUnclaimed(blockBytes - this.claimed);
       },
     };
   }
@@ -151,27 +150,19 @@ export class BinaryRequestStream {
     // An empty header of an empty body: no chunk came to parse it.
     if (!this.parsed && !this.problem && this.headerReceived === this.headerLength) this.parseHeader();
     if (this.problem) throw this.problem;
-    if (!this.parsed) throw lengthProblem(this.rawHeaderLength, this.headerReceived);
+    if (!this.parsed) throw headerLengthProblem(this.rawHeaderLength, this.headerReceived);
     // A body without a Content-Length (chunked): its block's size is known only now.
     if (this.declaredBytes === undefined) {
       let offset = 0;
       for (const region of this.regions) {
         if (offset + region.bytes > this.binaryReceived)
-          throw truncated(region.name, this.binaryReceived - offset, region.bytes);
+          throw binaryTruncated(region.name, this.binaryReceived - offset, region.bytes);
         offset += region.bytes;
       }
-      if (offset !== this.binaryReceived) throw unclaimed(this.binaryReceived - offset);
+      if (offset !== this.binaryReceived) throw binaryUnclaimed(this.binaryReceived - offset);
     }
     return this.parsed;
   }
 }
 
 const EMPTY = Buffer.alloc(0);
-
-const lengthProblem = (headerLength: string, bodyBytes: number) =>
-  new OipError(400, `Inference-Header-Content-Length is ${headerLength}, but the body has ${bodyBytes} bytes`);
-
-const truncated = (name: string, left: number, needed: number) =>
-  new OipError(400, `input ${name}: binary data is truncated (${left} bytes left, ${needed} needed)`);
-
-const unclaimed = (bytes: number) => new OipError(400, `binary data has ${bytes} bytes that no input claims`);

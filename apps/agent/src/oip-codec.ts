@@ -170,6 +170,26 @@ export interface BinaryInputs {
   readonly dataFields: string;
 }
 
+/** The OIP JSON part of a body: an ASCII one (what JSON writers send) is the same text read as latin1, which skips
+ * UTF-8 decoding (4 µs less on a 60 KB body, 1.7 ms on 3 MB). */
+export function parseJsonBytes(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8"));
+  } catch (error) {
+    throw new OipError(400, `request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The binary extension's errors, shared by the buffered decoder and the streaming one (binary-request-stream). */
+export const headerLengthProblem = (headerLength: string, bodyBytes: number) =>
+  new OipError(400, `Inference-Header-Content-Length is ${headerLength}, but the body has ${bodyBytes} bytes`);
+export const binarySizeProblem = (name: string, binarySize: unknown, described: string, bytes: number) =>
+  new OipError(400, `input ${name}: binary_data_size is ${String(binarySize)}, ${described} needs ${bytes} bytes`);
+export const binaryTruncated = (name: string, left: number, needed: number) =>
+  new OipError(400, `input ${name}: binary data is truncated (${left} bytes left, ${needed} needed)`);
+export const binaryUnclaimed = (bytes: number) =>
+  new OipError(400, `binary data has ${bytes} bytes that no input claims`);
+
 /** The binary tensor data extension: payloads follow the JSON header in the order inputs appear in the request. */
 function binaryBlock(binary: Buffer | undefined): BinaryInputs {
   let offset = 0;
@@ -183,24 +203,15 @@ function binaryBlock(binary: Buffer | undefined): BinaryInputs {
           400,
           `input ${input.name} has binary_data_size but the request has no Inference-Header-Content-Length`,
         );
-      if (typeof binarySize !== "number" || !Number.isInteger(binarySize) || binarySize !== bytes) {
-        throw new OipError(
-          400,
-          `input ${input.name}: binary_data_size is ${String(binarySize)}, ${described} needs ${bytes} bytes`,
-        );
-      }
-      if (offset + bytes > binary.length)
-        throw new OipError(
-          400,
-          `input ${input.name}: binary data is truncated (${binary.length - offset} bytes left, ${bytes} needed)`,
-        );
+      if (typeof binarySize !== "number" || !Number.isInteger(binarySize) || binarySize !== bytes)
+        throw binarySizeProblem(input.name, binarySize, described, bytes);
+      if (offset + bytes > binary.length) throw binaryTruncated(input.name, binary.length - offset, bytes);
       const part = binary.subarray(offset, offset + bytes);
       offset += bytes;
       return part;
     },
     finish() {
-      if (binary && offset !== binary.length)
-        throw new OipError(400, `binary data has ${binary.length - offset} bytes that no input claims`);
+      if (binary && offset !== binary.length) throw binaryUnclaimed(binary.length - offset);
     },
   };
 }
@@ -218,24 +229,11 @@ export function parseInferRequest(
   let binary: Buffer | undefined;
   if (headerLength !== undefined) {
     const n = Number(headerLength);
-    if (!Number.isInteger(n) || n < 0 || n > body.length) {
-      throw new OipError(
-        400,
-        `Inference-Header-Content-Length is ${headerLength}, but the body has ${body.length} bytes`,
-      );
-    }
+    if (!Number.isInteger(n) || n < 0 || n > body.length) throw headerLengthProblem(headerLength, body.length);
     jsonBytes = body.subarray(0, n);
     binary = body.subarray(n);
   }
-  let json: unknown;
-  try {
-    // An ASCII body (what JSON writers send) is the same text read as latin1, which skips UTF-8 decoding: 4 µs less
-    // on a 60 KB body, 1.7 ms on 3 MB.
-    json = JSON.parse(isAscii(jsonBytes) ? jsonBytes.toString("latin1") : jsonBytes.toString("utf8"));
-  } catch (error) {
-    throw new OipError(400, `request body is not valid JSON: ${(error as Error).message}`);
-  }
-  return decodeInferRequest(json, binaryBlock(binary), metadata);
+  return decodeInferRequest(parseJsonBytes(jsonBytes), binaryBlock(binary), metadata);
 }
 
 /**
