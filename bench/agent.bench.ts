@@ -23,6 +23,7 @@ import type { SendOutcome } from "../apps/loadgen/src/outcome";
 import { generateInputs } from "../apps/loadgen/src/oip-inputs";
 import { Prng } from "@packrat/core/stats/prng";
 import { zooEntry } from "@packrat/modelzoo/registry";
+import { testEnv } from "../test/test-env";
 import type { Benchmark, BenchFigure, BenchTable } from "./types";
 
 type Format = "binary" | "json";
@@ -52,6 +53,23 @@ interface ModelCase {
 }
 
 const THREADS = 1;
+
+/** The sections a run can be limited to (AGENT_BENCH_SECTIONS, comma-separated; unset: all). */
+const SECTIONS = ["tiny", "resnet", "rate"] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** Which sections run: all by default; "json" names the tiny CNN's (where the JSON figures come from). */
+function chosenSections(value: string | undefined): Set<Section> {
+  if (!value?.trim()) return new Set(SECTIONS);
+  const chosen = new Set<Section>();
+  for (const raw of value.split(",")) {
+    const name = raw.trim() === "json" ? "tiny" : raw.trim();
+    if (!(SECTIONS as readonly string[]).includes(name))
+      throw new Error(`AGENT_BENCH_SECTIONS: unknown section "${raw.trim()}" (known: ${SECTIONS.join(", ")}, json)`);
+    chosen.add(name as Section);
+  }
+  return chosen;
+}
 
 type RunningServer = { url: string; child: ChildProcess; stop: () => Promise<void> };
 
@@ -651,8 +669,10 @@ const bench: Benchmark = {
   description:
     "Agent data plane (OIP v2 over HTTP → dispatcher → pinned ORT worker thread) vs a minimal session.run HTTP server, same model and threads, interleaved; and the agent over gRPC vs HTTP binary",
   async run({ quick }) {
-    const cases: ModelCase[] = [
+    const sections = chosenSections(testEnv.AGENT_BENCH_SECTIONS);
+    const allCases: Array<ModelCase & { section: Section }> = [
       {
+        section: "tiny",
         name: "tiny-cnn",
         title: "tiny CNN",
         shape: [1, 3, 32, 32],
@@ -664,6 +684,7 @@ const bench: Benchmark = {
         warmup: 300,
       },
       {
+        section: "resnet",
         name: "resnet50",
         title: "ResNet-50",
         shape: [1, 3, 224, 224],
@@ -676,13 +697,16 @@ const bench: Benchmark = {
         warmup: 3,
       },
     ];
+    const cases = allCases.filter((c) => sections.has(c.section));
     const dir = mkdtempSync(join(tmpdir(), "packrat-bench-agent-"));
     const loadBefore = loadavg();
     const figures: BenchFigure[] = [];
     const tables: BenchTable[] = [];
     const notes: string[] = [];
     try {
-      for (const [i, model] of cases.entries()) {
+      for (const model of cases) {
+        // Seeds by the case's place in the full list: a section run alone draws what it draws in a full run.
+        const i = allCases.indexOf(model);
         const result = await runCase(model, quick, dir, 100 + i);
         const analysed = analyse(model, result, 1000 * (i + 1));
         figures.push(...analysed.figures);
@@ -691,10 +715,12 @@ const bench: Benchmark = {
           `${model.title}: agent plan ⟨1 instance × ${THREADS} thread, b=1⟩, batch timeout 0, instance pinned to CPU ${result.cpus.join(",")} (affinity verified: ${result.affinityOk}); ${model.rounds} rounds of ${model.perRound.binary} binary + ${model.perRound.json} JSON requests per server, alternating between the servers every ${model.block} request${model.block > 1 ? "s" : ""}, after ${model.warmup} warm-up requests each; then per round ${model.perRound.binary} gRPC + ${model.perRound.binary} HTTP binary requests to the agent, alternating the same way.`,
         );
       }
-      const rate = await runThroughput(quick, dir, 300);
-      figures.push(...rate.figures);
-      tables.push(...rate.tables);
-      notes.push(rate.note);
+      if (sections.has("rate")) {
+        const rate = await runThroughput(quick, dir, 300);
+        figures.push(...rate.figures);
+        tables.push(...rate.tables);
+        notes.push(rate.note);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
