@@ -23,6 +23,7 @@ import type { SendOutcome } from "../apps/loadgen/src/outcome";
 import { generateInputs } from "../apps/loadgen/src/oip-inputs";
 import { Prng } from "@packrat/core/stats/prng";
 import { zooEntry } from "@packrat/modelzoo/registry";
+import { testEnv } from "../test/test-env";
 import type { Benchmark, BenchFigure, BenchTable } from "./types";
 
 type Format = "binary" | "json";
@@ -52,6 +53,16 @@ interface ModelCase {
 }
 
 const THREADS = 1;
+
+/** The sections a run measures: AGENT_BENCH_SECTIONS, comma-separated (latency, rate); unset, both. */
+function benchSections(): Set<"latency" | "rate"> {
+  const raw = testEnv.AGENT_BENCH_SECTIONS?.trim();
+  if (!raw) return new Set(["latency", "rate"]);
+  const sections = raw.split(",").map((s) => s.trim());
+  const unknown = sections.filter((s) => s !== "latency" && s !== "rate");
+  if (unknown.length) throw new Error(`AGENT_BENCH_SECTIONS: unknown section ${unknown.join(", ")} (latency, rate)`);
+  return new Set(sections as Array<"latency" | "rate">);
+}
 
 type RunningServer = { url: string; child: ChildProcess; stop: () => Promise<void> };
 
@@ -681,8 +692,10 @@ const bench: Benchmark = {
     const figures: BenchFigure[] = [];
     const tables: BenchTable[] = [];
     const notes: string[] = [];
+    const sections = benchSections();
     try {
       for (const [i, model] of cases.entries()) {
+        if (!sections.has("latency")) break;
         const result = await runCase(model, quick, dir, 100 + i);
         const analysed = analyse(model, result, 1000 * (i + 1));
         figures.push(...analysed.figures);
@@ -691,10 +704,12 @@ const bench: Benchmark = {
           `${model.title}: agent plan ⟨1 instance × ${THREADS} thread, b=1⟩, batch timeout 0, instance pinned to CPU ${result.cpus.join(",")} (affinity verified: ${result.affinityOk}); ${model.rounds} rounds of ${model.perRound.binary} binary + ${model.perRound.json} JSON requests per server, alternating between the servers every ${model.block} request${model.block > 1 ? "s" : ""}, after ${model.warmup} warm-up requests each; then per round ${model.perRound.binary} gRPC + ${model.perRound.binary} HTTP binary requests to the agent, alternating the same way.`,
         );
       }
-      const rate = await runThroughput(quick, dir, 300);
-      figures.push(...rate.figures);
-      tables.push(...rate.tables);
-      notes.push(rate.note);
+      if (sections.has("rate")) {
+        const rate = await runThroughput(quick, dir, 300);
+        figures.push(...rate.figures);
+        tables.push(...rate.tables);
+        notes.push(rate.note);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
