@@ -206,7 +206,7 @@ describe("dispatcher", () => {
       }
     }
     const pair = [new Counting({ id: 0, batch: 1 }, 4), new Counting({ id: 1, batch: 1 }, 4)];
-    const records: Array<{ rows: number; computeMs: number }> = [];
+    const records: Array<{ rows: number; computeMs: number; busyMs: number }> = [];
     const d = new Dispatcher({
       batchSize: 2,
       batchTimeoutMs: 0,
@@ -229,6 +229,11 @@ describe("dispatcher", () => {
     const chained = records.slice(2).reduce((sum, r) => sum + r.computeMs, 0);
     expect(chained).toBeLessThanOrEqual(wallMs);
     expect(chained).toBeGreaterThan(0);
+    // The first two ran at once on the two instances: the busy time counts their overlap once (the union of all
+    // computes fits in the run), where their computes add up to more than the first two's span.
+    const busy = records.reduce((sum, r) => sum + r.busyMs, 0);
+    expect(busy).toBeLessThanOrEqual(wallMs);
+    expect(records[0]!.busyMs + records[1]!.busyMs).toBeLessThan(records[0]!.computeMs + records[1]!.computeMs);
     const behind = results.slice(2);
     expect(Math.max(...behind.map((r) => r.timing.busyWaitMs))).toBeGreaterThan(0);
   });

@@ -49,6 +49,11 @@ export interface BatchRecord {
   formationMsMean: number;
   queueDelayMsMean: number;
   computeMs: number;
+  /**
+   * What this batch added to the instance set's busy time: its compute less what other batches' computes already
+   * covered (batches on different b = 1 instances may run at once; the busy time is their union).
+   */
+  busyMs: number;
   ok: boolean;
   /** The model version of the instances that ran it (absent when it failed before any ran). */
   version?: string;
@@ -111,6 +116,8 @@ export class Dispatcher {
   private lastBatchEndedAt = 0;
   /** Slices each instance holds from this dispatcher now. */
   private held = new Map<DispatchTarget, number>();
+  /** Recent batches' compute intervals, merged and in order: what a batch ending now may overlap. */
+  private busySpans: Array<[number, number]> = [];
   private timer?: NodeJS.Timeout;
   private recentBatchMs: number[] = [];
   private idleWaiters: Array<() => void> = [];
@@ -379,6 +386,7 @@ export class Dispatcher {
         formationMsMean: formation.reduce((a, b) => a + b, 0) / group.length,
         queueDelayMsMean: delay.reduce((a, b) => a + b, 0) / group.length,
         computeMs: endedAt - startAt,
+        busyMs: this.addBusy(startAt, endedAt),
         ...(batchVersion !== undefined ? { version: batchVersion } : {}),
       });
       this.pump();
@@ -547,6 +555,29 @@ export class Dispatcher {
     }
     pieces.sort((a, b) => a.start - b.start);
     return { pieces, version: ready[0]!.spec.version, runMs };
+  }
+
+  /**
+   * Adds [start, end] to the busy union and returns the time it added. Batches end in time order, so a span ending
+   * before the oldest batch in flight was handed over can no longer be overlapped and is forgotten.
+   */
+  private addBusy(start: number, end: number): number {
+    let covered = 0;
+    let from = start;
+    let to = end;
+    const kept: Array<[number, number]> = [];
+    for (const [a, b] of this.busySpans) {
+      if (b < start || a > end) kept.push([a, b]);
+      else {
+        covered += Math.min(b, end) - Math.max(a, start);
+        from = Math.min(from, a);
+        to = Math.max(to, b);
+      }
+    }
+    kept.push([from, to]);
+    const horizon = this.flights[0]?.dispatchedAt ?? end;
+    this.busySpans = kept.filter(([, b]) => b >= horizon).sort((x, y) => x[0] - y[0]);
+    return Math.max(0, end - start - covered);
   }
 
   /** A slice on an instance, counted while it holds it. */
