@@ -124,11 +124,6 @@ export class Instance {
     }));
   }
 
-  /** Slices this instance holds: in its slots and waiting for one. */
-  get inFlight(): number {
-    return this.held + this.waiting.length;
-  }
-
   start(): Promise<void> {
     const { id: _id, batch: _batch, version: _version, ...rest } = this.spec;
     const { port1, port2 } = new MessageChannel();
