@@ -1,7 +1,8 @@
 // One serving instance: a worker thread holding one ONNX Runtime session with t intra-op threads. It pins its own
 // thread to its first core and ORT's t−1 pool threads to the rest (session.intra_op_thread_affinities), so the
 // instance never leaves its cores. Requests arrive and results leave through the slab hand-off (slab-hand-off.ts):
-// the thread sleeps in Atomics.wait between requests, and no message is posted per request.
+// its slots taken in turn, the thread sleeps in Atomics.wait only when the next slot holds no request yet, and no
+// message is posted per request.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
@@ -15,6 +16,7 @@ import {
   grownSlabBytes,
   handOver,
   readTensors,
+  SLOTS,
   setComputeMs,
   setFlags,
   slabBytes,
@@ -34,9 +36,9 @@ export interface InstanceWorkerData {
   warmupIterations: number;
   allowSpinning: boolean;
   faultInjection: boolean;
-  /** The hand-off's control block (slab-hand-off.ts) and the first input slab. */
-  control: SharedArrayBuffer;
-  inputSlab: SharedArrayBuffer;
+  /** Each slot's control block (slab-hand-off.ts) and first input slab. */
+  controls: SharedArrayBuffer[];
+  inputSlabs: SharedArrayBuffer[];
   /** Replacement slabs, both ways, read synchronously beside the hand-off. */
   slabPort: MessagePort;
 }
@@ -60,7 +62,7 @@ export type WorkerMessage =
       warmupMs: number;
       inputNames: string[];
       outputNames: string[];
-      outputSlab: SharedArrayBuffer;
+      outputSlabs: SharedArrayBuffer[];
     }
   | { kind: "init-error"; message: string };
 
@@ -130,7 +132,10 @@ async function main(): Promise<void> {
     );
   }
   // Sized for the warm-up's outputs (the plan's batch), grown when a batch needs more.
-  const outputSlab = new SharedArrayBuffer(grownSlabBytes(0, warmOutputBytes + 8 * session.outputNames.length));
+  const outputSlabs = Array.from(
+    { length: SLOTS },
+    () => new SharedArrayBuffer(grownSlabBytes(0, warmOutputBytes + 8 * session.outputNames.length)),
+  );
   port.postMessage({
     kind: "ready",
     tid,
@@ -139,23 +144,27 @@ async function main(): Promise<void> {
     warmupMs: performance.now() - warmStart,
     inputNames: [...session.inputNames],
     outputNames: [...session.outputNames],
-    outputSlab,
+    outputSlabs,
   } satisfies WorkerMessage);
 
-  void serve(session, outputSlab);
+  void serve(session, outputSlabs);
 }
 
-/** One request at a time: sleep until the dispatcher's side hands one over, run it, hand the result back. */
-async function serve(session: ort.InferenceSession, firstOutputSlab: SharedArrayBuffer): Promise<void> {
-  const control = new Int32Array(data.control);
-  let inputSlab = data.inputSlab;
-  let outputSlab = firstOutputSlab;
+/**
+ * One request at a time, the slots in turn: wait until the dispatcher's side hands one over in the next slot (no
+ * sleep when it already has), run it, hand the result back.
+ */
+async function serve(session: ort.InferenceSession, firstOutputSlabs: SharedArrayBuffer[]): Promise<void> {
+  const controls = data.controls.map((buffer) => new Int32Array(buffer));
+  const inputSlabs = [...data.inputSlabs];
+  const outputSlabs = [...firstOutputSlabs];
   const inputNames = session.inputNames;
   const outputNames = session.outputNames;
-  for (;;) {
+  for (let slot = 0; ; slot = (slot + 1) % SLOTS) {
+    const control = controls[slot]!;
     waitForRequest(control);
     const flags = flagsOf(control);
-    if (flags & FLAG_NEW_SLAB) inputSlab = (receiveMessageOnPort(data.slabPort)!.message as SlabMessage).slab;
+    if (flags & FLAG_NEW_SLAB) inputSlabs[slot] = (receiveMessageOnPort(data.slabPort)!.message as SlabMessage).slab;
     if (flags & FLAG_FAULT && data.faultInjection) {
       // A JavaScript error outside any handler: the thread dies like a real bug would kill it.
       setImmediate(() => {
@@ -168,7 +177,7 @@ async function serve(session: ort.InferenceSession, firstOutputSlab: SharedArray
       const feeds: Record<string, ort.Tensor> = {};
       const moved =
         flags & FLAG_MOVED ? (receiveMessageOnPort(data.slabPort)!.message as MovedMessage).buffers : undefined;
-      for (const t of readTensors(control, moved ?? inputSlab)) {
+      for (const t of readTensors(control, moved ?? inputSlabs[slot]!)) {
         const name = inputNames[t.index];
         if (name === undefined) throw new Error(`the model has no input ${t.index}`);
         const info = DATATYPES[t.datatype];
@@ -186,8 +195,9 @@ async function serve(session: ort.InferenceSession, firstOutputSlab: SharedArray
       const computeMs = performance.now() - t0;
       const outputs = outputNames.map((name, index) => outputOf(index, name, results[name]!));
       const needed = slabBytes(outputs);
+      let outputSlab = outputSlabs[slot]!;
       if (needed > outputSlab.byteLength) {
-        outputSlab = new SharedArrayBuffer(grownSlabBytes(outputSlab.byteLength, needed));
+        outputSlabs[slot] = outputSlab = new SharedArrayBuffer(grownSlabBytes(outputSlab.byteLength, needed));
         data.slabPort.postMessage({ slab: outputSlab } satisfies SlabMessage);
         answerFlags = FLAG_NEW_SLAB;
       }
