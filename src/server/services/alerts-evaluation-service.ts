@@ -129,12 +129,14 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
              LAG((body->>'servingProcessRestarts')::int) OVER (PARTITION BY "agentId" ORDER BY "receivedAt") AS prev
       FROM agent_heartbeat WHERE "receivedAt" >= ${since}) x
     WHERE prev IS NOT NULL GROUP BY "agentId"`;
+  // By map, not a search per agent: a fleet's agents times its rows would hold the event loop for long.
+  const restartsOf = new Map(restarts.map((r) => [r.agentId, r.restarts]));
   const agentSnapshots: AgentSnapshot[] = agents.map((a) => ({
     id: a.id,
     label: a.hostName,
     lastHeartbeatMs: a.lastHeartbeatAt?.getTime() ?? null,
     registeredMs: a.registeredAt.getTime(),
-    servingRestartsInWindow: Number(restarts.find((r) => r.agentId === a.id)?.restarts ?? 0),
+    servingRestartsInWindow: Number(restartsOf.get(a.id) ?? 0),
   }));
 
   const deployments = await tx.deployment.findMany({
@@ -184,6 +186,11 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   }
   await missingComputeParts(tx, since, rollups);
   const generationOf = new Map(generations.map((g) => [g.deploymentId, g]));
+  const appliedOf = new Map<string, (typeof applied)[number]>();
+  for (const p of applied) {
+    const key = `${p.deploymentId}|${p.appliedGeneration}`;
+    if (!appliedOf.has(key)) appliedOf.set(key, p); // the first, as a search would find
+  }
   const deploymentSnapshots: DeploymentSnapshot[] = deployments.map((d) => {
     const current = generationOf.get(d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
@@ -193,7 +200,7 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     );
     const computeCount = compute.reduce((n, c) => n + c.count, 0);
     const revert = current ? /^auto-revert: generation (\d+) failed/.exec(current.label) : null;
-    const running = applied.find((p) => p.deploymentId === d.id && p.appliedGeneration === d.generation);
+    const running = appliedOf.get(`${d.id}|${d.generation}`);
     const report = deploymentLastReportColumn.read(d.lastReport);
     return {
       id: d.id,
