@@ -1,6 +1,6 @@
 // Many alerts opening and resolving in one evaluator round (a fleet's agents going offline together): each alert
-// gets its own audit event and webhook delivery, in a few statements whatever their number, and a held alert's
-// lastSeenAt is refreshed once a minute.
+// gets its own audit event and webhook delivery, in a few statements whatever their number, and held alerts are
+// rewritten together when their message changed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
@@ -72,6 +72,9 @@ describe("alerts in bulk", () => {
     expect(await prisma.alert.count({ where: { rule: "agent_offline", objectId: { in: ids } } })).toBe(FLEET);
     const held = await prisma.alert.findMany({ where: { id: { in: alertIds } } });
     expect(held.every((a) => a.lastSeenAt.getTime() === later.getTime() && a.state === "open")).toBe(true);
+    // Their message says the silence grew (each row its own new text, written in a batch).
+    const before = new Map(alerts.map((a) => [a.id, a.message]));
+    expect(held.every((a) => a.message !== before.get(a.id) && /^no heartbeat for \d+ s/.test(a.message))).toBe(true);
 
     // Back: each resolves by itself, audited and delivered.
     const back = new Date(later.getTime() + 1_000);

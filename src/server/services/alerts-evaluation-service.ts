@@ -294,6 +294,8 @@ async function reconcile(
   const fresh: AlertCondition[] = [];
   /** Held alerts whose only change is that they still hold: refreshed together. */
   const stale: string[] = [];
+  /** Held alerts whose message or details changed (an offline agent's silence grows every round). */
+  const changed: Array<{ id: string; c: AlertCondition }> = [];
   for (const c of conditions) {
     const existing = byKey.get(c.key);
     if (existing) {
@@ -307,21 +309,22 @@ async function reconcile(
         if (now.getTime() - existing.lastSeenAt.getTime() >= ALERT_REFRESH_MS) stale.push(existing.id);
         continue;
       }
-      await tx.alert.update({
-        where: { id: existing.id },
-        data: {
-          lastSeenAt: now,
-          message: c.message,
-          details: writeJsonColumn(alertDetailsColumn, c.details),
-          severity: c.severity,
-          objectLabel: c.object.label,
-        },
-      });
+      changed.push({ id: existing.id, c });
       continue;
     }
     fresh.push(c);
   }
   for (const ids of chunks(stale)) await tx.alert.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: now } });
+  for (const some of chunks(changed)) {
+    const details = some.map(({ c }) => JSON.stringify(writeJsonColumn(alertDetailsColumn, c.details)));
+    await tx.$executeRaw`
+      UPDATE alert AS a SET "lastSeenAt" = ${now}, message = v.message, details = v.details::jsonb,
+        severity = v.severity, "objectLabel" = v.label
+      FROM unnest(${some.map((x) => x.id)}::text[], ${some.map(({ c }) => c.message)}::text[], ${details}::text[],
+        ${some.map(({ c }) => c.severity)}::text[], ${some.map(({ c }) => c.object.label)}::text[])
+        AS v(id, message, details, severity, label)
+      WHERE a.id = v.id`;
+  }
   // What opens and what resolves is written a few statements at a time, whatever their number: a fleet whose
   // agents all go offline at once opens thousands of alerts, and a statement each (alert, audit, delivery) would
   // keep the round's transaction open for seconds.
