@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { cpus, getPriority, loadavg, setPriority, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import pg from "pg";
 import type { DeploymentMetrics, MetricsRequest, RegisterRequest } from "@packrat/contracts/agent-protocol";
 import { LatencyHistogram } from "@packrat/core/stats/histogram";
@@ -24,6 +25,10 @@ import { testEnv } from "../test/test-env";
 import { build, buildNeeded } from "../scripts/lib/build";
 
 const INTERVAL_MS = 5000;
+/** The tag of bench/event-loop-probe.ts's lines (each replica loads it with --import). */
+const EVENT_LOOP_PROBE_TAG = "packratEventLoopProbe";
+/** A replica second whose event loop was held this long (or more) counts as a stall. */
+const STALL_MS = 50;
 const METRICS_INTERVAL_MS = 15_000;
 const CLOCK_TICKS_PER_S = 100; // Linux USER_HZ
 
@@ -186,13 +191,26 @@ function processTreeRssBytes(rootPid: number): number {
 }
 
 /** One replica: scripts/serve.ts over the production build (.next), as `npm start` runs it. */
-async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => void): Promise<ControlPlane> {
+async function startReplica(
+  env: NodeJS.ProcessEnv,
+  onError: (line: string) => void,
+  root = resolve("."),
+): Promise<ControlPlane> {
   const port = await freePort();
   const profile = testEnv.HEARTBEATS_BENCH_CPU_PROFILE_DIR;
+  const probes: EventLoopSecond[] = [];
   const child = spawn(
     process.execPath,
-    [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", resolve("scripts/serve.ts")],
+    [
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+      "--import",
+      "tsx",
+      "--import",
+      resolve(import.meta.dirname, "event-loop-probe.ts"),
+      join(root, "scripts/serve.ts"),
+    ],
     {
+      cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...env, PORT: String(port), HOST: "127.0.0.1", PACKRAT_PUBLIC_URL: `http://127.0.0.1:${port}` },
     },
@@ -202,7 +220,11 @@ async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => v
     const lines = (partial + data.toString()).split("\n");
     partial = lines.pop() ?? "";
     // Its JSON log lines: errors are echoed (a benchmark that hides server errors measures nothing).
-    for (const line of lines) if (line.includes('"level":"error"')) onError(line.slice(0, 2000));
+    for (const line of lines) {
+      if (line.includes('"level":"error"')) onError(line.slice(0, 2000));
+      else if (line.startsWith(`{"${EVENT_LOOP_PROBE_TAG}"`))
+        probes.push((JSON.parse(line) as Record<string, EventLoopSecond>)[EVENT_LOOP_PROBE_TAG]!);
+    }
   };
   child.stdout!.on("data", echo);
   child.stderr!.on("data", echo);
@@ -219,12 +241,21 @@ async function startReplica(env: NodeJS.ProcessEnv, onError: (line: string) => v
     if (i > 600) throw new Error("the web process (serve.ts) did not answer /api/health within 60 s");
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, child };
+  return { url, child, probes };
+}
+
+/** One second of a replica's event loop (bench/event-loop-probe.ts). */
+interface EventLoopSecond {
+  at: number;
+  maxMs: number;
+  p99Ms: number;
+  meanMs: number;
 }
 
 interface ControlPlane {
   url: string;
   child: ChildProcess;
+  probes: EventLoopSecond[];
 }
 
 async function stopReplica(replica: ControlPlane): Promise<void> {
@@ -468,6 +499,13 @@ class SimulatedAgent {
 
 type StepResult = HeartbeatStep & {
   replicas: number;
+  /** Which control-plane code served the step (HEARTBEATS_BENCH_AB: "baseline" or "this tree"). */
+  variant?: string;
+  /** The simulator's own event-loop delay over the window (it adds to every latency it measures). */
+  clientLoop: { p99Ms: number; maxMs: number };
+  /** The replicas' event loops over the window, from their one-second probes: the worst second's max, the mean of
+   *  the seconds' p99, and how many replica-seconds had a delay over STALL_MS. */
+  serverLoop: { maxMs: number; meanP99Ms: number; stallSeconds: number; seconds: number };
   /** Measured with heartbeats only (no long-polls, no metrics). */
   leaseOnly?: boolean;
   maxMs: number;
@@ -514,7 +552,17 @@ const bench: Benchmark = {
         ? [50, 200]
         : [100, 200, 400, 700, 1000, 2000, 5000];
     const warmupMs = quick ? 10_000 : 20_000;
-    const measureMs = quick ? 15_000 : 30_000;
+    // HEARTBEATS_BENCH_WINDOW_S shortens (or lengthens) the measured windows.
+    const measureMs = testEnv.HEARTBEATS_BENCH_WINDOW_S
+      ? Number(testEnv.HEARTBEATS_BENCH_WINDOW_S) * 1000
+      : quick
+        ? 15_000
+        : 30_000;
+    // HEARTBEATS_BENCH_AB=DIR: after the ladder, instead of the 3-replica and heartbeats-only steps, the largest step
+    // alternates between the control plane checked out (and built) in DIR and this tree's, 1 and 3 replicas each,
+    // HEARTBEATS_BENCH_AB_ROUNDS rounds (default 2): an interleaved comparison of two versions under the same load.
+    const abBaseline = testEnv.HEARTBEATS_BENCH_AB ? resolve(testEnv.HEARTBEATS_BENCH_AB) : undefined;
+    const abRounds = Number(testEnv.HEARTBEATS_BENCH_AB_ROUNDS ?? 2);
     const work = mkdtempSync(join(tmpdir(), "packrat-bench-heartbeats-"));
     chmodSync(work, 0o755);
     // pg_stat_statements counts the statements each step runs: it must be preloaded, so set it and restart once.
@@ -584,6 +632,8 @@ const bench: Benchmark = {
       let window: Window | undefined;
       const results: StepResult[] = [];
       const machineCpus = cpus().length;
+      const clientLoop = monitorEventLoopDelay({ resolution: 5 });
+      clientLoop.enable();
       const controlPlaneCpu = () => replicas.reduce((sum, r) => sum + processTreeCpuSeconds(r.child.pid!), 0);
 
       const measure = async (target: number): Promise<StepResult> => {
@@ -596,6 +646,8 @@ const bench: Benchmark = {
           at: performance.now(),
         };
         await stats.query("SELECT pg_stat_statements_reset()");
+        clientLoop.reset();
+        const startWall = Date.now();
         window = {
           start: performance.now(),
           end: performance.now() + measureMs,
@@ -618,6 +670,18 @@ const bench: Benchmark = {
           at: performance.now(),
         };
         window = undefined;
+        const clientLoopMs = { p99Ms: clientLoop.percentile(99) / 1e6, maxMs: clientLoop.max / 1e6 };
+        // A probe line at t covers the second before t.
+        const endWall = Date.now();
+        const loopSeconds = replicas.flatMap((r) =>
+          r.probes.filter((p) => p.at >= startWall + 1000 && p.at <= endWall),
+        );
+        const serverLoop = {
+          maxMs: loopSeconds.reduce((m, p) => Math.max(m, p.maxMs), 0),
+          meanP99Ms: loopSeconds.reduce((sum, p) => sum + p.p99Ms, 0) / Math.max(1, loopSeconds.length),
+          stallSeconds: loopSeconds.filter((p) => p.maxMs >= STALL_MS).length,
+          seconds: loopSeconds.length,
+        };
         const statements = await statementStats(stats, database);
         const seconds = (after.at - before.at) / 1000;
         const hb = measured.heartbeats;
@@ -655,6 +719,8 @@ const bench: Benchmark = {
         return {
           ...step,
           replicas: replicas.length,
+          clientLoop: clientLoopMs,
+          serverLoop,
           maxMs: latency?.max ?? 0,
           machineBusy,
           loadAverage: after.load,
@@ -685,7 +751,7 @@ const bench: Benchmark = {
       };
       const report = (r: StepResult) =>
         console.log(
-          `  N=${r.agents}, ${r.replicas} replica(s): ${r.achievedPerS.toFixed(1)}/${r.intendedPerS.toFixed(1)} heartbeats/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, control plane ${(r.controlPlaneCpu * 100).toFixed(0)}% of a core (${((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)).toFixed(2)} ms/heartbeat), PostgreSQL ${r.postgresCpu.toFixed(2)} cores, ${r.db.heartbeatStatements!.toFixed(2)} statements and ${(r.db.heartbeatWalBytes! / 1024).toFixed(2)} KiB WAL per heartbeat request, machine ${(r.machineBusy * 100).toFixed(0)}% busy${r.broken.length ? ` — BROKEN: ${r.broken.join("; ")}` : ""}`,
+          `  N=${r.agents}, ${r.replicas} replica(s): ${r.achievedPerS.toFixed(1)}/${r.intendedPerS.toFixed(1)} heartbeats/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, control plane ${(r.controlPlaneCpu * 100).toFixed(0)}% of a core (${((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)).toFixed(2)} ms/heartbeat), PostgreSQL ${r.postgresCpu.toFixed(2)} cores, ${r.db.heartbeatStatements!.toFixed(2)} statements and ${(r.db.heartbeatWalBytes! / 1024).toFixed(2)} KiB WAL per heartbeat request, machine ${(r.machineBusy * 100).toFixed(0)}% busy; event loop: simulator p99 ${r.clientLoop.p99Ms.toFixed(1)} ms, max ${r.clientLoop.maxMs.toFixed(0)} ms; replicas max ${r.serverLoop.maxMs.toFixed(0)} ms, ${r.serverLoop.stallSeconds}/${r.serverLoop.seconds} seconds with a stall ≥ ${STALL_MS} ms${r.variant ? ` [${r.variant}]` : ""}${r.broken.length ? ` — BROKEN: ${r.broken.join("; ")}` : ""}`,
         );
 
       for (const target of steps) {
@@ -731,6 +797,13 @@ const bench: Benchmark = {
         if (growthFailed) {
           growthNote = `Growing to ${target} agents stopped at ${agents.length}: ${growthFailed.slice(0, 300)}`;
           console.log(`  ${growthNote}`);
+          if (results.length === 0 && agents.length > 0) {
+            // Nothing measured yet: the agents it has are the step (the note says where growth stopped).
+            await new Promise((r) => setTimeout(r, warmupMs));
+            const reached = await measure(agents.length);
+            results.push(reached);
+            report(reached);
+          }
           break;
         }
         console.log(
@@ -750,25 +823,50 @@ const bench: Benchmark = {
       const largestHealthySingle = single.filter((r) => r.broken.length === 0).at(-1);
       const threeAt = largestHealthySingle?.agents ?? single.at(-1)!.agents;
       while (agents.length > threeAt) agents.pop()!.stop();
-      replicas.push(await startReplica(replicaEnv, onError), await startReplica(replicaEnv, onError));
-      agents.forEach((agent, i) => (agent.url = replicas[i % replicas.length]!.url));
-      console.log(`  ${threeAt} agents spread over 3 replicas; warming up (long-polls move over within their hold)`);
-      await new Promise((r) => setTimeout(r, warmupMs + 25_000));
-      const three = await measure(threeAt);
-      results.push(three);
-      report(three);
-
-      // What a heartbeat alone costs: the same agents on one replica, their long-polls and metrics stopped.
-      for (const replica of replicas.splice(1)) await stopReplica(replica);
-      for (const agent of agents) {
-        agent.url = replicas[0]!.url;
-        agent.leaseOnly();
+      if (abBaseline) {
+        // A/B: the same agents against the baseline's replicas and this tree's, 1 then 3 of them, alternating
+        // which goes first each round; each variant starts fresh (its background work included) and is warmed up.
+        const variants = [
+          { name: "baseline", root: abBaseline },
+          { name: "this tree", root: resolve(".") },
+        ];
+        for (let round = 0; round < abRounds; round++) {
+          for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
+            for (const count of [1, 3]) {
+              const fresh: ControlPlane[] = [];
+              for (let i = 0; i < count; i++) fresh.push(await startReplica(replicaEnv, onError, variant.root));
+              agents.forEach((agent, i) => (agent.url = fresh[i % fresh.length]!.url));
+              for (const replica of replicas.splice(0, replicas.length, ...fresh)) await stopReplica(replica);
+              console.log(`  A/B round ${round + 1}: ${threeAt} agents on ${count} replica(s) of ${variant.name}`);
+              await new Promise((r) => setTimeout(r, warmupMs + (count > 1 ? 10_000 : 0)));
+              const step = { ...(await measure(threeAt)), variant: variant.name };
+              results.push(step);
+              report(step);
+            }
+          }
+        }
       }
-      console.log(`  ${threeAt} agents on one replica, heartbeats only; warming up`);
-      await new Promise((r) => setTimeout(r, warmupMs));
-      const leaseOnly = { ...(await measure(threeAt)), leaseOnly: true };
-      results.push(leaseOnly);
-      report(leaseOnly);
+      if (!abBaseline) {
+        replicas.push(await startReplica(replicaEnv, onError), await startReplica(replicaEnv, onError));
+        agents.forEach((agent, i) => (agent.url = replicas[i % replicas.length]!.url));
+        console.log(`  ${threeAt} agents spread over 3 replicas; warming up (long-polls move over within their hold)`);
+        await new Promise((r) => setTimeout(r, warmupMs + 25_000));
+        const three = await measure(threeAt);
+        results.push(three);
+        report(three);
+
+        // What a heartbeat alone costs: the same agents on one replica, their long-polls and metrics stopped.
+        for (const replica of replicas.splice(1)) await stopReplica(replica);
+        for (const agent of agents) {
+          agent.url = replicas[0]!.url;
+          agent.leaseOnly();
+        }
+        console.log(`  ${threeAt} agents on one replica, heartbeats only; warming up`);
+        await new Promise((r) => setTimeout(r, warmupMs));
+        const leaseOnly = { ...(await measure(threeAt)), leaseOnly: true };
+        results.push(leaseOnly);
+        report(leaseOnly);
+      }
 
       const baseline = results[0]!;
       const healthy = single.filter((r) => r.broken.length === 0);
@@ -777,7 +875,7 @@ const bench: Benchmark = {
       const firstBroken = single.find((r) => r.broken.length > 0);
       const largest = results.reduce((m, r) => (r.agents >= m.agents ? r : m), results[0]!);
       const at = (r: StepResult) =>
-        `${r.agents} agents, ${r.replicas} replica${r.replicas > 1 ? "s" : ""}${r.leaseOnly ? ", heartbeats only" : ""}`;
+        `${r.agents} agents, ${r.replicas} replica${r.replicas > 1 ? "s" : ""}${r.leaseOnly ? ", heartbeats only" : ""}${r.variant ? `, ${r.variant}` : ""}`;
       const figures: BenchFigure[] = results.flatMap((r) => [
         { label: `heartbeat p50, ${at(r)}`, value: round(r.p50Ms), unit: "ms", samples: r.sent - r.failed },
         { label: `heartbeat p99, ${at(r)}`, value: round(r.p99Ms), unit: "ms", samples: r.sent - r.failed },
@@ -870,6 +968,10 @@ const bench: Benchmark = {
           "failed",
           "5xx",
           "metrics p99 ms",
+          "simulator loop p99 ms",
+          "simulator loop max ms",
+          "replica loop max ms",
+          `replica-seconds with a stall ≥ ${STALL_MS} ms`,
           "CP CPU %",
           "CP ms/hb",
           "PG CPU %",
@@ -888,7 +990,7 @@ const bench: Benchmark = {
         ],
         rows: results.map((r) => [
           r.agents,
-          r.leaseOnly ? `${r.replicas} (heartbeats only)` : r.replicas,
+          r.leaseOnly ? `${r.replicas} (heartbeats only)` : r.variant ? `${r.replicas} (${r.variant})` : r.replicas,
           r.intendedPerS,
           round(r.achievedPerS),
           round(r.p50Ms),
@@ -897,6 +999,10 @@ const bench: Benchmark = {
           r.failed,
           r.fiveHundreds,
           round(r.metricsP99Ms),
+          round(r.clientLoop.p99Ms),
+          round(r.clientLoop.maxMs),
+          round(r.serverLoop.maxMs),
+          `${r.serverLoop.stallSeconds}/${r.serverLoop.seconds}`,
           round(r.controlPlaneCpu * 100),
           round((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)),
           round(r.postgresCpu * 100),

@@ -33,22 +33,30 @@ export const userActor = (user: { id: string; email: string; apiToken?: { name: 
   label: user.apiToken ? `${user.email} (API token ${user.apiToken.name})` : user.email,
 });
 
-export async function recordAudit(tx: AuditWriter, event: AuditEventInput): Promise<void> {
+function auditRow(event: AuditEventInput) {
   const { actor } = event;
   if (!/^[a-z][a-z_]*\.[a-z][a-z_]*$/.test(event.action))
     throw new Error(`audit action "${event.action}" is not <thing>.<verb>`);
-  await tx.auditEvent.create({
-    data: {
-      actorType: actor.type,
-      actorId: "id" in actor ? actor.id : null,
-      actorLabel: actor.label ?? null,
-      action: event.action,
-      targetType: event.target?.type ?? null,
-      targetId: event.target?.id ?? null,
-      targetLabel: event.target?.label ?? null,
-      before: writeOptionalJsonColumn(auditBeforeColumn, event.before),
-      after: writeOptionalJsonColumn(auditAfterColumn, event.after),
-      requestId: event.requestId ?? null,
-    },
-  });
+  return {
+    actorType: actor.type,
+    actorId: "id" in actor ? actor.id : null,
+    actorLabel: actor.label ?? null,
+    action: event.action,
+    targetType: event.target?.type ?? null,
+    targetId: event.target?.id ?? null,
+    targetLabel: event.target?.label ?? null,
+    before: writeOptionalJsonColumn(auditBeforeColumn, event.before),
+    after: writeOptionalJsonColumn(auditAfterColumn, event.after),
+    requestId: event.requestId ?? null,
+  };
+}
+
+export async function recordAudit(tx: AuditWriter, event: AuditEventInput): Promise<void> {
+  await tx.auditEvent.create({ data: auditRow(event) });
+}
+
+/** Many events in one statement (a change to many rows at once, e.g. a fleet's alerts opening together). */
+export async function recordAudits(tx: AuditWriter, events: readonly AuditEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.auditEvent.createMany({ data: events.map(auditRow) });
 }

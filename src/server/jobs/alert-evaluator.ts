@@ -1,5 +1,6 @@
-// The alert evaluator as the server runs it: every ALERT_EVALUATION_INTERVAL_MS, one evaluation of the rules (one
-// replica at a time, by advisory lock) and one pass over due webhook deliveries. Started once per process from
+// The alert evaluator as the server runs it: every ALERT_EVALUATION_INTERVAL_MS, one evaluation of the rules (by the
+// replica holding the evaluator's lease, leader-lease.ts: the others neither read nor decode the fleet's rows) and
+// one pass over due webhook deliveries. Started once per process from
 // instrumentation.ts (nodejs runtime) and kept on globalThis; rounds never overlap (each schedules the next).
 import type { PrismaClient } from "@/generated/prisma/client";
 import { db } from "@/server/db/client";
@@ -7,6 +8,10 @@ import { env } from "@/server/env";
 import { log as rootLog, type Logger } from "@/server/log";
 import { deliverDueAlerts } from "@/server/services/alert-webhook-service";
 import { evaluateAlertsOnce } from "@/server/services/alerts-evaluation-service";
+import { pgLeaderLease, type LeaderLease } from "./leader-lease";
+
+/** The evaluator's lease key ("alertlse" as ASCII); the round's own transaction lock is another key. */
+export const ALERT_EVALUATOR_LEASE = 0x616c6572746c7365n;
 
 /** The pause after a round is at least this many times the round's own duration. */
 const ROUND_SHARE_INVERSE = 20;
@@ -17,7 +22,15 @@ export class AlertEvaluator {
   private round?: Promise<void>;
   rounds = 0;
 
-  constructor(private readonly options: { intervalMs: number; prisma?: PrismaClient; log?: Logger }) {}
+  constructor(
+    private readonly options: {
+      intervalMs: number;
+      prisma?: PrismaClient;
+      log?: Logger;
+      /** Evaluate only while holding it (one replica of many); without one, every round evaluates. */
+      lease?: LeaderLease;
+    },
+  ) {}
 
   start(): void {
     if (!this.stopped) return;
@@ -42,8 +55,13 @@ export class AlertEvaluator {
     const log = this.options.log ?? rootLog;
     const prisma = this.options.prisma ?? db();
     try {
-      const result = await evaluateAlertsOnce(prisma);
-      if (result.opened || result.resolved) log.info("alerts evaluated", { ...result });
+      const lease = this.options.lease;
+      const wasHeld = lease?.held ?? true;
+      if (!lease || (await lease.hold())) {
+        if (!wasHeld) log.info("alert evaluator lease taken: this replica evaluates the rules");
+        const result = await evaluateAlertsOnce(prisma);
+        if (result.opened || result.resolved) log.info("alerts evaluated", { ...result });
+      }
     } catch (error) {
       log.error("alert evaluation failed", { error });
     }
@@ -59,6 +77,7 @@ export class AlertEvaluator {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.round;
+    await this.options.lease?.release();
   }
 }
 
@@ -67,9 +86,11 @@ const globalForEvaluator = globalThis as unknown as { packratAlertEvaluator?: Al
 /** Starts this process's evaluator once (later calls return the same one). */
 export function startAlertEvaluator(): AlertEvaluator {
   if (globalForEvaluator.packratAlertEvaluator) return globalForEvaluator.packratAlertEvaluator;
+  const { ALERT_EVALUATION_INTERVAL_MS, DATABASE_URL } = env();
   const evaluator = new AlertEvaluator({
-    intervalMs: env().ALERT_EVALUATION_INTERVAL_MS,
+    intervalMs: ALERT_EVALUATION_INTERVAL_MS,
     log: rootLog.child({ component: "alerts" }),
+    lease: DATABASE_URL ? pgLeaderLease(DATABASE_URL, ALERT_EVALUATOR_LEASE) : undefined,
   });
   globalForEvaluator.packratAlertEvaluator = evaluator;
   evaluator.start();

@@ -56,16 +56,28 @@ export function alertPayload(alert: AlertRow, event: "fired" | "resolved", publi
 
 /** Queues an event for the webhook, when one is set, enabled, and the alert is severe enough. */
 export async function enqueueAlertDelivery(tx: Tx, alert: AlertRow, event: "fired" | "resolved"): Promise<void> {
+  await enqueueAlertDeliveries(tx, [alert], event);
+}
+
+/** The deliveries of many alerts' same event: one webhook lookup and one insert, whatever their number. */
+export async function enqueueAlertDeliveries(
+  tx: Tx,
+  alerts: readonly AlertRow[],
+  event: "fired" | "resolved",
+): Promise<void> {
+  if (alerts.length === 0) return;
   const hook = await tx.alertWebhook.findUnique({ where: { id: WEBHOOK_ID } });
   if (!hook || !hook.enabled) return;
-  if ((severityRank[alert.severity] ?? 0) < (severityRank[hook.minSeverity] ?? 0)) return;
-  await tx.alertDelivery.create({
-    data: {
+  const due = alerts.filter((a) => (severityRank[a.severity] ?? 0) >= (severityRank[hook.minSeverity] ?? 0));
+  if (due.length === 0) return;
+  const publicUrl = env().PACKRAT_PUBLIC_URL;
+  await tx.alertDelivery.createMany({
+    data: due.map((alert) => ({
       alertId: alert.id,
       event,
       url: hook.url,
-      payload: writeJsonColumn(deliveryPayloadColumn, alertPayload(alert, event, env().PACKRAT_PUBLIC_URL)),
-    },
+      payload: writeJsonColumn(deliveryPayloadColumn, alertPayload(alert, event, publicUrl)),
+    })),
   });
 }
 

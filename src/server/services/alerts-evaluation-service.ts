@@ -13,10 +13,10 @@ import {
   type DeploymentSnapshot,
 } from "@/core/alerts/alert-rules";
 import { LatencyHistogram } from "@/core/stats/histogram";
-import { recordAudit } from "@/server/audit/record-audit";
+import { recordAudits } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
-import { enqueueAlertDelivery } from "./alert-webhook-service";
+import { enqueueAlertDeliveries } from "./alert-webhook-service";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
 import { alertDetailsColumn } from "@/contracts/alert-columns";
 import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
@@ -129,12 +129,14 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
              LAG((body->>'servingProcessRestarts')::int) OVER (PARTITION BY "agentId" ORDER BY "receivedAt") AS prev
       FROM agent_heartbeat WHERE "receivedAt" >= ${since}) x
     WHERE prev IS NOT NULL GROUP BY "agentId"`;
+  // By map, not a search per agent: a fleet's agents times its rows would hold the event loop for long.
+  const restartsOf = new Map(restarts.map((r) => [r.agentId, r.restarts]));
   const agentSnapshots: AgentSnapshot[] = agents.map((a) => ({
     id: a.id,
     label: a.hostName,
     lastHeartbeatMs: a.lastHeartbeatAt?.getTime() ?? null,
     registeredMs: a.registeredAt.getTime(),
-    servingRestartsInWindow: Number(restarts.find((r) => r.agentId === a.id)?.restarts ?? 0),
+    servingRestartsInWindow: Number(restartsOf.get(a.id) ?? 0),
   }));
 
   const deployments = await tx.deployment.findMany({
@@ -184,6 +186,11 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   }
   await missingComputeParts(tx, since, rollups);
   const generationOf = new Map(generations.map((g) => [g.deploymentId, g]));
+  const appliedOf = new Map<string, (typeof applied)[number]>();
+  for (const p of applied) {
+    const key = `${p.deploymentId}|${p.appliedGeneration}`;
+    if (!appliedOf.has(key)) appliedOf.set(key, p); // the first, as a search would find
+  }
   const deploymentSnapshots: DeploymentSnapshot[] = deployments.map((d) => {
     const current = generationOf.get(d.id);
     const plan = current ? servingPlanSchema.safeParse(current.plan) : undefined;
@@ -193,7 +200,7 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     );
     const computeCount = compute.reduce((n, c) => n + c.count, 0);
     const revert = current ? /^auto-revert: generation (\d+) failed/.exec(current.label) : null;
-    const running = applied.find((p) => p.deploymentId === d.id && p.appliedGeneration === d.generation);
+    const running = appliedOf.get(`${d.id}|${d.generation}`);
     const report = deploymentLastReportColumn.read(d.lastReport);
     return {
       id: d.id,
@@ -264,6 +271,12 @@ function canonical(value: unknown): string {
   );
 }
 
+/** Rows a batched statement writes at most (its parameters stay far below PostgreSQL's 65 535). */
+const BATCH_ROWS = 500;
+function* chunks<T>(items: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < items.length; i += BATCH_ROWS) yield items.slice(i, i + BATCH_ROWS);
+}
+
 /** How stale a held alert's lastSeenAt may get while nothing about it changes. */
 const ALERT_REFRESH_MS = 60_000;
 
@@ -278,31 +291,46 @@ async function reconcile(
   const byKey = new Map(unresolved.map((a) => [a.key, a]));
   let opened = 0;
   let resolved = 0;
+  const fresh: AlertCondition[] = [];
+  /** Held alerts whose only change is that they still hold: refreshed together. */
+  const stale: string[] = [];
+  /** Held alerts whose message or details changed (an offline agent's silence grows every round). */
+  const changed: Array<{ id: string; c: AlertCondition }> = [];
   for (const c of conditions) {
     const existing = byKey.get(c.key);
     if (existing) {
       // A fleet's held alerts are not all rewritten every evaluation: only what changed, and the rest once a minute.
-      const unchanged =
+      const same =
         existing.message === c.message &&
         existing.severity === c.severity &&
         existing.objectLabel === c.object.label &&
-        canonical(existing.details) === canonical(c.details) &&
-        now.getTime() - existing.lastSeenAt.getTime() < ALERT_REFRESH_MS;
-      if (unchanged) continue;
-      await tx.alert.update({
-        where: { id: existing.id },
-        data: {
-          lastSeenAt: now,
-          message: c.message,
-          details: writeJsonColumn(alertDetailsColumn, c.details),
-          severity: c.severity,
-          objectLabel: c.object.label,
-        },
-      });
+        canonical(existing.details) === canonical(c.details);
+      if (same) {
+        if (now.getTime() - existing.lastSeenAt.getTime() >= ALERT_REFRESH_MS) stale.push(existing.id);
+        continue;
+      }
+      changed.push({ id: existing.id, c });
       continue;
     }
-    const alert = await tx.alert.create({
-      data: {
+    fresh.push(c);
+  }
+  for (const ids of chunks(stale)) await tx.alert.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: now } });
+  for (const some of chunks(changed)) {
+    const details = some.map(({ c }) => JSON.stringify(writeJsonColumn(alertDetailsColumn, c.details)));
+    await tx.$executeRaw`
+      UPDATE alert AS a SET "lastSeenAt" = ${now}, message = v.message, details = v.details::jsonb,
+        severity = v.severity, "objectLabel" = v.label
+      FROM unnest(${some.map((x) => x.id)}::text[], ${some.map(({ c }) => c.message)}::text[], ${details}::text[],
+        ${some.map(({ c }) => c.severity)}::text[], ${some.map(({ c }) => c.object.label)}::text[])
+        AS v(id, message, details, severity, label)
+      WHERE a.id = v.id`;
+  }
+  // What opens and what resolves is written a few statements at a time, whatever their number: a fleet whose
+  // agents all go offline at once opens thousands of alerts, and a statement each (alert, audit, delivery) would
+  // keep the round's transaction open for seconds.
+  for (const some of chunks(fresh)) {
+    const created = await tx.alert.createManyAndReturn({
+      data: some.map((c) => ({
         key: c.key,
         rule: c.rule,
         severity: c.severity,
@@ -313,33 +341,45 @@ async function reconcile(
         details: writeJsonColumn(alertDetailsColumn, c.details),
         firstSeenAt: now,
         lastSeenAt: now,
-      },
+      })),
     });
-    await recordAudit(tx, {
-      actor: SYSTEM,
-      action: "alert.open",
-      target: { type: "alert", id: alert.id, label: `${c.rule}: ${c.object.label}` },
-      after: { rule: c.rule, severity: c.severity, object: c.object, message: c.message },
-    });
-    await enqueueAlertDelivery(tx, alert, "fired");
-    opened++;
+    await recordAudits(
+      tx,
+      created.map((alert) => ({
+        actor: SYSTEM,
+        action: "alert.open",
+        target: { type: "alert", id: alert.id, label: `${alert.rule}: ${alert.objectLabel}` },
+        after: {
+          rule: alert.rule,
+          severity: alert.severity,
+          object: { type: alert.objectType, id: alert.objectId, label: alert.objectLabel },
+          message: alert.message,
+        },
+      })),
+    );
+    await enqueueAlertDeliveries(tx, created, "fired");
+    opened += created.length;
   }
   const holding = new Set(conditions.map((c) => c.key));
-  for (const a of unresolved) {
-    if (holding.has(a.key) || unjudged.has(a.key)) continue;
-    const done = await tx.alert.update({
-      where: { id: a.id },
+  const cleared = unresolved.filter((a) => !holding.has(a.key) && !unjudged.has(a.key));
+  const stateBefore = new Map(cleared.map((a) => [a.id, a.state]));
+  for (const some of chunks(cleared)) {
+    const done = await tx.alert.updateManyAndReturn({
+      where: { id: { in: some.map((a) => a.id) }, state: { in: ["open", "acknowledged"] } },
       data: { state: "resolved", resolvedAt: now, resolvedById: null },
     });
-    await recordAudit(tx, {
-      actor: SYSTEM,
-      action: "alert.resolve",
-      target: { type: "alert", id: a.id, label: `${a.rule}: ${a.objectLabel}` },
-      before: { state: a.state },
-      after: { state: "resolved", automatic: true, reason: "the condition cleared" },
-    });
-    await enqueueAlertDelivery(tx, done, "resolved");
-    resolved++;
+    await recordAudits(
+      tx,
+      done.map((a) => ({
+        actor: SYSTEM,
+        action: "alert.resolve",
+        target: { type: "alert", id: a.id, label: `${a.rule}: ${a.objectLabel}` },
+        before: { state: stateBefore.get(a.id) },
+        after: { state: "resolved", automatic: true, reason: "the condition cleared" },
+      })),
+    );
+    await enqueueAlertDeliveries(tx, done, "resolved");
+    resolved += done.length;
   }
   return { opened, resolved, holding: conditions.length - opened };
 }
