@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { LatencyHistogram } from "@/core/stats/histogram";
-import { rollupHistogramsColumn, rollupPartHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
+import { rollupHistogramsColumn, rollupPartColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
@@ -57,7 +57,7 @@ const histogram = (samplesMs: number[]) => {
 /** A deployment's histogram parts, in arrival order. */
 const partsOf = async (deploymentId: string) =>
   (await db().metricsRollupPart.findMany({ where: { deploymentId }, orderBy: { id: "asc" } })).map((p) =>
-    rollupPartHistogramsColumn.read(p.histograms),
+    rollupPartColumn.read(p.encoded),
   );
 
 const metrics = (bootId: string, deploymentId: string, completed: number, compute: string) => ({
