@@ -235,6 +235,19 @@ describe("agent report streams", () => {
     expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(2);
   });
 
+  it("a histogram that is not a compressed HdrHistogram is refused (400, naming the stage) and stores nothing", async () => {
+    const agent = await registeredAgent("streams-bad-histogram");
+    const response = await call(
+      agent.token,
+      "/metrics",
+      metrics(agent.bootId, agent.deploymentId, 3, "aGVsbG8gd29ybGQ="),
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("histograms.compute");
+    expect(await partsOf(agent.deploymentId)).toEqual([]);
+    expect(await db().metricsRollup.count({ where: { deploymentId: agent.deploymentId } })).toBe(0);
+  });
+
   it("a deployment listed twice in one metrics message adds up as two messages would, the later report live", async () => {
     const agent = await registeredAgent("streams-twice");
     const intoMinute = Date.now() % 60_000;
