@@ -15,7 +15,7 @@ import { createServer } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import pg from "pg";
 import type { DeploymentMetrics, MetricsRequest, RegisterRequest } from "@packrat/contracts/agent-protocol";
-import { LatencyHistogram } from "@packrat/core/stats/histogram";
+import { INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS, LatencyHistogram } from "@packrat/core/stats/histogram";
 import { startEmbeddedPostgres, removeCluster } from "../src/server/db/embedded-postgres";
 import { migrate } from "../src/server/db/migrator";
 import { summarize } from "./sample-stats";
@@ -282,7 +282,7 @@ function histogramSet(seed: number): DeploymentMetrics["histograms"] {
     return state / 2147483648;
   };
   const stage = (meanMs: number) => {
-    const h = LatencyHistogram.create();
+    const h = LatencyHistogram.create(INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS); // the agent's interval precision
     for (let i = 0; i < 1500; i++) h.recordMs(-Math.log(1 - random()) * meanMs);
     return h.encode();
   };

@@ -3,6 +3,7 @@ import { expect, test } from "@playwright/test";
 import { sel } from "./selectors";
 import { signIn } from "./sign-in";
 import { LatencyHistogram } from "@packrat/core/stats/histogram";
+import { rollupPartColumn } from "@packrat/contracts/deployment-columns";
 import { demoDeployment, e2ePrisma, sendTrafficAndWait } from "./live-traffic";
 import {
   PLANNER_USER,
@@ -145,7 +146,7 @@ test("measured stages: after traffic on npm start's MobileNetV2, choosing its de
     });
     const compute = LatencyHistogram.merge(
       parts.flatMap((p) => {
-        const encoded = (p.histograms as Record<string, string | undefined>).compute;
+        const encoded = rollupPartColumn.read(p.encoded).compute;
         return encoded ? [LatencyHistogram.decode(encoded)] : [];
       }),
     );

@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { StatsInputError } from "./errors";
-import { HISTOGRAM_SIGNIFICANT_DIGITS, LatencyHistogram, MAX_ENCODED_HISTOGRAM_LENGTH } from "./histogram";
+import {
+  HISTOGRAM_SIGNIFICANT_DIGITS,
+  INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS,
+  LatencyHistogram,
+  MAX_ENCODED_HISTOGRAM_LENGTH,
+} from "./histogram";
 import { Prng } from "./prng";
 
 /** Nearest-rank percentile of raw samples: the smallest value with at least p% of the samples at or below it. */
@@ -146,5 +151,46 @@ describe("LatencyHistogram (hdr-histogram-js, µs, 3 significant digits)", () =>
     expectStats(() => LatencyHistogram.decode(""), "encoded");
     expectStats(() => LatencyHistogram.decode("A".repeat(MAX_ENCODED_HISTOGRAM_LENGTH + 4)), "encoded");
     expect(h.count).toBe(0);
+  });
+});
+
+describe("LatencyHistogram at the agents' interval precision (2 significant digits)", () => {
+  const interval = (valuesMs: readonly number[]) => {
+    const h = LatencyHistogram.create(INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS);
+    for (const v of valuesMs) h.recordMs(v);
+    return h;
+  };
+  it("a percentile is never below the exact one and at most 1/128 (+1 µs) above it, also over the wire and merged", () => {
+    fc.assert(
+      fc.property(latencies, latencies, fc.constantFrom(50, 90, 99, 99.9, 100), (a, b, p) => {
+        const merged = LatencyHistogram.merge([
+          LatencyHistogram.decode(interval(a).encode()),
+          LatencyHistogram.decode(interval(b).encode()),
+        ]);
+        const got = merged.percentileMs(p);
+        const want = exactPercentile([...a, ...b], p);
+        expect(got).toBeGreaterThanOrEqual(want - 0.0005);
+        expect(got - want).toBeLessThanOrEqual(want / 128 + 0.001);
+        expect(got - want).toBeLessThan(want * 0.01 + 0.001);
+      }),
+      { numRuns: 200 },
+    );
+  });
+  it("its encoding is smaller than 3 digits' for the same samples, and decodes at its own precision", () => {
+    const random = new Prng(7);
+    const samples = Array.from({ length: 1500 }, () => random.exponential(1 / 8));
+    const coarse = interval(samples);
+    expect(coarse.encode().length).toBeLessThan(histogramOf(samples).encode().length * 0.6);
+    expect(LatencyHistogram.decode(coarse.encode()).significantDigits).toBe(INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS);
+  });
+  it("a merge is at the coarsest precision among its inputs (a fine part's samples land in the coarse buckets)", () => {
+    const fine = histogramOf([10, 10.02, 10.04]);
+    const coarse = interval([20]);
+    const merged = LatencyHistogram.merge([fine, coarse]);
+    expect(merged.significantDigits).toBe(INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS);
+    expect(merged.count).toBe(4);
+    // 10.00–10.04 ms share one 2-digit bucket (64 µs wide at 10 ms): the median is that bucket's top.
+    expect(merged.percentileMs(50)).toBe(interval([10]).percentileMs(50));
+    expect(LatencyHistogram.merge([fine]).significantDigits).toBe(HISTOGRAM_SIGNIFICANT_DIGITS);
   });
 });

@@ -1,14 +1,21 @@
 /**
  * Latency histograms shared by the agent, the profiler, the load generator and the control plane: an HdrHistogram
  * (hdr-histogram-js, pure JS) recording integer microseconds with 3 significant digits, so every percentile is
- * within 0.1% of the exact sample percentile, memory stays bounded whatever the sample count, and histograms merge
- * exactly. One serialized form travels on every wire: the base64 of HdrHistogram's compressed encoding (the
+ * within 0.1% of the exact sample percentile (the agents' metrics intervals use 2 digits: within 0.8%), memory stays
+ * bounded whatever the sample count, and histograms merge exactly. One serialized form travels on every wire: the base64 of HdrHistogram's compressed encoding (the
  * format the Java/Go/Rust ports also read).
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from "hdr-histogram-js";
 import { StatsInputError, requireFiniteNumber } from "./errors";
 
 export const HISTOGRAM_SIGNIFICANT_DIGITS = 3;
+/**
+ * The agents' metrics-interval histograms (what the dashboards, alerts and planning pages read): 2 significant
+ * digits, 128 sub-buckets an octave, so a reported percentile is at most 1/128 (0.79 %) above the exact sample's value
+ * (its bucket's highest equivalent value), and the encoding about half the size of 3 digits' (each merged interval
+ * is stored, once a metrics message).
+ */
+export const INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS = 2;
 /** A decoded histogram comes from another process; cap what one string may make us allocate. */
 export const MAX_ENCODED_HISTOGRAM_LENGTH = 1 << 20;
 const US_PER_MS = 1000;
@@ -34,13 +41,15 @@ interface HdrInternals {
   medianEquivalentValue(value: number): number;
 }
 
-function newHdr(): Histogram {
+type SignificantDigits = 1 | 2 | 3 | 4 | 5;
+
+function newHdr(significantDigits: SignificantDigits): Histogram {
   return build({
     bitBucketSize: BUCKET_SIZE,
     autoResize: true,
     lowestDiscernibleValue: 1,
     highestTrackableValue: 2,
-    numberOfSignificantValueDigits: HISTOGRAM_SIGNIFICANT_DIGITS,
+    numberOfSignificantValueDigits: significantDigits,
     useWebAssembly: false,
   });
 }
@@ -48,8 +57,9 @@ function newHdr(): Histogram {
 export class LatencyHistogram {
   private constructor(private readonly hdr: Histogram) {}
 
-  static create(): LatencyHistogram {
-    return new LatencyHistogram(newHdr());
+  /** A histogram of the given precision (3 significant digits unless said otherwise: see the constants above). */
+  static create(significantDigits: SignificantDigits = HISTOGRAM_SIGNIFICANT_DIGITS): LatencyHistogram {
+    return new LatencyHistogram(newHdr(significantDigits));
   }
 
   /** Reads the wire form written by encode(). */
@@ -76,9 +86,14 @@ export class LatencyHistogram {
     return new LatencyHistogram(hdr);
   }
 
-  /** A new histogram holding every sample of the given ones (the inputs are not changed). */
+  /**
+   * A new histogram holding every sample of the given ones (the inputs are not changed), at the coarsest precision
+   * among them: finer buckets would only spread a coarse bucket's samples over its lowest value.
+   */
   static merge(histograms: readonly LatencyHistogram[]): LatencyHistogram {
-    const merged = LatencyHistogram.create();
+    let digits = HISTOGRAM_SIGNIFICANT_DIGITS;
+    for (const h of histograms) digits = Math.min(digits, h.significantDigits);
+    const merged = LatencyHistogram.create(digits as SignificantDigits);
     for (const h of histograms) merged.add(h);
     return merged;
   }
@@ -103,6 +118,11 @@ export class LatencyHistogram {
 
   reset(): void {
     this.hdr.reset();
+  }
+
+  /** The precision it records at (decoded histograms keep the sender's). */
+  get significantDigits(): number {
+    return this.hdr.numberOfSignificantValueDigits;
   }
 
   get count(): number {

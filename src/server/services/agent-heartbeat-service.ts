@@ -14,14 +14,16 @@ import {
   type MetricsRequest,
 } from "@/contracts/agent-protocol";
 import {
+  BadPartHistogramError,
   deploymentLastReportColumn,
   generationReportColumn,
+  rollupPartColumn,
   type StageHistograms,
 } from "@/contracts/deployment-columns";
 import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
 import { db } from "@/server/db/client";
 import { pgPool } from "@/server/db/pg-pool";
-import { conflict, notFound } from "@/server/errors/domain-errors";
+import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import { log } from "@/server/log";
 import { releaseAgentJobs } from "./agent-restart-hooks";
 import { recordEstimatorProposal, withdrawSettledEstimatorProposal } from "./estimator-proposals-service";
@@ -264,7 +266,8 @@ async function applyEvents(
  * timeline merged in SQL, as mergeTimeline does: the new decisions after the newest kept, the newest
  * ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal only when "keepProposal") and the minute's
  * rollup (counters added to the minute's row, which stays small; the interval's histograms inserted as one
- * metrics_rollup_part row, never updated, so a message's WAL is about what it brings; nothing decoded). It answers, per
+ * metrics_rollup_part row in their binary encoding (rollupPartColumn, sent here as base64), never updated, so a
+ * message's WAL is about what it brings; no histogram decoded). It answers, per
  * deployment taken, whether a batching sweep or an estimator proposal could move on from it, so the follow-up work
  * runs only where it can apply; "reporting" false: the agent is unknown or decommissioned.
  */
@@ -287,7 +290,7 @@ WITH ${
 ), mine AS (
   SELECT i.* FROM jsonb_to_recordset($5::jsonb) AS i("deploymentId" text, report jsonb, timeline jsonb,
       "intervalMs" float8, "busyMs" float8, completed int, rejected int, "withinSlo" int, "rowsCompleted" int,
-      "rowsRejected" int, "queueDepth" int, histograms jsonb, "keepProposal" boolean)
+      "rowsRejected" int, "queueDepth" int, parts text[], "keepProposal" boolean)
     JOIN deployment d ON d.id = i."deploymentId" AND d."removedAt" IS NULL
     JOIN reporter r ON d."agentId" = r.id
 ), report AS (
@@ -320,9 +323,9 @@ WITH ${
     "rowsRejected" = r."rowsRejected" + excluded."rowsRejected",
     "queueDepthMax" = GREATEST(r."queueDepthMax", excluded."queueDepthMax")
 ), parts AS (
-  INSERT INTO metrics_rollup_part ("deploymentId", minute, histograms)
-  SELECT m."deploymentId", $7::timestamp, e.part FROM mine m,
-    jsonb_array_elements(m.histograms) WITH ORDINALITY AS e(part, k) ORDER BY m."deploymentId", e.k
+  INSERT INTO metrics_rollup_part ("deploymentId", minute, encoded)
+  SELECT m."deploymentId", $7::timestamp, decode(e.part, 'base64') FROM mine m,
+    unnest(m.parts) WITH ORDINALITY AS e(part, k) ORDER BY m."deploymentId", e.k
 )
 SELECT ${byToken ? `EXISTS (SELECT 1 FROM bearer) AS "tokenFound", (SELECT "agentId" FROM bearer)` : `true AS "tokenFound", $1`}
     AS "agentId", EXISTS (SELECT 1 FROM reporter) AS reporting, m."deploymentId",
@@ -342,6 +345,17 @@ interface MetricsRow {
   deploymentId: string | null;
   sweeping: boolean | null;
   proposed: boolean | null;
+}
+
+/** A part's stored bytes (rollupPartColumn), as base64 in the statement's JSON; 400 for a histogram that is not one. */
+function partBase64(histograms: StageHistograms): string {
+  try {
+    return rollupPartColumn.write(histograms).toString("base64");
+  } catch (error) {
+    if (error instanceof BadPartHistogramError)
+      throw invalidInput(error.message, { field: `deployments.histograms.${error.stage}` });
+    throw error;
+  }
 }
 
 /** The new decisions of an interval in time order, each once (mergeTimeline's part that needs no stored state). */
@@ -368,8 +382,8 @@ async function applyMetrics(
   const at = now.toISOString();
   const perReport = body.deployments.map((report) => {
     const requests = report.requests.completed + report.requests.rejected;
-    const parts: StageHistograms = {};
-    for (const [stage, encoded] of Object.entries(report.histograms)) if (encoded) parts[stage] = encoded;
+    const histograms: StageHistograms = {};
+    for (const [stage, encoded] of Object.entries(report.histograms)) if (encoded) histograms[stage] = encoded;
     return {
       deploymentId: report.deploymentId,
       report: {
@@ -392,7 +406,7 @@ async function applyMetrics(
       rowsCompleted: report.rows.completed,
       rowsRejected: report.rows.rejected,
       queueDepth: report.queueDepthRows,
-      histograms: Object.keys(parts).length > 0 ? [parts] : [],
+      parts: Object.keys(histograms).length > 0 ? [partBase64(histograms)] : [],
       // An older agent's heartbeat brings a proposal with its report: it is shown until the next interval's report.
       keepProposal: proposedNow.has(report.deploymentId),
     };
@@ -417,7 +431,7 @@ async function applyMetrics(
             rowsCompleted: seen.rowsCompleted + row.rowsCompleted,
             rowsRejected: seen.rowsRejected + row.rowsRejected,
             queueDepth: Math.max(seen.queueDepth, row.queueDepth),
-            histograms: [...seen.histograms, ...row.histograms],
+            parts: [...seen.parts, ...row.parts],
           },
     );
   }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyCnn } from "@packrat/modelzoo/tiny-models";
 import { LatencyHistogram } from "@/core/stats/histogram";
-import { rollupHistogramsColumn, rollupPartHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
+import { rollupHistogramsColumn, rollupPartColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
@@ -57,7 +57,7 @@ const histogram = (samplesMs: number[]) => {
 /** A deployment's histogram parts, in arrival order. */
 const partsOf = async (deploymentId: string) =>
   (await db().metricsRollupPart.findMany({ where: { deploymentId }, orderBy: { id: "asc" } })).map((p) =>
-    rollupPartHistogramsColumn.read(p.histograms),
+    rollupPartColumn.read(p.encoded),
   );
 
 const metrics = (bootId: string, deploymentId: string, completed: number, compute: string) => ({
@@ -233,6 +233,19 @@ describe("agent report streams", () => {
     expect(host.lastHost).toMatchObject({ cpuBusyFraction: 0.25, memoryUsedBytes: 2e9, servingProcessRestarts: 1 });
     // The crash-loop alert's restarts counter: one small row per metrics message.
     expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(2);
+  });
+
+  it("a histogram that is not a compressed HdrHistogram is refused (400, naming the stage) and stores nothing", async () => {
+    const agent = await registeredAgent("streams-bad-histogram");
+    const response = await call(
+      agent.token,
+      "/metrics",
+      metrics(agent.bootId, agent.deploymentId, 3, "aGVsbG8gd29ybGQ="),
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("histograms.compute");
+    expect(await partsOf(agent.deploymentId)).toEqual([]);
+    expect(await db().metricsRollup.count({ where: { deploymentId: agent.deploymentId } })).toBe(0);
   });
 
   it("a deployment listed twice in one metrics message adds up as two messages would, the later report live", async () => {

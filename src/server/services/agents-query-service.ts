@@ -42,11 +42,14 @@ export async function liveFigures(
   const out = new Map<string, LiveFigures>();
   for (const id of deploymentIds) {
     const rows = rollups.filter((r) => r.deploymentId === id);
-    const total = LatencyHistogram.create();
-    for (const row of rows) {
-      for (const encoded of rollupStageParts(parts.get(rollupPartsKey(row.deploymentId, row.minute)) ?? [], "total"))
-        total.add(LatencyHistogram.decode(encoded));
-    }
+    // Merged at the parts' own precision: a finer target would report a coarse bucket's lowest value.
+    const total = LatencyHistogram.merge(
+      rows.flatMap((row) =>
+        rollupStageParts(parts.get(rollupPartsKey(row.deploymentId, row.minute)) ?? [], "total").map((encoded) =>
+          LatencyHistogram.decode(encoded),
+        ),
+      ),
+    );
     const intervalMs = rows.reduce((s, r) => s + r.intervalMs, 0);
     const requests = rows.reduce((s, r) => s + r.requestsCompleted, 0);
     const rejected = rows.reduce((s, r) => s + r.requestsRejected, 0);

@@ -19,7 +19,7 @@ import { env } from "@/server/env";
 import { enqueueAlertDeliveries } from "./alert-webhook-service";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
 import { alertDetailsColumn } from "@/contracts/alert-columns";
-import { deploymentLastReportColumn } from "@/contracts/deployment-columns";
+import { deploymentLastReportColumn, rollupPartColumn } from "@/contracts/deployment-columns";
 
 type Tx = Prisma.TransactionClient;
 /** pg_try_advisory_xact_lock key of the evaluator ("alerts" as ASCII). */
@@ -73,7 +73,9 @@ function forgetComputeBefore(since: Date): void {
   for (const minute of computeMeans.keys()) if (minute < since.getTime() - 60_000) computeMeans.delete(minute);
 }
 
-type PartRow = { id: string; deploymentId: string; minute: Date; compute: string | null };
+type PartRow = { id: string; deploymentId: string; minute: Date; encoded: Uint8Array };
+/** A part's compute histogram (wire encoding), if it has one. */
+const computeOf = (row: PartRow) => rollupPartColumn.read(row.encoded, "compute").compute ?? null;
 /** A part's key: its id within its deployment (ids alone could repeat across databases a process has used). */
 const partKey = (deploymentId: string, id: string) => `${deploymentId}|${id}`;
 
@@ -88,10 +90,10 @@ async function learnComputeParts(prisma: PrismaClient, since: Date): Promise<voi
   let slice = performance.now();
   for (;;) {
     const rows = await prisma.$queryRaw<PartRow[]>`
-      SELECT id::text AS id, "deploymentId", minute, histograms->>'compute' AS compute FROM metrics_rollup_part
+      SELECT id::text AS id, "deploymentId", minute, encoded FROM metrics_rollup_part
       WHERE id > ${learntUpTo}::bigint AND minute >= ${since} ORDER BY id LIMIT ${LEARN_PAGE}`;
     for (const row of rows) {
-      learn(row.minute.getTime(), partKey(row.deploymentId, row.id), row.compute);
+      learn(row.minute.getTime(), partKey(row.deploymentId, row.id), computeOf(row));
       if (performance.now() - slice < DECODE_SLICE_MS) continue;
       await new Promise((resolve) => setImmediate(resolve));
       slice = performance.now();
@@ -112,9 +114,9 @@ async function missingComputeParts(
   );
   if (missing.length === 0) return;
   const rows = await tx.$queryRaw<PartRow[]>`
-    SELECT id::text AS id, "deploymentId", minute, histograms->>'compute' AS compute FROM metrics_rollup_part
+    SELECT id::text AS id, "deploymentId", minute, encoded FROM metrics_rollup_part
     WHERE id = ANY(${missing}::bigint[]) AND minute >= ${since}`;
-  for (const row of rows) learn(row.minute.getTime(), partKey(row.deploymentId, row.id), row.compute);
+  for (const row of rows) learn(row.minute.getTime(), partKey(row.deploymentId, row.id), computeOf(row));
 }
 
 /** Everything the rules read, at `now`. */

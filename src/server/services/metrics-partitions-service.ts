@@ -106,7 +106,10 @@ export async function maintainMetricsPartitions(
           const to = literal(partition.toMs);
           // Standalone first, then attached: PARTITION OF would refuse while DEFAULT holds rows of that day.
           // ATTACH adds the parent's primary key, index and foreign key to it.
-          await tx.$executeRawUnsafe(`CREATE TABLE ${name} (LIKE ${quote(table)} INCLUDING DEFAULTS)`);
+          // INCLUDING STORAGE: a part's histograms stay in its row (STORAGE MAIN), as in the parent's partitions.
+          await tx.$executeRawUnsafe(
+            `CREATE TABLE ${name} (LIKE ${quote(table)} INCLUDING DEFAULTS INCLUDING STORAGE)`,
+          );
           rowsMoved += await tx.$executeRawUnsafe(
             `WITH moved AS (DELETE FROM ${quote(defaultPartition)} WHERE "minute" >= ${from} AND "minute" < ${to} RETURNING *)
              INSERT INTO ${name} (${columns}) SELECT ${columns} FROM moved`,

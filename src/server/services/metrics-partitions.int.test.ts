@@ -8,7 +8,9 @@ import { join, resolve } from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { rollupPartColumn } from "@/contracts/deployment-columns";
 import { DAY_MS, dayPartitionName } from "@/core/retention/partition-plan";
+import { LatencyHistogram } from "@/core/stats/histogram";
 import { PrismaClient } from "@/generated/prisma/client";
 import { migrate } from "@/server/db/migrator";
 import { createDatabase } from "../../../test/find-postgres";
@@ -105,13 +107,18 @@ describe("maintainMetricsPartitions", () => {
         data: { deploymentId, minute: new Date(D + offsetDays * DAY_MS + 3_600_000), requestsCompleted: completed },
       });
       await prisma.metricsRollupPart.create({
-        data: { deploymentId, minute: new Date(D + offsetDays * DAY_MS + 3_600_000), histograms: { compute: "h" } },
+        data: { deploymentId, minute: new Date(D + offsetDays * DAY_MS + 3_600_000), encoded: Buffer.of(1) },
       });
     }
     expect(new Set((await rowsByPartition()).map((r) => r.part))).toEqual(new Set(["metrics_rollup_default"]));
     expect(new Set((await partsByPartition()).map((r) => r.part))).toEqual(new Set(["metrics_rollup_part_default"]));
 
     const result = await maintainMetricsPartitions(30, now0, prisma);
+    // The days it creates keep a part's histograms in the row (STORAGE MAIN), as the parent's partitions do.
+    expect(
+      await prisma.$queryRaw`SELECT DISTINCT a.attstorage::text AS storage FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname LIKE 'metrics_rollup_part%' AND a.attname IN ('encoded', 'deploymentId')`,
+    ).toEqual([{ storage: "m" }]);
     // Both tables alike: the same days created, each table's rows moved and expired.
     expect(result).toEqual({
       created: [dayName(0), dayName(1), dayName(2), partDayName(0), partDayName(1), partDayName(2)],
@@ -245,7 +252,7 @@ describe("the metrics path on the partitioned table", () => {
   it("removes a deployment's rows from every partition, DEFAULT included, when the deployment goes", async () => {
     await prisma.metricsRollup.create({ data: { deploymentId, minute: at("2040-01-01T00:00:00Z") } }); // DEFAULT
     await prisma.metricsRollupPart.create({
-      data: { deploymentId, minute: at("2040-01-01T00:00:00Z"), histograms: {} },
+      data: { deploymentId, minute: at("2040-01-01T00:00:00Z"), encoded: Buffer.of(1) },
     });
     expect(new Set((await partsByPartition()).map((r) => r.part))).toContain("metrics_rollup_part_default");
     const parts = new Set((await rowsByPartition()).map((r) => r.part));
@@ -272,8 +279,19 @@ describe("the migration to a partitioned table", () => {
       await migrate(database.url, before);
       const { deploymentId: id } = await insertDeployment(client);
       const minutes = ["2026-11-01T00:00:00Z", "2026-11-01T23:59:59.999Z", "2026-11-02T00:00:00Z"];
-      // The histograms as rows held them over time: one merged object, an empty one, an array of parts.
-      const histograms = ['{"compute":"h"}', "{}", '[{"compute":"a"},{"compute":"b"}]'];
+      // The histograms as rows held them over time: one merged object, an empty one, an array of parts (base64 of
+      // compressed HdrHistograms; a value that is not base64 never decoded and is left out).
+      const encoded = (ms: number) => {
+        const h = LatencyHistogram.create();
+        h.recordMs(ms, 3);
+        return h.encode();
+      };
+      const [h, a, b] = [encoded(1), encoded(2), encoded(3)];
+      const histograms = [
+        JSON.stringify({ compute: h, total: h }),
+        "{}",
+        JSON.stringify([{ compute: a, serialize: "not base64!" }, { compute: b }]),
+      ];
       for (const [i, minute] of minutes.entries()) {
         await client.$executeRaw`INSERT INTO metrics_rollup ("deploymentId", minute, "requestsCompleted", "busyMs", histograms)
           VALUES (${id}, ${new Date(minute)}, ${i + 1}, ${10 * i}, ${histograms[i]}::jsonb)`;
@@ -281,6 +299,7 @@ describe("the migration to a partitioned table", () => {
       expect(await migrate(database.url, all)).toEqual([
         "20261204190000_partition_metrics_rollup",
         "20261206220000_metrics_rollup_parts",
+        "20261207150000_rollup_part_binary",
       ]);
       expect(await partitions(client)).toEqual([
         "metrics_rollup_default",
@@ -295,20 +314,25 @@ describe("the migration to a partitioned table", () => {
         { part: "metrics_rollup_p20261101", minute: new Date(minutes[1]!), completed: 2, busy: 10 },
         { part: "metrics_rollup_p20261102", minute: new Date(minutes[2]!), completed: 3, busy: 20 },
       ]);
-      // The parts moved into metrics_rollup_part, in order, into the same days; the counters' rows keep none.
+      // The parts moved into metrics_rollup_part, in order, into the same days, their histograms then as bytes (the
+      // same wire encodings read back); the counters' rows keep none.
       expect(await partitions(client, P)).toEqual([
         "metrics_rollup_part_default",
         "metrics_rollup_part_p20261101",
         "metrics_rollup_part_p20261102",
       ]);
-      expect(
-        await client.$queryRaw`SELECT tableoid::regclass::text AS part, minute, histograms FROM metrics_rollup_part
-          ORDER BY id`,
-      ).toEqual([
-        { part: "metrics_rollup_part_p20261101", minute: new Date(minutes[0]!), histograms: { compute: "h" } },
-        { part: "metrics_rollup_part_p20261102", minute: new Date(minutes[2]!), histograms: { compute: "a" } },
-        { part: "metrics_rollup_part_p20261102", minute: new Date(minutes[2]!), histograms: { compute: "b" } },
+      const moved = await client.$queryRaw<Array<{ part: string; minute: Date; encoded: Uint8Array }>>`
+        SELECT tableoid::regclass::text AS part, minute, encoded FROM metrics_rollup_part ORDER BY id`;
+      expect(moved.map((r) => ({ ...r, encoded: rollupPartColumn.read(r.encoded) }))).toEqual([
+        { part: "metrics_rollup_part_p20261101", minute: new Date(minutes[0]!), encoded: { compute: h, total: h } },
+        { part: "metrics_rollup_part_p20261102", minute: new Date(minutes[2]!), encoded: { compute: a } },
+        { part: "metrics_rollup_part_p20261102", minute: new Date(minutes[2]!), encoded: { compute: b } },
       ]);
+      // Stored in the row (no TOAST), in every partition.
+      expect(
+        await client.$queryRaw`SELECT DISTINCT a.attstorage::text AS storage FROM pg_attribute a
+          JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname LIKE 'metrics_rollup_part%' AND a.attname IN ('encoded', 'deploymentId')`,
+      ).toEqual([{ storage: "m" }]);
       expect(await client.metricsRollup.count({ where: { histograms: { equals: {} } } })).toBe(3);
       expect(
         await client.$queryRaw`SELECT relkind::text AS kind FROM pg_class WHERE relname = 'metrics_rollup'`,

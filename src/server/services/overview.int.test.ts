@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LatencyHistogram } from "@/core/stats/histogram";
+import { rollupPartColumn } from "@/contracts/deployment-columns";
 import { roles, type Role } from "@/core/security/roles";
 import { db } from "@/server/db/client";
 import { deploymentTimeline } from "./agents-query-service";
@@ -58,7 +59,7 @@ beforeAll(async () => {
   histogram.recordMs(40, 10);
   // The minute's histograms: its parts (one here), beside its counters.
   await prisma.metricsRollupPart.create({
-    data: { deploymentId: serving, minute: minute(2), histograms: { total: histogram.encode() } },
+    data: { deploymentId: serving, minute: minute(2), encoded: rollupPartColumn.write({ total: histogram.encode() }) },
   });
   await prisma.metricsRollup.createMany({
     data: [
@@ -221,9 +222,9 @@ describe("the Overview", () => {
     const parts = [part([2, 4]), part([30]), part([8, 8, 8])];
     await db().metricsRollupPart.createMany({
       data: [
-        { deploymentId: serving, minute: minute(1), histograms: { compute: parts[0]!.encode() } },
-        { deploymentId: serving, minute: minute(1), histograms: { compute: parts[1]!.encode() } },
-        { deploymentId: serving, minute: minute(2), histograms: { compute: parts[2]!.encode() } },
+        { deploymentId: serving, minute: minute(1), encoded: rollupPartColumn.write({ compute: parts[0]!.encode() }) },
+        { deploymentId: serving, minute: minute(1), encoded: rollupPartColumn.write({ compute: parts[1]!.encode() }) },
+        { deploymentId: serving, minute: minute(2), encoded: rollupPartColumn.write({ compute: parts[2]!.encode() }) },
       ],
     });
     const snapshot = await db().$transaction((tx) => alertSnapshot(tx, now, 10 * 60_000));

@@ -11,7 +11,7 @@ import type { PrismaClient } from "@/generated/prisma/client";
 import { resetEnvForTests } from "@/server/env";
 import { insertTestUser } from "@/server/auth/test-support";
 import { LatencyHistogram } from "@/core/stats/histogram";
-import { rollupPartHistogramsColumn, rollupStageParts } from "@/contracts/deployment-columns";
+import { rollupPartColumn, rollupStageParts } from "@/contracts/deployment-columns";
 import { buildTinyCnn } from "@/modelzoo/tiny-models";
 import {
   agentApiRoutes,
@@ -71,9 +71,7 @@ const rollupsOf = (prisma: Pick<PrismaClient, "metricsRollup"> = db()) =>
   prisma.metricsRollup.findMany({ where: { deploymentId } });
 /** The minutes' histograms, one part per metrics message. */
 const partsOf = async (prisma: Pick<PrismaClient, "metricsRollupPart"> = db()) =>
-  (await prisma.metricsRollupPart.findMany({ where: { deploymentId } })).map((p) =>
-    rollupPartHistogramsColumn.read(p.histograms),
-  );
+  (await prisma.metricsRollupPart.findMany({ where: { deploymentId } })).map((p) => rollupPartColumn.read(p.encoded));
 // The agent keeps heartbeating (every 300 ms, adding its interval to the current minute's rollup even without
 // traffic), so the test's own reading of the rollups and the service's must come from one snapshot.
 const inOneSnapshot = <T>(read: (prisma: PrismaClient) => Promise<T>): Promise<T> =>
