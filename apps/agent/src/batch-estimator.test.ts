@@ -25,7 +25,6 @@ describe("BatchEstimator (the agent's runner of the core estimator)", () => {
           formationMsMean: 0,
           queueDelayMsMean: 2,
           computeMs: 1,
-          busyMs: 1,
           ok: true,
         }),
       10,

@@ -1,13 +1,9 @@
 // Packrat §3.5: per model, aggregate requests into a batch of up to B rows (or until the oldest has waited the
 // batch timeout), split it across the instances by their b (largest first), and give each request its own rows.
 // One batch runs at a time on the instance set: a batch's latency is its slowest instance's (the optimizer's
-// makespan), so the next batch forms while this one runs. Where every instance takes one row (b = 1) there is
-// nothing to form: a full batch is handed to the instances while the one before runs (each instance holds the next
-// row in its second slot and goes on to it without waiting for the event loop), and a partial one goes at once to
-// instances with nothing to do; at most PIPELINE_DEPTH batches are in flight. Each tensor is concatenated and split
-// along its own batch axis (state shaped [layers, batch, hidden] along axis 1). A model that cannot be batched (some
-// tensor has no batch axis) is served request by request: up to one request per instance at a time, none
-// concatenated.
+// makespan), so the next batch forms while this one runs. Each tensor is concatenated and split along its own
+// batch axis (state shaped [layers, batch, hidden] along axis 1). A model that cannot be batched (some tensor has
+// no batch axis) is served request by request: up to one request per instance at a time, none concatenated.
 import { screenDeadline } from "@packrat/core/planning/admission";
 import { concatRows, sliceRows } from "./tensor-rows";
 import type { WireTensor } from "./tensor-types";
@@ -49,11 +45,6 @@ export interface BatchRecord {
   formationMsMean: number;
   queueDelayMsMean: number;
   computeMs: number;
-  /**
-   * What this batch added to the instance set's busy time: its compute less what other batches' computes already
-   * covered (batches on different b = 1 instances may run at once; the busy time is their union).
-   */
-  busyMs: number;
   ok: boolean;
   /** The model version of the instances that ran it (absent when it failed before any ran). */
   version?: string;
@@ -96,14 +87,6 @@ export interface DispatcherOptions {
 }
 
 const RECENT_BATCHES = 20;
-/** Batches in flight at most: one running and one handed over behind it (an instance's slots). */
-export const PIPELINE_DEPTH = 2;
-
-/** A batch in flight: when it was handed over, and when it ended (set once it has). */
-interface Flight {
-  dispatchedAt: number;
-  endedAt?: number;
-}
 
 /** The inputs of rows [start, start + count) of a batch. */
 type Slice = (start: number, count: number) => WireTensor[];
@@ -111,13 +94,9 @@ type Slice = (start: number, count: number) => WireTensor[];
 export class Dispatcher {
   private queue: Queued[] = [];
   private queuedRows = 0;
-  /** Batches in flight, oldest first. */
-  private flights: Flight[] = [];
+  private executing = false;
+  private executingSince = 0;
   private lastBatchEndedAt = 0;
-  /** Slices each instance holds from this dispatcher now. */
-  private held = new Map<DispatchTarget, number>();
-  /** Recent batches' compute intervals, merged and in order: what a batch ending now may overlap. */
-  private busySpans: Array<[number, number]> = [];
   private timer?: NodeJS.Timeout;
   private recentBatchMs: number[] = [];
   private idleWaiters: Array<() => void> = [];
@@ -133,7 +112,7 @@ export class Dispatcher {
     return this.queue.length;
   }
   get busy(): boolean {
-    return this.flights.length > 0;
+    return this.executing;
   }
 
   reconfigure(batchSize: number, batchTimeoutMs: number, layout?: BatchLayout): void {
@@ -148,10 +127,8 @@ export class Dispatcher {
     }
     if (deadlineMs === undefined || this.recentBatchMs.length === 0) return;
     const bound = Math.max(...this.recentBatchMs);
-    // The oldest batch in flight has run for a while; one handed over behind it has its whole bound ahead.
-    const oldest = this.flights[0];
-    const residual = oldest ? [Math.max(0, bound - (performance.now() - oldest.dispatchedAt))] : [];
-    const batchesAhead = Math.ceil(this.queuedRows / this.options.batchSize) + Math.max(0, this.flights.length - 1);
+    const residual = this.executing ? [Math.max(0, bound - (performance.now() - this.executingSince))] : [];
+    const batchesAhead = Math.ceil(this.queuedRows / this.options.batchSize);
     const decision = screenDeadline({
       endToEndAllowanceMs: deadlineMs,
       elapsedMs,
@@ -228,7 +205,7 @@ export class Dispatcher {
     // The fast path: nothing queued or running, and nothing to wait for (it fills the batch, or there is no batch
     // timeout): straight to the instances, no queue and no timer.
     if (
-      this.flights.length === 0 &&
+      !this.executing &&
       this.queue.length === 0 &&
       (rows >= this.options.batchSize || this.options.batchTimeoutMs <= 0 || this.flushing)
     ) {
@@ -268,27 +245,8 @@ export class Dispatcher {
     return { group, rows };
   }
 
-  /**
-   * Whether a batch may be handed over while others run: every ready instance takes one row (so a batch is no
-   * fuller for waiting) and fewer than PIPELINE_DEPTH are in flight.
-   */
-  private pipelining(): boolean {
-    if (this.flights.length >= PIPELINE_DEPTH) return false;
-    const ready = this.options.instances().filter((i) => i.state === "ready");
-    return ready.length > 0 && ready.every((i) => i.spec.batch === 1);
-  }
-
-  /** Ready instances holding nothing from this dispatcher. */
-  private idleInstances(): number {
-    let idle = 0;
-    for (const i of this.options.instances()) if (i.state === "ready" && !this.held.get(i)) idle++;
-    return idle;
-  }
-
   private pump(): void {
-    if (this.queue.length === 0) return;
-    const behind = this.flights.length > 0;
-    if (behind && !this.pipelining()) return;
+    if (this.executing || this.queue.length === 0) return;
     const { group, rows } = this.nextGroup();
     const now = performance.now();
     const full = rows >= this.options.batchSize;
@@ -298,8 +256,6 @@ export class Dispatcher {
       this.timer = setTimeout(() => this.pump(), this.options.batchTimeoutMs - waited);
       return;
     }
-    // Behind a running batch, a partial one goes only where it starts at once (a full one waits in the slots).
-    if (behind && !full && rows > this.idleInstances()) return;
     clearTimeout(this.timer);
     const members = new Set(group);
     this.queue = this.queue.filter((q) => !members.has(q));
@@ -309,30 +265,13 @@ export class Dispatcher {
       now,
       full ? group[group.length - 1]!.enqueuedAt : group[0]!.enqueuedAt + this.options.batchTimeoutMs,
     );
-    void this.execute(group, rows, eligibleAt, !full, behind && full ? [...this.flights] : []);
-    // Another may go behind this one.
-    if (this.queue.length > 0 && this.pipelining()) this.pump();
+    void this.execute(group, rows, eligibleAt, !full);
   }
 
-  /**
-   * Runs a batch. `after`: the batches in flight it was handed over behind (it starts on their instances once they
-   * end), so its compute is timed from the last of their ends, and the wait before it is busy wait.
-   */
-  private async execute(
-    group: Queued[],
-    rows: number,
-    eligibleAt: number,
-    timedOut: boolean,
-    after: readonly Flight[] = [],
-  ): Promise<void> {
+  private async execute(group: Queued[], rows: number, eligibleAt: number, timedOut: boolean): Promise<void> {
+    this.executing = true;
     const dispatchedAt = performance.now();
-    const flight: Flight = { dispatchedAt };
-    this.flights.push(flight);
-    let startedAt = dispatchedAt;
-    const started = () => {
-      for (const f of after) if (f.endedAt !== undefined) startedAt = Math.max(startedAt, f.endedAt);
-      return startedAt;
-    };
+    this.executingSince = dispatchedAt;
     let ok = true;
     let batchVersion: string | undefined;
     try {
@@ -348,17 +287,18 @@ export class Dispatcher {
           )
         : await this.runBatched(group, rows, fault, alone);
       batchVersion = version;
-      const startAt = started();
-      const computeMs = performance.now() - startAt;
+      const computeMs = performance.now() - dispatchedAt;
       this.recentBatchMs.push(computeMs);
       if (this.recentBatchMs.length > RECENT_BATCHES) this.recentBatchMs.shift();
       group.forEach((request, index) => {
         // Busy wait: only while the previous batch still held the instances after this one was eligible; any
         // other delay between enqueue and dispatch (filling, the timer) is formation.
-        const freeAt = after.length > 0 ? startAt : Math.min(dispatchedAt, this.lastBatchEndedAt);
-        const busyWaitMs = Math.max(0, freeAt - Math.max(eligibleAt, request.enqueuedAt));
+        const busyWaitMs = Math.max(
+          0,
+          Math.min(dispatchedAt, this.lastBatchEndedAt) - Math.max(eligibleAt, request.enqueuedAt),
+        );
         const timing: RequestTiming = {
-          formationMs: startAt - request.enqueuedAt - busyWaitMs,
+          formationMs: dispatchedAt - request.enqueuedAt - busyWaitMs,
           busyWaitMs,
           computeMs,
           ...(runMs !== undefined ? { runMs } : {}),
@@ -371,13 +311,10 @@ export class Dispatcher {
       const failure = error instanceof DispatchError ? error : new DispatchError(503, (error as Error).message, 1);
       for (const request of group) request.reject(failure);
     } finally {
-      const endedAt = performance.now();
-      const startAt = started();
-      flight.endedAt = endedAt;
-      this.flights.splice(this.flights.indexOf(flight), 1);
-      this.lastBatchEndedAt = endedAt;
+      this.executing = false;
+      this.lastBatchEndedAt = performance.now();
       const formation = group.map((q) => Math.max(0, eligibleAt - q.enqueuedAt));
-      const delay = group.map((q) => startAt - q.enqueuedAt);
+      const delay = group.map((q) => dispatchedAt - q.enqueuedAt);
       this.options.onBatch?.({
         rows,
         requests: group.length,
@@ -385,12 +322,11 @@ export class Dispatcher {
         ok,
         formationMsMean: formation.reduce((a, b) => a + b, 0) / group.length,
         queueDelayMsMean: delay.reduce((a, b) => a + b, 0) / group.length,
-        computeMs: endedAt - startAt,
-        busyMs: this.addBusy(startAt, endedAt),
+        computeMs: performance.now() - dispatchedAt,
         ...(batchVersion !== undefined ? { version: batchVersion } : {}),
       });
       this.pump();
-      if (this.flights.length === 0 && this.queue.length === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      if (!this.executing && this.queue.length === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
@@ -398,11 +334,7 @@ export class Dispatcher {
     const ready = this.options
       .instances()
       .filter((i) => i.state === "ready")
-      // Those holding least first: a batch handed over behind another starts where an instance is free.
-      .sort(
-        (a, b) =>
-          (this.held.get(a) ?? 0) - (this.held.get(b) ?? 0) || b.spec.batch - a.spec.batch || a.spec.id - b.spec.id,
-      );
+      .sort((a, b) => b.spec.batch - a.spec.batch || a.spec.id - b.spec.id);
     if (ready.length === 0) throw new DispatchError(503, "no instance is ready", 1);
     return ready;
   }
@@ -496,7 +428,7 @@ export class Dispatcher {
         ready.slice(0, requests.length - start).map((instance, k) => {
           const index = start + k;
           const single = alone && requests.length === 1;
-          return this.runOn(instance, requests[index]!, index === 0 ? fault : undefined, single).then((r) => {
+          return instance.run(requests[index]!, index === 0 ? fault : undefined, single).then((r) => {
             perRequest[index] = r.outputs;
             runMs = Math.max(runMs, r.computeMs);
           });
@@ -546,7 +478,7 @@ export class Dispatcher {
         wave.map(({ instance, start, count }) => {
           const injected: "throw" | undefined = fault && !faultSent ? fault : undefined;
           faultSent ||= !!injected;
-          return this.runOn(instance, slice(start, count), injected, single).then((r) => {
+          return instance.run(slice(start, count), injected, single).then((r) => {
             pieces.push({ start, count, outputs: r.outputs });
             runMs = Math.max(runMs, r.computeMs);
           });
@@ -557,55 +489,9 @@ export class Dispatcher {
     return { pieces, version: ready[0]!.spec.version, runMs };
   }
 
-  /**
-   * Adds [start, end] to the busy union and returns the time it added. Batches end in time order, so a span ending
-   * before the oldest batch in flight was handed over can no longer be overlapped and is forgotten.
-   */
-  private addBusy(start: number, end: number): number {
-    let covered = 0;
-    let from = start;
-    let to = end;
-    const kept: Array<[number, number]> = [];
-    for (const [a, b] of this.busySpans) {
-      if (b < start || a > end) kept.push([a, b]);
-      else {
-        covered += Math.min(b, end) - Math.max(a, start);
-        from = Math.min(from, a);
-        to = Math.max(to, b);
-      }
-    }
-    kept.push([from, to]);
-    const horizon = this.flights[0]?.dispatchedAt ?? end;
-    this.busySpans = kept.filter(([, b]) => b >= horizon).sort((x, y) => x[0] - y[0]);
-    return Math.max(0, end - start - covered);
-  }
-
-  /** A slice on an instance, counted while it holds it. */
-  private runOn(
-    instance: DispatchTarget,
-    inputs: WireTensor[],
-    fault: "throw" | undefined,
-    alone: boolean,
-  ): Promise<{ outputs: WireTensor[]; computeMs: number }> {
-    this.held.set(instance, (this.held.get(instance) ?? 0) + 1);
-    const release = () => {
-      const n = (this.held.get(instance) ?? 1) - 1;
-      if (n > 0) this.held.set(instance, n);
-      else this.held.delete(instance);
-    };
-    let running: Promise<{ outputs: WireTensor[]; computeMs: number }>;
-    try {
-      running = instance.run(inputs, fault, alone);
-    } catch (error) {
-      release();
-      throw error;
-    }
-    return running.finally(release);
-  }
-
   /** Resolves when nothing is queued or running, or rejects what is left after `timeoutMs`. */
   async drain(timeoutMs: number): Promise<void> {
-    if (this.flights.length === 0 && this.queue.length === 0) return;
+    if (!this.executing && this.queue.length === 0) return;
     this.flushing = true;
     this.pump();
     await Promise.race([

@@ -1,8 +1,7 @@
 // One serving instance: a worker thread holding one ONNX Runtime session with t intra-op threads. It pins its own
 // thread to its first core and ORT's t−1 pool threads to the rest (session.intra_op_thread_affinities), so the
 // instance never leaves its cores. Requests arrive and results leave through the slab hand-off (slab-hand-off.ts):
-// its slots taken in turn, the thread sleeps in Atomics.wait only when the next slot holds no request yet, and no
-// message is posted per request.
+// the thread sleeps in Atomics.wait between requests, and no message is posted per request.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
@@ -16,7 +15,6 @@ import {
   grownSlabBytes,
   handOver,
   readTensors,
-  SLOTS,
   setComputeMs,
   setFlags,
   slabBytes,
@@ -36,9 +34,9 @@ export interface InstanceWorkerData {
   warmupIterations: number;
   allowSpinning: boolean;
   faultInjection: boolean;
-  /** Each slot's control block (slab-hand-off.ts) and first input slab. */
-  controls: SharedArrayBuffer[];
-  inputSlabs: SharedArrayBuffer[];
+  /** The hand-off's control block (slab-hand-off.ts) and the first input slab. */
+  control: SharedArrayBuffer;
+  inputSlab: SharedArrayBuffer;
   /** Replacement slabs, both ways, read synchronously beside the hand-off. */
   slabPort: MessagePort;
 }
@@ -62,7 +60,7 @@ export type WorkerMessage =
       warmupMs: number;
       inputNames: string[];
       outputNames: string[];
-      outputSlabs: SharedArrayBuffer[];
+      outputSlab: SharedArrayBuffer;
     }
   | { kind: "init-error"; message: string };
 
@@ -132,10 +130,7 @@ async function main(): Promise<void> {
     );
   }
   // Sized for the warm-up's outputs (the plan's batch), grown when a batch needs more.
-  const outputSlabs = Array.from(
-    { length: SLOTS },
-    () => new SharedArrayBuffer(grownSlabBytes(0, warmOutputBytes + 8 * session.outputNames.length)),
-  );
+  const outputSlab = new SharedArrayBuffer(grownSlabBytes(0, warmOutputBytes + 8 * session.outputNames.length));
   port.postMessage({
     kind: "ready",
     tid,
@@ -144,27 +139,23 @@ async function main(): Promise<void> {
     warmupMs: performance.now() - warmStart,
     inputNames: [...session.inputNames],
     outputNames: [...session.outputNames],
-    outputSlabs,
+    outputSlab,
   } satisfies WorkerMessage);
 
-  void serve(session, outputSlabs);
+  void serve(session, outputSlab);
 }
 
-/**
- * One request at a time, the slots in turn: wait until the dispatcher's side hands one over in the next slot (no
- * sleep when it already has), run it, hand the result back.
- */
-async function serve(session: ort.InferenceSession, firstOutputSlabs: SharedArrayBuffer[]): Promise<void> {
-  const controls = data.controls.map((buffer) => new Int32Array(buffer));
-  const inputSlabs = [...data.inputSlabs];
-  const outputSlabs = [...firstOutputSlabs];
+/** One request at a time: sleep until the dispatcher's side hands one over, run it, hand the result back. */
+async function serve(session: ort.InferenceSession, firstOutputSlab: SharedArrayBuffer): Promise<void> {
+  const control = new Int32Array(data.control);
+  let inputSlab = data.inputSlab;
+  let outputSlab = firstOutputSlab;
   const inputNames = session.inputNames;
   const outputNames = session.outputNames;
-  for (let slot = 0; ; slot = (slot + 1) % SLOTS) {
-    const control = controls[slot]!;
+  for (;;) {
     waitForRequest(control);
     const flags = flagsOf(control);
-    if (flags & FLAG_NEW_SLAB) inputSlabs[slot] = (receiveMessageOnPort(data.slabPort)!.message as SlabMessage).slab;
+    if (flags & FLAG_NEW_SLAB) inputSlab = (receiveMessageOnPort(data.slabPort)!.message as SlabMessage).slab;
     if (flags & FLAG_FAULT && data.faultInjection) {
       // A JavaScript error outside any handler: the thread dies like a real bug would kill it.
       setImmediate(() => {
@@ -177,7 +168,7 @@ async function serve(session: ort.InferenceSession, firstOutputSlabs: SharedArra
       const feeds: Record<string, ort.Tensor> = {};
       const moved =
         flags & FLAG_MOVED ? (receiveMessageOnPort(data.slabPort)!.message as MovedMessage).buffers : undefined;
-      for (const t of readTensors(control, moved ?? inputSlabs[slot]!)) {
+      for (const t of readTensors(control, moved ?? inputSlab)) {
         const name = inputNames[t.index];
         if (name === undefined) throw new Error(`the model has no input ${t.index}`);
         const info = DATATYPES[t.datatype];
@@ -195,9 +186,8 @@ async function serve(session: ort.InferenceSession, firstOutputSlabs: SharedArra
       const computeMs = performance.now() - t0;
       const outputs = outputNames.map((name, index) => outputOf(index, name, results[name]!));
       const needed = slabBytes(outputs);
-      let outputSlab = outputSlabs[slot]!;
       if (needed > outputSlab.byteLength) {
-        outputSlabs[slot] = outputSlab = new SharedArrayBuffer(grownSlabBytes(outputSlab.byteLength, needed));
+        outputSlab = new SharedArrayBuffer(grownSlabBytes(outputSlab.byteLength, needed));
         data.slabPort.postMessage({ slab: outputSlab } satisfies SlabMessage);
         answerFlags = FLAG_NEW_SLAB;
       }

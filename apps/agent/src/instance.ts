@@ -1,7 +1,5 @@
 // The dispatcher's handle on one instance thread: start it, run a slice of a batch on it, notice when it dies.
-// Slices go over the slab hand-off (slab-hand-off.ts): up to SLOTS at once (one running, the next written while it
-// runs), the rest queued here; answers are read in the order the slices were sent. A dead thread fails only what
-// it holds.
+// Slices go over the slab hand-off (slab-hand-off.ts), one at a time; a dead thread fails only what it holds.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { InstanceWorkerData, MovedMessage, SlabMessage, WorkerMessage } from "./instance-worker";
 import {
@@ -15,15 +13,15 @@ import {
   FLAG_NEW_SLAB,
   flagsOf,
   grownSlabBytes,
+  handOver,
   headsUp,
   IDLE,
   lateWaitPlan,
   MOVE_BYTES,
-  postRequest,
   readTensors,
+  REQUEST,
   setFlags,
   slabBytes,
-  SLOTS,
   SpinGate,
   STATE,
   syncWaitBoundMs,
@@ -46,7 +44,7 @@ export class InstanceCrashedError extends Error {
   }
 }
 
-export interface InstanceSpec extends Omit<InstanceWorkerData, "threads" | "controls" | "inputSlabs" | "slabPort"> {
+export interface InstanceSpec extends Omit<InstanceWorkerData, "threads" | "control" | "inputSlab" | "slabPort"> {
   id: number;
   threads: number;
   batch: number;
@@ -71,26 +69,15 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-/** One slot of the hand-off: its control block, its slabs, and the slice it holds. */
-interface Slot {
-  control: Int32Array;
-  inputSlab: SharedArrayBuffer;
-  outputSlab?: SharedArrayBuffer;
-  pending?: Pending;
-}
-
 export class Instance {
   private worker?: Worker;
-  /** The slots, written in turn (`sendAt`) and read back in the same turn (`readAt`); `held` hold a slice. */
-  private slots: Slot[];
-  private sendAt = 0;
-  private readAt = 0;
-  private held = 0;
-  /** Slices waiting for a free slot. */
+  /** The slice on the instance thread now, and those waiting for it (the dispatcher sends one at a time). */
+  private current?: Pending;
   private waiting: Pending[] = [];
   private pendingPromises = new Set<Promise<unknown>>();
-  /** The slot an asynchronous wait is under way on (the oldest held, whose answer comes first). */
-  private awaitingOn?: Slot;
+  private control = createControl();
+  private inputSlab: SharedArrayBuffer;
+  private outputSlab?: SharedArrayBuffer;
   private slabPort?: MessagePort;
   private inputIndex = new Map<string, number>();
   private tid = 0;
@@ -118,10 +105,7 @@ export class Instance {
   constructor(readonly spec: InstanceSpec) {
     // Sized for the warm-up's inputs (the plan's batch); a bigger slice brings a bigger slab.
     const warm = spec.warmupInputs.reduce((sum, t) => sum + t.buffer.byteLength + 8, 0);
-    this.slots = Array.from({ length: SLOTS }, () => ({
-      control: createControl(),
-      inputSlab: new SharedArrayBuffer(grownSlabBytes(0, warm)),
-    }));
+    this.inputSlab = new SharedArrayBuffer(grownSlabBytes(0, warm));
   }
 
   start(): Promise<void> {
@@ -130,8 +114,8 @@ export class Instance {
     this.slabPort = port1;
     const data: InstanceWorkerData = {
       ...rest,
-      controls: this.slots.map((slot) => slot.control.buffer as SharedArrayBuffer),
-      inputSlabs: this.slots.map((slot) => slot.inputSlab),
+      control: this.control.buffer as SharedArrayBuffer,
+      inputSlab: this.inputSlab,
       slabPort: port2,
     };
     const worker = new Worker(new URL("./instance-worker-entry.mjs", import.meta.url), {
@@ -146,7 +130,7 @@ export class Instance {
             this.tid = message.tid;
             this.poolTids = message.poolTids;
             this.outputNames = message.outputNames;
-            message.outputSlabs.forEach((slab, k) => (this.slots[k]!.outputSlab = slab));
+            this.outputSlab = message.outputSlab;
             this.inputIndex = new Map(message.inputNames.map((name, index) => [name, index]));
             this.timeline = {
               sessionCreateMs: message.sessionCreateMs,
@@ -192,18 +176,17 @@ export class Instance {
       return Promise.reject(new InstanceCrashedError(`instance ${this.spec.id} is ${this.state}`));
     const promise = new Promise<RunResult>((resolve, reject) => {
       const pending: Pending = { inputs, fault, alone, resolve, reject };
-      if (this.held < SLOTS && this.waiting.length === 0) this.send(pending);
-      else this.waiting.push(pending);
+      if (this.current) this.waiting.push(pending);
+      else this.send(pending);
     });
     this.pendingPromises.add(promise);
     void promise.finally(() => this.pendingPromises.delete(promise)).catch(() => {});
     return promise;
   }
 
-  /** Writes a slice into the next slot and hands it to the instance thread; the answer comes in `collect`. */
+  /** Writes a slice into the input slab and hands it to the instance thread; the answer comes in `answered`. */
   private send(pending: Pending): void {
-    const slot = this.slots[this.sendAt]!;
-    const control = slot.control;
+    this.current = pending;
     try {
       const tensors: SlabTensor[] = pending.inputs.map((t) => {
         const index = this.inputIndex.get(t.name);
@@ -215,39 +198,37 @@ export class Instance {
       if (needed >= MOVE_BYTES) {
         // Large: moved, not copied twice; the caller's buffers are detached (the dispatcher is done with them).
         const buffers = pending.inputs.map((t) => t.buffer);
-        writeTensors(control, undefined, tensors);
+        writeTensors(this.control, undefined, tensors);
         this.slabPort!.postMessage({ buffers } satisfies MovedMessage, buffers);
         flags |= FLAG_MOVED;
       } else {
-        if (needed > slot.inputSlab.byteLength) {
-          slot.inputSlab = new SharedArrayBuffer(grownSlabBytes(slot.inputSlab.byteLength, needed));
-          this.slabPort!.postMessage({ slab: slot.inputSlab } satisfies SlabMessage);
+        if (needed > this.inputSlab.byteLength) {
+          this.inputSlab = new SharedArrayBuffer(grownSlabBytes(this.inputSlab.byteLength, needed));
+          this.slabPort!.postMessage({ slab: this.inputSlab } satisfies SlabMessage);
           flags |= FLAG_NEW_SLAB;
         }
-        writeTensors(control, slot.inputSlab, tensors);
+        writeTensors(this.control, this.inputSlab, tensors);
       }
-      setFlags(control, flags);
+      setFlags(this.control, flags);
     } catch (error) {
-      // Nothing was handed over (a message on the side port goes only with the hand-off that uses it).
+      this.current = undefined;
       pending.reject(error as Error);
+      this.next();
       return;
     }
-    slot.pending = pending;
-    this.sendAt = (this.sendAt + 1) % SLOTS;
-    this.held++;
-    postRequest(control);
-    // Alone, and the thread has nothing else: the state word read in a loop for twice the run time, then a sleep
-    // for the margin (answeredWithin). Bounded: a crashed, stuck or suddenly slow instance costs at most the bound,
-    // then the asynchronous wait (and the exit event, the watchdog) take over as for any other request.
-    const bound = pending.alone && this.held === 1 ? syncWaitBoundMs(this.recentRunMs) : undefined;
+    handOver(this.control, REQUEST);
+    const bound = pending.alone ? syncWaitBoundMs(this.recentRunMs) : undefined;
+    // Alone: the state word read in a loop for twice the run time, then a sleep for the margin (answeredWithin).
+    // Bounded: a crashed, stuck or suddenly slow instance costs at most the bound, then the asynchronous wait (and
+    // the exit event, the watchdog) take over as for any other request.
     if (bound !== undefined) {
       const spinMs = this.spinGate.spinMs(bound);
       const started = performance.now();
-      const answered = answeredWithin(control, bound, spinMs);
+      const answered = answeredWithin(this.control, bound, spinMs);
       this.spinGate.record(spinMs, performance.now() - started, answered);
-      if (answered && Atomics.load(control, STATE) === DONE) return this.collect();
-    } else if (pending.alone && this.held === 1) this.scheduleLateWait(pending);
-    this.awaitAnswer();
+      if (answered && Atomics.load(this.control, STATE) === DONE) return this.answered(pending);
+    } else if (pending.alone) this.scheduleLateWait(pending);
+    this.awaitAnswer(pending);
   }
 
   /**
@@ -261,17 +242,16 @@ export class Instance {
     clearTimeout(this.lateWait);
     this.lateWait = setTimeout(() => {
       this.lateWait = undefined;
-      const slot = this.slots[this.readAt]!;
-      if (slot.pending !== pending || this.held !== 1 || this.state !== "ready" || !(this.aloneNow?.() ?? true)) return;
-      if (answeredWithin(slot.control, plan.boundMs, plan.boundMs) && Atomics.load(slot.control, STATE) === DONE)
-        this.collect();
+      if (this.current !== pending || this.state !== "ready" || !(this.aloneNow?.() ?? true)) return;
+      if (answeredWithin(this.control, plan.boundMs, plan.boundMs) && Atomics.load(this.control, STATE) === DONE)
+        this.answered(pending);
     }, plan.afterMs);
     this.lateWait.unref();
   }
 
   /** A request alone is on its way to this idle instance: its thread wakes now, while the request is parsed. */
   headsUp(): void {
-    if (this.state === "ready" && this.held === 0) headsUp(this.slots[this.sendAt]!.control);
+    if (this.state === "ready" && !this.current) headsUp(this.control);
   }
 
   /** The bound a synchronous wait on this instance would have now (undefined: it would wait asynchronously). */
@@ -279,63 +259,38 @@ export class Instance {
     return syncWaitBoundMs(this.recentRunMs);
   }
 
-  /** Waits (asynchronously) for the oldest slot's answer, then reads every answer there is. */
-  private awaitAnswer(): void {
-    if (this.held === 0) return;
-    const slot = this.slots[this.readAt]!;
-    if (this.awaitingOn === slot) return;
-    const waiting = whenAnswered(slot.control);
-    if (!waiting) return this.collect();
-    this.awaitingOn = slot;
+  private awaitAnswer(pending: Pending): void {
+    const waiting = whenAnswered(this.control);
+    if (!waiting) return this.answered(pending);
     void waiting.then(() => {
-      if (this.awaitingOn === slot) this.awaitingOn = undefined;
       // A crash or stop already failed it (and woke this wait): the thread is gone, nothing to read.
-      if (this.held === 0 || this.state !== "ready") return;
-      this.collect();
+      if (this.current !== pending) return;
+      if (Atomics.load(this.control, STATE) === DONE) this.answered(pending);
+      else this.awaitAnswer(pending);
     });
   }
 
   /** The watchdog's check: an answer is there, but no wake-up has read it. */
   private readLostAnswer(): void {
-    if (this.held > 0 && Atomics.load(this.slots[this.readAt]!.control, STATE) === DONE) this.collect();
+    const pending = this.current;
+    if (pending && Atomics.load(this.control, STATE) === DONE) this.answered(pending);
   }
 
-  /**
-   * Reads the answers there are, oldest first (the thread answers in turn, and its slab messages come in that
-   * order), refills the freed slots from the waiting slices, then waits for the next answer if one is due.
-   */
-  private collect(): void {
-    const settled: Array<() => void> = [];
-    for (;;) {
-      const slot = this.slots[this.readAt]!;
-      const pending = slot.pending;
-      if (!pending || Atomics.load(slot.control, STATE) !== DONE) break;
-      slot.pending = undefined;
-      this.readAt = (this.readAt + 1) % SLOTS;
-      this.held--;
-      settled.push(this.answered(slot, pending));
-      while (this.held < SLOTS && this.waiting.length > 0) this.send(this.waiting.shift()!);
-    }
-    if (this.held === 0) clearTimeout(this.lateWait);
-    // The thread has its next slices before the answers go on (their promises' reactions run after this anyway).
-    for (const settle of settled) settle();
-    this.awaitAnswer();
-  }
-
-  /** Reads a slot's answer and frees the slot; returns what settles the slice's promise. */
-  private answered(slot: Slot, pending: Pending): () => void {
-    const control = slot.control;
+  private answered(pending: Pending): void {
+    const control = this.control;
+    this.current = undefined;
+    clearTimeout(this.lateWait);
     let result: RunResult | undefined;
     let failure: Error | undefined;
     try {
       if (flagsOf(control) & FLAG_NEW_SLAB)
-        slot.outputSlab = (receiveMessageOnPort(this.slabPort!)!.message as SlabMessage).slab;
+        this.outputSlab = (receiveMessageOnPort(this.slabPort!)!.message as SlabMessage).slab;
       const message = errorOf(control);
       if (message !== undefined) failure = new Error(message);
       else
         result = {
-          // Copied out of the slab: the slot's next slice overwrites it, and the tensor goes on to the response.
-          outputs: readTensors(control, slot.outputSlab!).map((t) => {
+          // Copied out of the slab: the next slice overwrites it, and the tensor goes on to the HTTP response.
+          outputs: readTensors(control, this.outputSlab!).map((t) => {
             const buffer = new ArrayBuffer(elementCount(t.shape) * DATATYPES[t.datatype].bytes);
             new Uint8Array(buffer).set(t.bytes);
             return { name: this.outputNames[t.index]!, datatype: t.datatype, shape: t.shape, buffer };
@@ -351,23 +306,23 @@ export class Instance {
       failure = error as Error;
     }
     Atomics.store(control, STATE, IDLE);
-    return failure ? () => pending.reject(failure) : () => pending.resolve(result!);
+    if (failure) pending.reject(failure);
+    else pending.resolve(result!);
+    this.next();
+  }
+
+  private next(): void {
+    const pending = this.waiting.shift();
+    if (pending) this.send(pending);
   }
 
   /** Fails what this instance holds; a wait for the dead thread's answer is woken so nothing lingers. */
   private failAll(failure: Error): void {
-    const held: Pending[] = [];
-    for (let k = 0; k < SLOTS; k++) {
-      // Oldest first, as they were sent.
-      const slot = this.slots[(this.readAt + k) % SLOTS]!;
-      if (slot.pending) held.push(slot.pending);
-      slot.pending = undefined;
-    }
-    held.push(...this.waiting.splice(0));
-    this.held = 0;
+    const held = [...(this.current ? [this.current] : []), ...this.waiting.splice(0)];
+    this.current = undefined;
     clearTimeout(this.lateWait);
     for (const p of held) p.reject(failure);
-    for (const slot of this.slots) Atomics.notify(slot.control, STATE);
+    Atomics.notify(this.control, STATE);
   }
 
   /** Resolves once nothing is running on this instance (a removed instance finishes what it holds first). */

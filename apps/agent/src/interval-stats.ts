@@ -11,7 +11,7 @@ export interface IntervalSnapshot {
   requests: { completed: number; rejected: number; withinSlo: number };
   rows: { completed: number; rejected: number };
   histograms: Partial<Record<Stage, string>>;
-  /** Time the instance set spent executing batches (their union, so busyMs / intervalMs is ρ). */
+  /** Time the instance set spent executing batches (one batch runs at a time, so busyMs / intervalMs is ρ). */
   busyMs: number;
 }
 
@@ -40,8 +40,8 @@ export class IntervalStats {
   }
 
   /** A batch finished on the instances (whether its requests succeeded or not): the server was busy that long. */
-  batchExecuted(busyMs: number): void {
-    if (Number.isFinite(busyMs) && busyMs > 0) this.busyMs += busyMs;
+  batchExecuted(computeMs: number): void {
+    if (Number.isFinite(computeMs) && computeMs > 0) this.busyMs += computeMs;
   }
 
   rejected(rows: number): void {

@@ -124,7 +124,7 @@ export class ServedModel {
       alone: () => inferencesInFlight.alone,
       onBatch: (record) => {
         options.onBatch?.(options.name, record);
-        this.intervalStats.batchExecuted(record.busyMs);
+        this.intervalStats.batchExecuted(record.computeMs);
         this.statistics.of(record.version ?? this.options.version).batch(record);
         this.estimator.onBatch(record);
         for (const observer of this.batchObservers) if (!observer(record)) this.batchObservers.delete(observer);

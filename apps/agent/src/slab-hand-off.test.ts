@@ -15,7 +15,6 @@ import {
   LATE_WAIT_BOUND_MS,
   LATE_WAIT_LEAD_MS,
   lateWaitPlan,
-  postRequest,
   readTensors,
   REQUEST,
   setComputeMs,
@@ -25,7 +24,6 @@ import {
   SYNC_WAIT_LIMIT_MS,
   SYNC_WAIT_MARGIN_MS,
   syncWaitBoundMs,
-  threadSleeps,
   whenAnswered,
   writeError,
   writeTensors,
@@ -281,49 +279,6 @@ describe("a heads-up to a sleeping instance thread", () => {
       expect(messages).toEqual(["waiting", "request"]);
     } finally {
       await worker.terminate();
-    }
-  });
-});
-
-describe("a request posted to a slot", () => {
-  const waiter = (control: Int32Array) =>
-    new Worker(WAITER, {
-      eval: true,
-      workerData: { control: control.buffer, module: new URL("./slab-hand-off.ts", import.meta.url).href },
-    });
-
-  it("wakes the thread that sleeps on it, and only that one: a thread not asleep finds it without a wake-up", async () => {
-    // Asleep: the thread says so before its wait, and the request wakes it.
-    const control = createControl();
-    const worker = waiter(control);
-    try {
-      const next = () => new Promise<string>((resolve) => worker.once("message", resolve));
-      expect(await next()).toBe("waiting");
-      while (!threadSleeps(control)) await new Promise((resolve) => setImmediate(resolve));
-      const received = next();
-      expect(postRequest(control)).toBe(true);
-      expect(await received).toBe("request");
-      expect(threadSleeps(control)).toBe(false);
-    } finally {
-      await worker.terminate();
-    }
-    // Not asleep (here: not there yet, as a thread busy with its other slot): no wake-up, and the thread, when it
-    // comes to the slot, takes the request without sleeping.
-    const ahead = createControl();
-    expect(postRequest(ahead)).toBe(false);
-    const late = waiter(ahead);
-    try {
-      const messages: string[] = [];
-      await new Promise<void>((resolve) =>
-        late.on("message", (m: string) => {
-          messages.push(m);
-          if (messages.length === 2) resolve();
-        }),
-      );
-      expect(messages).toEqual(["waiting", "request"]);
-      expect(threadSleeps(ahead)).toBe(false);
-    } finally {
-      await late.terminate();
     }
   });
 });

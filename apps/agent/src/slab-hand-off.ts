@@ -1,14 +1,10 @@
-// The hand-off between the dispatcher's thread and an instance thread without a message per request: control blocks
-// and slabs (inputs, outputs) in SharedArrayBuffers. A side writes its tensors into its slab and their descriptors
-// (index, datatype, shape, where the bytes are) into the control block, flips the state word and, where the other
-// side sleeps, wakes it with Atomics.notify: the instance thread sleeps in Atomics.wait, the event-loop side in
-// Atomics.waitAsync. An instance has SLOTS such blocks, each with its own slabs, taken in turn by both sides: while
-// the thread runs one slot's request the event loop may write the next slot's, so a busy instance goes from one
-// request to the next without sleeping and without being woken. A slab too small for a batch is replaced by a
-// bigger one, sent once beside the hand-off over a MessagePort that the receiver drains synchronously
-// (receiveMessageOnPort); both sides take the slots in the same order, so the port's messages come in the order
-// they are read. Each slot's state word says whose turn it is, so nothing is ever written while the other side
-// reads it.
+// The hand-off between the dispatcher's thread and an instance thread without a message per request: a control
+// block and two slabs (inputs, outputs) in SharedArrayBuffers. A side writes its tensors into its slab and their
+// descriptors (index, datatype, shape, where the bytes are) into the control block, flips the state word and wakes
+// the other side with Atomics.notify: the instance thread sleeps in Atomics.wait, the event-loop side in
+// Atomics.waitAsync. A slab too small for a batch is replaced by a bigger one, sent once beside the hand-off over a
+// MessagePort that the receiver drains synchronously (receiveMessageOnPort). Both sides own one slab each, and
+// the state word says whose turn it is, so nothing is ever written while the other side reads it.
 import { OIP_DATATYPES, type OipDatatype } from "@packrat/contracts/oip-datatypes";
 
 /** Whose turn it is: idle (the event-loop side may write a request), request (the instance's), done (a result). */
@@ -24,10 +20,6 @@ const COUNT = 3;
 const MESSAGE_BYTES = 4;
 /** Set by the event-loop side when a request is on its way (headsUp); the instance thread clears it. */
 const HEADS_UP = 5;
-/** Set by the instance thread while it sleeps (or is about to) on this slot's state word: the request's wake-up. */
-const SLEEPING = 6;
-/** Request slots per instance: one running, one written while it runs. */
-export const SLOTS = 2;
 /** Bytes 64..72 hold the instance's session.run time (a float64). */
 const COMPUTE_BYTE_OFFSET = 64;
 /** Descriptors (and a run error's message) start here. */
@@ -180,23 +172,6 @@ export function handOver(control: Int32Array, state: typeof REQUEST | typeof DON
   Atomics.notify(control, STATE);
 }
 
-/** Whether the instance thread sleeps (or is about to) on this slot. */
-export const threadSleeps = (control: Int32Array) => Atomics.load(control, SLEEPING) !== 0;
-
-/**
- * Passes a request to the instance thread, waking it only if it sleeps on this slot. Both words are sequentially
- * consistent: the thread sets SLEEPING before it reads the state word for the last time, the event loop sets the
- * state before it reads SLEEPING, so either the thread sees the request or the event loop sees it asleep. A thread
- * busy with the other slot comes to this one without a wake-up (a futex wake is tens of microseconds of the event
- * loop's time on a virtual CPU). Returns whether it woke the thread.
- */
-export function postRequest(control: Int32Array): boolean {
-  Atomics.store(control, STATE, REQUEST);
-  if (Atomics.load(control, SLEEPING) === 0) return false;
-  Atomics.notify(control, STATE);
-  return true;
-}
-
 /**
  * The instance thread's wait for a request: sleeps (no CPU) until the state word says REQUEST. Woken early by a
  * heads-up, it reads the state word in a loop for up to HEADS_UP_SPIN_MS instead, so that the request, when it
@@ -211,12 +186,8 @@ export function waitForRequest(control: Int32Array): void {
       while (Atomics.load(control, STATE) !== REQUEST && performance.now() < until);
       continue;
     }
-    // Said before the state word is read again (postRequest reads it after writing the state), then slept on.
-    Atomics.store(control, SLEEPING, 1);
-    const now = Atomics.load(control, STATE);
     // Bounded, and the state re-read after it: a wake-up lost anywhere costs at most this, never a stuck instance.
-    if (now !== REQUEST && !headsUpPending(control)) Atomics.wait(control, STATE, now, RECHECK_MS);
-    Atomics.store(control, SLEEPING, 0);
+    Atomics.wait(control, STATE, state, RECHECK_MS);
   }
 }
 
