@@ -27,11 +27,6 @@ export function jsonHeadsUpWorthIt(declaredBytes: number): boolean {
  * start again once the share has decayed (about 20 quick hand-offs after a stretch of slow ones).
  */
 export class HeadsUpGate {
-  /**
-   * Only a request with at most this many tensor bytes is judged: its hand-off is wake-ups and small copies, so its
-   * time says how busy the CPUs are; a large one's is its copies (ResNet-50's 602 KB: about 0.3 ms on idle CPUs).
-   */
-  static readonly JUDGED_INPUT_BYTES = 64 * 1024;
   static readonly SLOW_HAND_OFF_MS = 0.2;
   static readonly CLOSED_FROM_SHARE = 0.25;
   static readonly WEIGHT = 1 / 16;
@@ -41,9 +36,9 @@ export class HeadsUpGate {
     return this.slowShare < HeadsUpGate.CLOSED_FROM_SHARE;
   }
 
-  /** A lone request's hand-off time (ms) and its tensors' bytes; untimed (undefined) or large, it changes nothing. */
-  record(handOffMs: number | undefined, inputBytes: number): void {
-    if (handOffMs === undefined || !Number.isFinite(handOffMs) || inputBytes > HeadsUpGate.JUDGED_INPUT_BYTES) return;
+  /** A lone request's hand-off time (ms); undefined (no instance timing) changes nothing. */
+  record(handOffMs: number | undefined): void {
+    if (handOffMs === undefined || !Number.isFinite(handOffMs)) return;
     const slow = handOffMs > HeadsUpGate.SLOW_HAND_OFF_MS ? 1 : 0;
     this.slowShare += HeadsUpGate.WEIGHT * (slow - this.slowShare);
   }

@@ -250,11 +250,7 @@ export function createOipServer(options: OipServerOptions): Server {
         fault: options.faultInjection ? parsed.fault : undefined,
       });
       const t = result.timing;
-      if (alone && t.runMs !== undefined) {
-        let inputBytes = 0;
-        for (const input of parsed.inputs) inputBytes += input.buffer.byteLength;
-        gate.record(t.computeMs - t.runMs, inputBytes);
-      }
+      if (alone && t.runMs !== undefined) gate.record(t.computeMs - t.runMs);
       const encodeStart = performance.now();
       const computedBy =
         result.version && result.version !== model.metadata.version
