@@ -15,7 +15,6 @@ import { BodyBudget, BodyCharge, JSON_HEAP_FACTOR } from "./body-budget";
 import { BinaryRequestStream } from "./binary-request-stream";
 import { BodyBudgetError, BodyIncompleteError, BodyTooLargeError, readBody, streamBody } from "./http-body";
 import { jsonBodyLimit } from "./json-body-limit";
-import { HeadsUpGate, jsonHeadsUpWorthIt } from "./heads-up-policy";
 import type { AgentMetrics } from "./metrics";
 import { encodeInferResponseParts, OipError, parseInferRequest, type ParsedInferRequest } from "./oip-codec";
 import { LINGER_MS, rawErrorResponse } from "./raw-http-response";
@@ -137,13 +136,6 @@ export function createOipServer(options: OipServerOptions): Server {
   const statusToken = options.metricsToken ?? options.inferToken;
   // A JSON body no larger than any request to the model could need, and small enough to fit the budget alone.
   const jsonLimits = new WeakMap<ServedModel, number>();
-  // Per model: its instances' hand-offs say whether their CPUs have room for a heads-up's spin.
-  const headsUpGates = new WeakMap<ServedModel, HeadsUpGate>();
-  const headsUpGateOf = (model: ServedModel) => {
-    let gate = headsUpGates.get(model);
-    if (!gate) headsUpGates.set(model, (gate = new HeadsUpGate()));
-    return gate;
-  };
   const jsonLimitOf = (model: ServedModel) => {
     let limit = jsonLimits.get(model);
     if (limit === undefined) {
@@ -161,15 +153,10 @@ export function createOipServer(options: OipServerOptions): Server {
     const declared = Number(request.headers["content-length"]);
     // Alone: the instance's thread wakes while the body is read and parsed, not after. A large binary body is
     // read for longer than the thread stays awake (and on a small host its spin would take a CPU the upload needs):
-    // its heads-up goes when the last HEADS_UP_LEFT_BYTES are on their way. A JSON body gets one only when it is
-    // small: parsing a large one takes far longer than the wake-up the spin hides (heads-up-policy.ts).
-    // None while the CPUs are contended (HeadsUpGate), where the spin costs more than it hides.
-    const binaryBody = request.headers["inference-header-content-length"] !== undefined;
-    const alone = inferencesInFlight.alone;
-    const gate = headsUpGateOf(model);
-    let lateHeadsUp = binaryBody && declared > HEADS_UP_LEFT_BYTES && gate.open;
-    const headsUpNow = gate.open && (binaryBody ? !lateHeadsUp : jsonHeadsUpWorthIt(declared));
-    if (headsUpNow && alone && model.state === "ready") model.headsUp();
+    // its heads-up goes when the last HEADS_UP_LEFT_BYTES are on their way.
+    let lateHeadsUp =
+      request.headers["inference-header-content-length"] !== undefined && declared > HEADS_UP_LEFT_BYTES;
+    if (!lateHeadsUp && inferencesInFlight.alone && model.state === "ready") model.headsUp();
     const name = model.metadata.name;
     let rows = 0;
     // A traced caller gets the agent's span in its trace on every answer (writeHead merges it in).
@@ -250,7 +237,6 @@ export function createOipServer(options: OipServerOptions): Server {
         fault: options.faultInjection ? parsed.fault : undefined,
       });
       const t = result.timing;
-      if (alone && t.runMs !== undefined) gate.record(t.computeMs - t.runMs);
       const encodeStart = performance.now();
       const computedBy =
         result.version && result.version !== model.metadata.version
