@@ -17,6 +17,7 @@ import { recordAudits } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { enqueueAlertDeliveries } from "./alert-webhook-service";
+import { alertAuditTarget } from "./alert-audit-target";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
 import { alertDetailsColumn } from "@/contracts/alert-columns";
 import { deploymentLastReportColumn, rollupPartColumn } from "@/contracts/deployment-columns";
@@ -350,7 +351,7 @@ async function reconcile(
       created.map((alert) => ({
         actor: SYSTEM,
         action: "alert.open",
-        target: { type: "alert", id: alert.id, label: `${alert.rule}: ${alert.objectLabel}` },
+        target: alertAuditTarget(alert),
         after: {
           rule: alert.rule,
           severity: alert.severity,
@@ -375,7 +376,7 @@ async function reconcile(
       done.map((a) => ({
         actor: SYSTEM,
         action: "alert.resolve",
-        target: { type: "alert", id: a.id, label: `${a.rule}: ${a.objectLabel}` },
+        target: alertAuditTarget(a),
         before: { state: stateBefore.get(a.id) },
         after: { state: "resolved", automatic: true, reason: "the condition cleared" },
       })),

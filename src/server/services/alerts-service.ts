@@ -5,6 +5,7 @@ import { recordAudit, userActor } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { conflict, notFound } from "@/server/errors/domain-errors";
 import { enqueueAlertDelivery } from "./alert-webhook-service";
+import { alertAuditTarget } from "./alert-audit-target";
 import type { ServiceCaller } from "./users-service";
 import { alertDetailsColumn } from "@/contracts/alert-columns";
 
@@ -95,7 +96,7 @@ export async function acknowledgeAlert(
     await recordAudit(tx, {
       actor: userActor(caller.user),
       action: "alert.acknowledge",
-      target: { type: "alert", id: alert.id, label: `${alert.rule}: ${alert.objectLabel}` },
+      target: alertAuditTarget(alert),
       before: { state: alert.state },
       after: { state: "acknowledged", comment },
       requestId: caller.requestId,
@@ -126,7 +127,7 @@ export async function resolveAlert(
     await recordAudit(tx, {
       actor: userActor(caller.user),
       action: "alert.resolve",
-      target: { type: "alert", id: alert.id, label: `${alert.rule}: ${alert.objectLabel}` },
+      target: alertAuditTarget(alert),
       before: { state: alert.state },
       after: { state: "resolved", comment },
       requestId: caller.requestId,
