@@ -16,5 +16,11 @@ export const agentLastHostSchema = z
   .partial();
 export const agentLastHostColumn = jsonColumn("agent.lastHost", agentLastHostSchema.nullable());
 
-/** agent_heartbeat.body: a heartbeat as it was accepted. */
-export const heartbeatBodyColumn = jsonColumn("agent_heartbeat.body", heartbeatRequestSchema);
+/**
+ * agent_heartbeat.body: a report as it was accepted, kept when its serving-process restart counter moved, with the
+ * value it moved from (null: none known before it). The control plane adds that value in SQL from agent.lastHost.
+ */
+export const heartbeatBodyColumn = jsonColumn(
+  "agent_heartbeat.body",
+  heartbeatRequestSchema.extend({ previousServingProcessRestarts: z.number().int().min(0).nullable().optional() }),
+);

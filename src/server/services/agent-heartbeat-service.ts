@@ -65,6 +65,8 @@ interface LeaseRow {
  * The token check and the lease renewal in one statement: the token is looked up by its hash (not revoked), its
  * last-used stamp written when older than TOKEN_LAST_USED_RESOLUTION_MS (as authenticateAgentToken does), and its
  * agent's lease renewed unless decommissioned. Timestamps are UTC in `timestamp` columns, as Prisma writes them.
+ * The previous boot id is read, not locked (a lock is one more WAL record per heartbeat): one agent's heartbeats
+ * come one at a time, and the update itself still waits for, and re-checks, a concurrent one.
  */
 const TOKEN_AND_LEASE_SQL = `
 WITH token AS (
@@ -76,11 +78,10 @@ WITH token AS (
   RETURNING t.id
 ), previous AS (
   SELECT a.id, a."bootId", a."hostName", a."decommissionedAt" FROM agent a JOIN token ON a.id = token."agentId"
-  FOR UPDATE OF a
 ), lease AS (
   UPDATE agent a SET "lastHeartbeatAt" = $2::timestamp, "appliedRevision" = $4, "bootId" = $5
   FROM previous
-  WHERE a.id = previous.id AND previous."decommissionedAt" IS NULL
+  WHERE a.id = previous.id AND a."decommissionedAt" IS NULL
   RETURNING previous."bootId" AS "previousBootId", a.revision
 )
 SELECT token."agentId", previous."hostName", previous.id IS NOT NULL AS "agentFound",
@@ -262,7 +263,8 @@ async function applyEvents(
 
 /**
  * A metrics message in one statement: the host's load on the agent (unless decommissioned), the raw row the
- * crash-loop alert reads, and for each of the agent's live deployments in $5 its newest report (the estimator's
+ * crash-loop alert reads when the serving-process restart counter moved (with the value it moved from, so one row
+ * tells its increment: most messages write none), and for each of the agent's live deployments in $5 its newest report (the estimator's
  * timeline merged in SQL, as mergeTimeline does: the new decisions after the newest kept, the newest
  * ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal only when "keepProposal") and the minute's
  * rollup (counters added to the minute's row, which stays small; the interval's histograms inserted as one
@@ -283,10 +285,13 @@ WITH ${
 ), `
     : ""
 }reporter AS (
-  UPDATE agent SET "lastHost" = $2::jsonb, "updatedAt" = $3::timestamp
-  WHERE id = ${byToken ? `(SELECT "agentId" FROM bearer)` : "$1"} AND "decommissionedAt" IS NULL RETURNING id
+  UPDATE agent a SET "lastHost" = $2::jsonb, "updatedAt" = $3::timestamp FROM agent before
+  WHERE a.id = ${byToken ? `(SELECT "agentId" FROM bearer)` : "$1"} AND a."decommissionedAt" IS NULL AND before.id = a.id
+  RETURNING a.id, before."lastHost"->'servingProcessRestarts' AS "previousRestarts"
 ), kept AS (
-  INSERT INTO agent_heartbeat ("agentId", "receivedAt", body) SELECT id, $3::timestamp, $4::jsonb FROM reporter
+  INSERT INTO agent_heartbeat ("agentId", "receivedAt", body)
+  SELECT id, $3::timestamp, $4::jsonb || jsonb_build_object('previousServingProcessRestarts', "previousRestarts")
+  FROM reporter WHERE "previousRestarts" IS DISTINCT FROM $4::jsonb->'servingProcessRestarts'
 ), mine AS (
   SELECT i.* FROM jsonb_to_recordset($5::jsonb) AS i("deploymentId" text, report jsonb, timeline jsonb,
       "intervalMs" float8, "busyMs" float8, completed int, rejected int, "withinSlo" int, "rowsCompleted" int,
@@ -448,7 +453,7 @@ async function applyMetrics(
         at,
       }),
       at,
-      // Kept an hour: the crash-loop alert reads the serving-process restarts counter across these.
+      // Kept an hour when the counter moved: the crash-loop alert sums the increments these rows record.
       jsonColumnText(
         heartbeatBodyColumn,
         raw ?? {

@@ -11,6 +11,7 @@ import { rollupHistogramsColumn, rollupPartColumn, rollupStageParts } from "@/co
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
+import { alertSnapshot } from "@/server/services/alerts-evaluation-service";
 import { deployModel } from "@/server/services/deployments-service";
 import type { ServiceCaller } from "@/server/services/users-service";
 import { testEnv } from "../../../test/test-env";
@@ -231,8 +232,27 @@ describe("agent report streams", () => {
     expect((deployment.lastReport as { arrivalRatePerS: number }).arrivalRatePerS).toBeCloseTo(51 / 15, 6);
     const host = await db().agent.findUniqueOrThrow({ where: { id: agent.agentId } });
     expect(host.lastHost).toMatchObject({ cpuBusyFraction: 0.25, memoryUsedBytes: 2e9, servingProcessRestarts: 1 });
-    // The crash-loop alert's restarts counter: one small row per metrics message.
-    expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(2);
+    // The crash-loop alert's restarts counter: a row only when it moved (the first message: from nothing known).
+    expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(1);
+  });
+
+  it("the crash-loop alert counts each rise of the serving-process restart counter, from rows kept only when it moves", async () => {
+    const agent = await registeredAgent("streams-restarts");
+    const send = async (bootId: string, restarts: number) => {
+      const body = { ...metrics(bootId, agent.deploymentId, 1, histogram([1])), servingProcessRestarts: restarts };
+      expect((await call(agent.token, "/metrics", body)).status).toBe(200);
+    };
+    // 0 (first: nothing before it), 0, 1 (+1), 1, 3 (+2), then the agent restarts: 0 (down: not a crash), 1 (+1).
+    for (const restarts of [0, 0, 1, 1, 3]) await send(agent.bootId, restarts);
+    const restarted = crypto.randomUUID();
+    for (const restarts of [0, 1]) await send(restarted, restarts);
+    const rows = await db().agentHeartbeat.findMany({ where: { agentId: agent.agentId }, orderBy: { id: "asc" } });
+    expect(
+      rows.map((r) => (r.body as { previousServingProcessRestarts: number | null }).previousServingProcessRestarts),
+    ).toEqual([null, 0, 1, 3, 0]);
+    const snapshot = await db().$transaction((tx) => alertSnapshot(tx, new Date(), 10 * 60_000));
+    // 1 + 2 + 1: the rises, each told by its own row; the first row and the drop count nothing.
+    expect(snapshot.agents.find((a) => a.id === agent.agentId)!.servingRestartsInWindow).toBe(4);
   });
 
   it("a histogram that is not a compressed HdrHistogram is refused (400, naming the stage) and stores nothing", async () => {

@@ -124,12 +124,16 @@ async function missingComputeParts(
 export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   const since = new Date(now.getTime() - windowMs);
   const agents = await tx.agent.findMany({ where: { decommissionedAt: null } });
-  // Serving-process restarts in the window: the increments of the reported counter between consecutive heartbeats
-  // (a counter that went down is an agent restart, not a crash).
+  // Serving-process restarts in the window: the increments of the reported counter (a counter that went down is an
+  // agent restart, not a crash). A row is written when the counter moves and says what it moved from; a row
+  // without that (an older control plane's, one a message) is compared with the agent's row before it.
   const restarts = await tx.$queryRaw<Array<{ agentId: string; restarts: bigint | number | null }>>`
     SELECT "agentId", SUM(GREATEST(r - prev, 0)) AS restarts FROM (
       SELECT "agentId", (body->>'servingProcessRestarts')::int AS r,
-             LAG((body->>'servingProcessRestarts')::int) OVER (PARTITION BY "agentId" ORDER BY "receivedAt") AS prev
+             CASE WHEN body ? 'previousServingProcessRestarts'
+               THEN (body->>'previousServingProcessRestarts')::int
+               ELSE LAG((body->>'servingProcessRestarts')::int) OVER (PARTITION BY "agentId" ORDER BY "receivedAt")
+             END AS prev
       FROM agent_heartbeat WHERE "receivedAt" >= ${since}) x
     WHERE prev IS NOT NULL GROUP BY "agentId"`;
   // By map, not a search per agent: a fleet's agents times its rows would hold the event loop for long.

@@ -296,7 +296,8 @@ describe("the migration to a partitioned table", () => {
         await client.$executeRaw`INSERT INTO metrics_rollup ("deploymentId", minute, "requestsCompleted", "busyMs", histograms)
           VALUES (${id}, ${new Date(minute)}, ${i + 1}, ${10 * i}, ${histograms[i]}::jsonb)`;
       }
-      expect(await migrate(database.url, all)).toEqual([
+      // This migration and the ones after it (only the first three concern these rows).
+      expect((await migrate(database.url, all)).slice(0, 3)).toEqual([
         "20261204190000_partition_metrics_rollup",
         "20261206220000_metrics_rollup_parts",
         "20261207150000_rollup_part_binary",
