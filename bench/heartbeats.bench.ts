@@ -19,6 +19,7 @@ import { INTERVAL_HISTOGRAM_SIGNIFICANT_DIGITS, LatencyHistogram } from "@packra
 import { startEmbeddedPostgres, removeCluster } from "../src/server/db/embedded-postgres";
 import { migrate } from "../src/server/db/migrator";
 import { summarize } from "./sample-stats";
+import { simulatorRequest, type SimulatorResponse } from "./simulator-http";
 import { brokenBy, extrapolateCapacity, saturated, type HeartbeatStep } from "./heartbeats-verdict";
 import type { Benchmark, BenchFigure } from "./types";
 import { testEnv } from "../test/test-env";
@@ -104,7 +105,16 @@ const STAT_COLUMNS = [
   "blks_read",
   "blks_hit",
 ] as const;
-type DbStats = Record<(typeof STAT_COLUMNS)[number] | "wal_bytes" | "db_bytes" | "heartbeat_rows", number>;
+type DbStats = Record<
+  | (typeof STAT_COLUMNS)[number]
+  | "wal_bytes"
+  | "wal_fpi"
+  | "db_bytes"
+  | "heartbeat_rows"
+  | "agent_updates"
+  | "agent_hot_updates",
+  number
+>;
 
 async function dbStats(client: pg.Client, database: string): Promise<DbStats> {
   // Stats reach pg_stat_database when a backend flushes them (≤ 1 s under load); the windows are 30 s.
@@ -114,11 +124,21 @@ async function dbStats(client: pg.Client, database: string): Promise<DbStats> {
       [database],
     )
   ).rows[0];
-  const wal = (await client.query("SELECT wal_bytes FROM pg_stat_wal")).rows[0];
+  const wal = (await client.query("SELECT wal_bytes, wal_fpi FROM pg_stat_wal")).rows[0];
+  // The lease renewal's row: an update that stays on its page (HOT) logs only what changed, one that moves logs
+  // the whole row and an entry in each of the table's indexes.
+  const agentTable = (
+    await client.query(
+      "SELECT n_tup_upd AS updates, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'agent'",
+    )
+  ).rows[0];
   const heartbeats = (await client.query("SELECT count(*)::bigint AS n FROM agent_heartbeat")).rows[0];
   return Object.fromEntries([
     ...STAT_COLUMNS.map((c) => [c, Number(row[c])]),
     ["wal_bytes", Number(wal.wal_bytes)],
+    ["wal_fpi", Number(wal.wal_fpi)],
+    ["agent_updates", Number(agentTable?.updates ?? 0)],
+    ["agent_hot_updates", Number(agentTable?.hot ?? 0)],
     ["db_bytes", Number(row.db_bytes)],
     ["heartbeat_rows", Number(heartbeats.n)],
   ]) as DbStats;
@@ -333,8 +353,8 @@ class SimulatedAgent {
   private metricsBody?: string;
   private heartbeatBody?: { revision: number; text: string };
 
-  private call(method: string, path: string, body?: unknown, signal = this.abort.signal): Promise<Response> {
-    return fetch(`${this.url}/api/agent/v1${path}`, {
+  private call(method: string, path: string, body?: unknown, signal = this.abort.signal): Promise<SimulatorResponse> {
+    return simulatorRequest(`${this.url}/api/agent/v1${path}`, {
       method,
       signal,
       headers: { authorization: `Bearer ${this.token}`, ...(body ? { "content-type": "application/json" } : {}) },
@@ -410,7 +430,7 @@ class SimulatedAgent {
     );
   }
 
-  private async longPoll(path: () => string, handle: (response: Response) => Promise<void>): Promise<void> {
+  private async longPoll(path: () => string, handle: (response: SimulatorResponse) => Promise<void>): Promise<void> {
     while (!this.stopped && !this.others.signal.aborted) {
       try {
         const response = await this.call("GET", path(), undefined, this.othersSignal);
@@ -446,7 +466,10 @@ class SimulatedAgent {
   }
 
   /** One request, counted in the window it was sent in. */
-  private async timed(kind: "heartbeats" | "metrics" | "events", send: () => Promise<Response>): Promise<void> {
+  private async timed(
+    kind: "heartbeats" | "metrics" | "events",
+    send: () => Promise<SimulatorResponse>,
+  ): Promise<void> {
     const sentAt = performance.now();
     const window = this.current();
     const counted = window && sentAt >= window.start && sentAt < window.end ? window : undefined;
@@ -473,7 +496,7 @@ class SimulatedAgent {
   private async every(
     intervalMs: number,
     kind: "heartbeats" | "metrics",
-    send: () => Promise<Response>,
+    send: () => Promise<SimulatorResponse>,
   ): Promise<void> {
     // A random phase, as agents started at different times have; then fixed ticks every interval.
     let next = performance.now() + Math.random() * intervalMs;
@@ -743,6 +766,8 @@ const bench: Benchmark = {
             statementsPerHeartbeat: perHeartbeat(statements.calls),
             statementMsPerHeartbeat: perHeartbeat(statements.totalMs),
             walBytesPerHeartbeat: perHeartbeat(delta.wal_bytes!),
+            fullPageImagesPerHeartbeat: perHeartbeat(delta.wal_fpi!),
+            agentHotUpdateShare: delta.agent_updates! > 0 ? delta.agent_hot_updates! / delta.agent_updates! : 0,
             heartbeatStatements: own.statements,
             heartbeatWalBytes: own.walBytes,
             dbGrowthBytesPerS: delta.db_bytes! / seconds,
@@ -751,7 +776,7 @@ const bench: Benchmark = {
       };
       const report = (r: StepResult) =>
         console.log(
-          `  N=${r.agents}, ${r.replicas} replica(s): ${r.achievedPerS.toFixed(1)}/${r.intendedPerS.toFixed(1)} heartbeats/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, control plane ${(r.controlPlaneCpu * 100).toFixed(0)}% of a core (${((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)).toFixed(2)} ms/heartbeat), PostgreSQL ${r.postgresCpu.toFixed(2)} cores, ${r.db.heartbeatStatements!.toFixed(2)} statements and ${(r.db.heartbeatWalBytes! / 1024).toFixed(2)} KiB WAL per heartbeat request, machine ${(r.machineBusy * 100).toFixed(0)}% busy; event loop: simulator p99 ${r.clientLoop.p99Ms.toFixed(1)} ms, max ${r.clientLoop.maxMs.toFixed(0)} ms; replicas max ${r.serverLoop.maxMs.toFixed(0)} ms, ${r.serverLoop.stallSeconds}/${r.serverLoop.seconds} seconds with a stall ≥ ${STALL_MS} ms${r.variant ? ` [${r.variant}]` : ""}${r.broken.length ? ` — BROKEN: ${r.broken.join("; ")}` : ""}`,
+          `  N=${r.agents}, ${r.replicas} replica(s): ${r.achievedPerS.toFixed(1)}/${r.intendedPerS.toFixed(1)} heartbeats/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, control plane ${(r.controlPlaneCpu * 100).toFixed(0)}% of a core (${((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)).toFixed(2)} ms/heartbeat), PostgreSQL ${r.postgresCpu.toFixed(2)} cores, ${r.db.heartbeatStatements!.toFixed(2)} statements and ${(r.db.heartbeatWalBytes! / 1024).toFixed(2)} KiB WAL per heartbeat request, ${(r.db.walBytesPerHeartbeat! / 1024).toFixed(2)} KiB WAL and ${r.db.fullPageImagesPerHeartbeat!.toFixed(3)} full-page images per heartbeat (all work), agent updates ${(r.db.agentHotUpdateShare! * 100).toFixed(0)}% HOT, machine ${(r.machineBusy * 100).toFixed(0)}% busy; event loop: simulator p99 ${r.clientLoop.p99Ms.toFixed(1)} ms, max ${r.clientLoop.maxMs.toFixed(0)} ms; replicas max ${r.serverLoop.maxMs.toFixed(0)} ms, ${r.serverLoop.stallSeconds}/${r.serverLoop.seconds} seconds with a stall ≥ ${STALL_MS} ms${r.variant ? ` [${r.variant}]` : ""}${r.broken.length ? ` — BROKEN: ${r.broken.join("; ")}` : ""}`,
         );
 
       for (const target of steps) {
@@ -985,6 +1010,8 @@ const bench: Benchmark = {
           "commits/hb",
           "rows written/hb",
           "WAL KiB/hb",
+          "full-page images/hb",
+          "agent row updates on their page (HOT) %",
           "DB growth KiB/s",
           "verdict",
         ],
@@ -1016,6 +1043,8 @@ const bench: Benchmark = {
           round(r.db.commitsPerHeartbeat!),
           round(r.db.tuplesWrittenPerHeartbeat!),
           round(r.db.walBytesPerHeartbeat! / 1024),
+          round(r.db.fullPageImagesPerHeartbeat ?? 0),
+          round((r.db.agentHotUpdateShare ?? 0) * 100),
           round(r.db.dbGrowthBytesPerS! / 1024),
           r.broken.length ? r.broken.join("; ") : "ok",
         ]),
