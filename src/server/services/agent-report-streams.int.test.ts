@@ -11,6 +11,7 @@ import { rollupHistogramsColumn, rollupPartColumn, rollupStageParts } from "@/co
 import { db } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
 import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
+import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { alertSnapshot } from "@/server/services/alerts-evaluation-service";
 import { deployModel } from "@/server/services/deployments-service";
 import type { ServiceCaller } from "@/server/services/users-service";
@@ -234,6 +235,50 @@ describe("agent report streams", () => {
     expect(host.lastHost).toMatchObject({ cpuBusyFraction: 0.25, memoryUsedBytes: 2e9, servingProcessRestarts: 1 });
     // The crash-loop alert's restarts counter: a row only when it moved (the first message: from nothing known).
     expect(await db().agentHeartbeat.count({ where: { agentId: agent.agentId } })).toBe(1);
+  });
+
+  it("the alert snapshot reads each live deployment's label, SLO, current generation's batch and applied proposal", async () => {
+    const agent = await registeredAgent("streams-snapshot");
+    const deployment = await db().deployment.findUniqueOrThrow({
+      where: { id: agent.deploymentId },
+      include: { modelVersion: { include: { model: true } } },
+    });
+    await db().model.update({
+      where: { id: deployment.modelVersion.modelId },
+      data: { sloDeadlineMs: 50, sloQuantile: 0.99 },
+    });
+    const current = await db().deploymentGeneration.findUniqueOrThrow({
+      where: { deploymentId_generation: { deploymentId: agent.deploymentId, generation: deployment.generation } },
+    });
+    const proposal = await db().proposal.create({
+      data: {
+        id: crypto.randomUUID(),
+        deploymentId: agent.deploymentId,
+        items: [],
+        plan: {},
+        batchSize: 1,
+        batchTimeoutMs: 0,
+        baseGeneration: deployment.generation,
+        reason: "test",
+        expiresAt: new Date(Date.now() + 3_600_000),
+        state: "applied",
+        appliedGeneration: deployment.generation,
+        predictedLatencyMs: 12,
+        measuredBatchLatencyMs: 13,
+      },
+    });
+    const snapshot = await db().$transaction((tx) => alertSnapshot(tx, new Date(), 10 * 60_000));
+    const mine = snapshot.deployments.find((d) => d.id === agent.deploymentId)!;
+    expect(mine).toMatchObject({
+      label: `${deployment.modelVersion.model.name} v${deployment.modelVersion.number} on streams-snapshot`,
+      agentId: agent.agentId,
+      state: deployment.state,
+      slo: { deadlineMs: 50, quantile: 0.99 },
+      batchSize: planBatchSize(servingPlanSchema.parse(current.plan)),
+      running: { proposalId: proposal.id, predictedLatencyMs: 12, measuredBatchLatencyMs: 13 },
+      autoRevert: null,
+    });
+    expect(snapshot.agents.find((a) => a.id === agent.agentId)).toMatchObject({ label: "streams-snapshot" });
   });
 
   it("the crash-loop alert counts each rise of the serving-process restart counter, from rows kept only when it moves", async () => {

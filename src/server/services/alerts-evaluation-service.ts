@@ -21,6 +21,7 @@ import { alertAuditTarget } from "./alert-audit-target";
 import { CONTENTION_GAP_THRESHOLD } from "./proposals-service";
 import { alertDetailsColumn } from "@/contracts/alert-columns";
 import { deploymentLastReportColumn, rollupPartColumn } from "@/contracts/deployment-columns";
+import type { StoredJsonValue } from "@/contracts/json-column";
 
 type Tx = Prisma.TransactionClient;
 /** pg_try_advisory_xact_lock key of the evaluator ("alerts" as ASCII). */
@@ -40,10 +41,23 @@ export function alertThresholds(): AlertThresholds {
   };
 }
 
-const deploymentLabel = (d: {
-  modelVersion: { number: number; model: { name: string } };
-  agent: { hostName: string };
-}) => `${d.modelVersion.model.name} v${d.modelVersion.number} on ${d.agent.hostName}`;
+const deploymentLabel = (d: { modelName: string; versionNumber: number; hostName: string }) =>
+  `${d.modelName} v${d.versionNumber} on ${d.hostName}`;
+
+/** A live deployment as the rules read it: its own columns, its model's SLO and what names it. */
+interface DeploymentRow {
+  id: string;
+  agentId: string;
+  state: string;
+  failureReason: string | null;
+  generation: number;
+  lastReport: StoredJsonValue | null;
+  hostName: string;
+  versionNumber: number;
+  modelName: string;
+  sloDeadlineMs: number | null;
+  sloQuantile: number | null;
+}
 
 // Per metrics_rollup_part (one metrics message's histograms), its compute histogram's count and mean, by minute:
 // the evaluator runs every few seconds over the whole fleet, and a part never changes once inserted, so each is read
@@ -120,10 +134,17 @@ async function missingComputeParts(
   for (const row of rows) learn(row.minute.getTime(), partKey(row.deploymentId, row.id), computeOf(row));
 }
 
-/** Everything the rules read, at `now`. */
+/**
+ * Everything the rules read, at `now`. The fleet-wide reads are plain SQL with array parameters: through the ORM, a
+ * query listing thousands of ids (or of deployment-generation pairs) is compiled anew each round and its rows
+ * mapped one nested object at a time, which held a replica's event loop for hundreds of milliseconds at 2 000
+ * agents and made the heartbeats wait behind it.
+ */
 export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   const since = new Date(now.getTime() - windowMs);
-  const agents = await tx.agent.findMany({ where: { decommissionedAt: null } });
+  const agents = await tx.$queryRaw<
+    Array<{ id: string; hostName: string; lastHeartbeatAt: Date | null; registeredAt: Date }>
+  >`SELECT id, "hostName", "lastHeartbeatAt", "registeredAt" FROM agent WHERE "decommissionedAt" IS NULL`;
   // Serving-process restarts in the window: the increments of the reported counter (a counter that went down is an
   // agent restart, not a crash). A row is written when the counter moves and says what it moved from; a row
   // without that (an older control plane's, one a message) is compared with the agent's row before it.
@@ -146,16 +167,19 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
     servingRestartsInWindow: Number(restartsOf.get(a.id) ?? 0),
   }));
 
-  const deployments = await tx.deployment.findMany({
-    where: { removedAt: null, agent: { decommissionedAt: null } },
-    include: { agent: true, modelVersion: { include: { model: true } } },
-  });
+  const deployments = await tx.$queryRaw<DeploymentRow[]>`
+    SELECT d.id, d."agentId", d.state, d."failureReason", d.generation, d."lastReport", a."hostName",
+      v.number AS "versionNumber", m.name AS "modelName", m."sloDeadlineMs", m."sloQuantile"
+    FROM deployment d JOIN agent a ON a.id = d."agentId" JOIN model_version v ON v.id = d."modelVersionId"
+      JOIN model m ON m.id = v."modelId"
+    WHERE d."removedAt" IS NULL AND a."decommissionedAt" IS NULL`;
   const ids = deployments.map((d) => d.id);
   const [generations, rollups, applied, failed] = await Promise.all([
-    // An empty OR matches nothing.
-    tx.deploymentGeneration.findMany({
-      where: { OR: deployments.map((d) => ({ deploymentId: d.id, generation: d.generation })) },
-    }),
+    // Each deployment's current generation.
+    tx.$queryRaw<Array<{ deploymentId: string; generation: number; plan: unknown; label: string }>>`
+      SELECT g."deploymentId", g.generation, g.plan, g.label FROM deployment_generation g
+      JOIN unnest(${ids}::text[], ${deployments.map((d) => d.generation)}::int[]) AS current(id, generation)
+        ON g."deploymentId" = current.id AND g.generation = current.generation`,
     // The minute rollups' counters and the ids of their parts (whose compute histograms are learnt by id).
     tx.$queryRaw<
       Array<{
@@ -171,7 +195,16 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
         r.minute, ARRAY(SELECT p.id::text FROM metrics_rollup_part p
           WHERE p."deploymentId" = r."deploymentId" AND p.minute = r.minute ORDER BY p.id) AS parts
       FROM metrics_rollup r WHERE r."deploymentId" = ANY(${ids}::text[]) AND r.minute >= ${since}`,
-    tx.proposal.findMany({ where: { deploymentId: { in: ids }, state: "applied" } }),
+    tx.$queryRaw<
+      Array<{
+        id: string;
+        deploymentId: string;
+        appliedGeneration: number | null;
+        predictedLatencyMs: number | null;
+        measuredBatchLatencyMs: number | null;
+      }>
+    >`SELECT id, "deploymentId", "appliedGeneration", "predictedLatencyMs", "measuredBatchLatencyMs" FROM proposal
+      WHERE "deploymentId" = ANY(${ids}::text[]) AND state = 'applied'`,
     tx.proposal.findMany({
       where: { state: "failed", outcomeAt: { gte: new Date(now.getTime() - FAILED_PROPOSAL_WINDOW_MS) } },
     }),
@@ -217,10 +250,7 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
       failureReason: d.failureReason,
       crashedInstances: (report?.instances ?? []).filter((i) => i.state === "crashed").length,
       batchSize: plan?.success ? planBatchSize(plan.data) : 1,
-      slo:
-        d.modelVersion.model.sloDeadlineMs && d.modelVersion.model.sloQuantile
-          ? { deadlineMs: d.modelVersion.model.sloDeadlineMs, quantile: d.modelVersion.model.sloQuantile }
-          : null,
+      slo: d.sloDeadlineMs && d.sloQuantile ? { deadlineMs: d.sloDeadlineMs, quantile: d.sloQuantile } : null,
       window: {
         windowMs,
         coveredMs: mine.reduce((s, r) => s + r.intervalMs, 0),
@@ -321,7 +351,8 @@ async function reconcile(
     }
     fresh.push(c);
   }
-  for (const ids of chunks(stale)) await tx.alert.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: now } });
+  for (const ids of chunks(stale))
+    await tx.$executeRaw`UPDATE alert SET "lastSeenAt" = ${now} WHERE id = ANY(${ids}::text[])`;
   for (const some of chunks(changed)) {
     const details = some.map(({ c }) => JSON.stringify(writeJsonColumn(alertDetailsColumn, c.details)));
     await tx.$executeRaw`
