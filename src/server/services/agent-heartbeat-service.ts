@@ -264,14 +264,14 @@ async function applyEvents(
 /**
  * A metrics message in one statement: the host's load on the agent (unless decommissioned), the raw row the
  * crash-loop alert reads when the serving-process restart counter moved (with the value it moved from, so one row
- * tells its increment: most messages write none), and for each of the agent's live deployments in $5 its newest report (the estimator's
- * timeline merged in SQL, as mergeTimeline does: the new decisions after the newest kept, the newest
- * ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal only when "keepProposal") and the minute's
- * rollup (counters added to the minute's row, which stays small; the interval's histograms inserted as one
- * metrics_rollup_part row in their binary encoding (rollupPartColumn, sent here as base64), never updated, so a
- * message's WAL is about what it brings; no histogram decoded). It answers, per
- * deployment taken, whether a batching sweep or an estimator proposal could move on from it, so the follow-up work
- * runs only where it can apply; "reporting" false: the agent is unknown or decommissioned.
+ * tells its increment: most messages write none), and for each of the agent's live deployments in $5 its newest
+ * report (the estimator's timeline merged in SQL, as mergeTimeline does: the new decisions after the newest kept,
+ * the newest ESTIMATOR_TIMELINE_MAX kept; the last reconfiguration kept, a proposal only when "keepProposal") and
+ * the minute's rollup (counters added to the minute's row, which stays small; the interval's histograms inserted as
+ * one metrics_rollup_part row in their binary encoding (rollupPartColumn, sent here as base64), never updated, so a
+ * message's WAL is about what it brings; no histogram decoded). It answers, per deployment taken, whether a batching
+ * sweep or an estimator proposal could move on from it, so the follow-up work runs only where it can apply;
+ * "reporting" false: the agent is unknown or decommissioned.
  */
 const metricsSql = (byToken: boolean) => `
 WITH ${
