@@ -147,7 +147,7 @@ export async function alertSnapshot(tx: Tx, now: Date, windowMs: number) {
   >`SELECT id, "hostName", "lastHeartbeatAt", "registeredAt" FROM agent WHERE "decommissionedAt" IS NULL`;
   // Serving-process restarts in the window: the increments of the reported counter (a counter that went down is an
   // agent restart, not a crash). A row is written when the counter moves and says what it moved from; a row
-  // without that (an older control plane's, one a message) is compared with the agent's row before it.
+  // without that (written by an older control plane, one per message) is compared with the agent's row before it.
   const restarts = await tx.$queryRaw<Array<{ agentId: string; restarts: bigint | number | null }>>`
     SELECT "agentId", SUM(GREATEST(r - prev, 0)) AS restarts FROM (
       SELECT "agentId", (body->>'servingProcessRestarts')::int AS r,
