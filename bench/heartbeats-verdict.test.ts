@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { brokenBy, DEFAULT_LIMITS, extrapolateCapacity, saturated, type HeartbeatStep } from "./heartbeats-verdict";
+import {
+  brokenBy,
+  DEFAULT_LIMITS,
+  extrapolateCapacity,
+  HeartbeatStepError,
+  HOLD_LIMIT,
+  projectedMachineBusy,
+  saturated,
+  type HeartbeatStep,
+} from "./heartbeats-verdict";
 
 // 200 agents at one heartbeat per 5 s = 40 heartbeats/s intended.
 const healthy: HeartbeatStep = {
@@ -80,5 +89,35 @@ describe("extrapolateCapacity", () => {
   it("refuses a step with nothing answered and a bad interval", () => {
     expect(() => extrapolateCapacity({ ...healthy, achievedPerS: 0 }, 5000)).toThrow(/achievedPerS/);
     expect(() => extrapolateCapacity(healthy, 0)).toThrow(/intervalMs/);
+  });
+});
+
+describe("projectedMachineBusy", () => {
+  // 2 000 agents at 5 s: 400 heartbeats/s on 0.32 + 0.26 + 0.18 = 0.76 cores, 1.9 ms of a core per heartbeat;
+  // 0.03 cores of other processes.
+  const step = {
+    achievedPerS: 400,
+    controlPlaneCpu: 0.32,
+    postgresCpu: 0.26,
+    clientCpu: 0.18,
+    othersCpu: 0.03,
+    machineCpus: 2,
+  };
+
+  it("scales the three parts' CPU per heartbeat to the new rate and keeps the others' as measured", () => {
+    // 3 000 agents: 600/s × 1.9e-3 = 1.14 cores, + 0.03 = 1.17 of 2 = 0.585: inside the limit.
+    expect(projectedMachineBusy(step, 3000, 5000)).toBeCloseTo(0.585, 10);
+    expect(projectedMachineBusy(step, 3000, 5000)).toBeLessThan(HOLD_LIMIT);
+    // 5 000 agents: 1 000/s × 1.9e-3 = 1.9, + 0.03 = 1.93 of 2 = 0.965: past it.
+    expect(projectedMachineBusy(step, 5000, 5000)).toBeCloseTo(0.965, 10);
+    // The same step itself: 0.76 + 0.03 = 0.79 of 2.
+    expect(projectedMachineBusy(step, 2000, 5000)).toBeCloseTo(0.395, 10);
+  });
+
+  it("refuses a step it cannot project from", () => {
+    expect(() => projectedMachineBusy({ ...step, achievedPerS: 0 }, 3000, 5000)).toThrow(HeartbeatStepError);
+    expect(() => projectedMachineBusy({ ...step, clientCpu: Number.NaN }, 3000, 5000)).toThrow(/clientCpu/);
+    expect(() => projectedMachineBusy({ ...step, machineCpus: 0 }, 3000, 5000)).toThrow(/machineCpus/);
+    expect(() => projectedMachineBusy(step, 3000, 0)).toThrow(/intervalMs/);
   });
 });

@@ -123,3 +123,41 @@ export function extrapolateCapacity(
   const perS = Math.min(controlPlanePerS, postgresPerS);
   return { controlPlanePerS, postgresPerS, bottleneck, agents: Math.floor((perS * intervalMs) / 1000) };
 }
+
+/** What a step's machine was busy with, in cores: the three parts of the test and everything else on it. */
+export interface MachineLoad {
+  achievedPerS: number;
+  controlPlaneCpu: number;
+  postgresCpu: number;
+  /** The simulated agents' own process. */
+  clientCpu: number;
+  /** Every other process on the machine (not scaled: it does not grow with the agents). */
+  othersCpu: number;
+  machineCpus: number;
+}
+
+/**
+ * The most of the machine a step may be projected to need before the load test stops growing: past it the control
+ * plane, PostgreSQL and the simulated agents queue for the same two cores, and latency measures the shared machine.
+ */
+export const HOLD_LIMIT = 0.7;
+
+/**
+ * The machine's busy fraction at `agents`, projected from a measured step: the control plane's, PostgreSQL's and the
+ * simulator's CPU per heartbeat times the new heartbeat rate, plus the others' CPU as it was.
+ */
+export function projectedMachineBusy(step: MachineLoad, agents: number, intervalMs: number): number {
+  for (const key of ["achievedPerS", "controlPlaneCpu", "postgresCpu", "clientCpu", "othersCpu"] as const) {
+    const value = step[key];
+    if (!Number.isFinite(value) || value < 0)
+      throw new HeartbeatStepError(key, `must be a finite number ≥ 0, got ${value}`);
+  }
+  if (!(step.machineCpus > 0)) throw new HeartbeatStepError("machineCpus", "must be positive");
+  if (!(step.achievedPerS > 0))
+    throw new HeartbeatStepError("achievedPerS", "no heartbeat answered: nothing to project from");
+  if (!(intervalMs > 0) || !Number.isFinite(intervalMs))
+    throw new HeartbeatStepError("intervalMs", `must be positive, got ${intervalMs}`);
+  const coresPerHeartbeat = (step.controlPlaneCpu + step.postgresCpu + step.clientCpu) / step.achievedPerS;
+  const perS = (agents * 1000) / intervalMs;
+  return (coresPerHeartbeat * perS + step.othersCpu) / step.machineCpus;
+}

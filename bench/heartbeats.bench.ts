@@ -20,7 +20,14 @@ import { startEmbeddedPostgres, removeCluster } from "../src/server/db/embedded-
 import { migrate } from "../src/server/db/migrator";
 import { summarize } from "./sample-stats";
 import { simulatorRequest, type SimulatorResponse } from "./simulator-http";
-import { brokenBy, extrapolateCapacity, saturated, type HeartbeatStep } from "./heartbeats-verdict";
+import {
+  brokenBy,
+  extrapolateCapacity,
+  HOLD_LIMIT,
+  projectedMachineBusy,
+  saturated,
+  type HeartbeatStep,
+} from "./heartbeats-verdict";
 import type { Benchmark, BenchFigure } from "./types";
 import { testEnv } from "../test/test-env";
 import { build, buildNeeded } from "../scripts/lib/build";
@@ -185,7 +192,7 @@ async function statementStats(
 /** The statements a heartbeat request runs: one, the token check and lease renewal together (its once-a-minute
  *  last-used stamp inside it); the other requests' token lookups are theirs, not the heartbeat's. */
 function heartbeatShare(all: readonly StatementRow[], heartbeats: number): { statements: number; walBytes: number } {
-  const own = all.filter((r) => /^\s*WITH token AS \(/.test(r.query));
+  const own = all.filter((r) => /^\s*WITH input AS \(/.test(r.query));
   const sum = (key: "calls" | "walBytes") => own.reduce((n, r) => n + r[key], 0);
   return {
     statements: heartbeats > 0 ? sum("calls") / heartbeats : 0,
@@ -573,7 +580,7 @@ const bench: Benchmark = {
       ? testEnv.HEARTBEATS_BENCH_STEPS.split(",").map(Number)
       : quick
         ? [50, 200]
-        : [100, 200, 400, 700, 1000, 2000, 5000];
+        : [100, 200, 400, 700, 1000, 2000, 3000, 4000, 5000];
     const warmupMs = quick ? 10_000 : 20_000;
     // HEARTBEATS_BENCH_WINDOW_S shortens (or lengthens) the measured windows.
     const measureMs = testEnv.HEARTBEATS_BENCH_WINDOW_S
@@ -779,7 +786,17 @@ const bench: Benchmark = {
           `  N=${r.agents}, ${r.replicas} replica(s): ${r.achievedPerS.toFixed(1)}/${r.intendedPerS.toFixed(1)} heartbeats/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, control plane ${(r.controlPlaneCpu * 100).toFixed(0)}% of a core (${((r.controlPlaneCpu * 1000) / Math.max(r.achievedPerS, 1e-9)).toFixed(2)} ms/heartbeat), PostgreSQL ${r.postgresCpu.toFixed(2)} cores, ${r.db.heartbeatStatements!.toFixed(2)} statements and ${(r.db.heartbeatWalBytes! / 1024).toFixed(2)} KiB WAL per heartbeat request, ${(r.db.walBytesPerHeartbeat! / 1024).toFixed(2)} KiB WAL and ${r.db.fullPageImagesPerHeartbeat!.toFixed(3)} full-page images per heartbeat (all work), agent updates ${(r.db.agentHotUpdateShare! * 100).toFixed(0)}% HOT, machine ${(r.machineBusy * 100).toFixed(0)}% busy; event loop: simulator p99 ${r.clientLoop.p99Ms.toFixed(1)} ms, max ${r.clientLoop.maxMs.toFixed(0)} ms; replicas max ${r.serverLoop.maxMs.toFixed(0)} ms, ${r.serverLoop.stallSeconds}/${r.serverLoop.seconds} seconds with a stall ≥ ${STALL_MS} ms${r.variant ? ` [${r.variant}]` : ""}${r.broken.length ? ` — BROKEN: ${r.broken.join("; ")}` : ""}`,
         );
 
+      let holdNote: string | undefined;
       for (const target of steps) {
+        // As many as this machine can hold: a step projected (from the last one's CPU per heartbeat) to need more
+        // than HOLD_LIMIT of the machine is not run; past it the capacity is extrapolated.
+        const last = results.at(-1);
+        const projected = last ? projectedMachineBusy({ ...last, machineCpus }, target, INTERVAL_MS) : 0;
+        if (projected > HOLD_LIMIT) {
+          holdNote = `Not measured: ${target} agents and more. From ${last!.agents} agents' measured CPU per heartbeat (control plane ${round((last!.controlPlaneCpu * 1000) / last!.achievedPerS)} ms, PostgreSQL ${round((last!.postgresCpu * 1000) / last!.achievedPerS)} ms, simulated agents ${round((last!.clientCpu * 1000) / last!.achievedPerS)} ms) and the other processes' ${round(last!.othersCpu * 100)}% of a core, ${target} agents would keep this ${machineCpus}-CPU machine ${round(projected * 100)}% busy, past the ${HOLD_LIMIT * 100}% it can hold with the simulator, PostgreSQL and the control plane sharing it; the capacity past that is extrapolated below.`;
+          console.log(`  ${holdNote}`);
+          break;
+        }
         // Grow to N: register through the route and deploy, eight at a time.
         const registerStart = performance.now();
         let growthFailed: string | undefined;
@@ -928,7 +945,7 @@ const bench: Benchmark = {
           unit: "ms",
         },
         {
-          label: `statements per heartbeat request (its one statement: token check, last-used stamp, lease renewal), ${at(r)}`,
+          label: `statements per heartbeat request (its share of one grouped statement: token checks, last-used stamps, lease renewals of the heartbeats that came together), ${at(r)}`,
           value: round(r.db.heartbeatStatements!),
           unit: "",
         },
@@ -1056,8 +1073,8 @@ const bench: Benchmark = {
         niceNote,
         `Other work on this machine used ${round(othersMean * 100)}% of a core on average during the measured windows (column "others' CPU %"): latency includes waiting for a CPU behind it, while CPU per heartbeat (and so the extrapolated capacity) is much less sensitive to it.`,
         `One machine (${machineCpus} logical CPUs) runs the simulated agents, the control plane and PostgreSQL: they compete for the same cores, so the absolute numbers are a floor for a real deployment where each has its own. At the larger steps the simulated agents themselves (column "client CPU %") take a large share of the two cores.`,
-        "Each simulated agent has one deployment. Its heartbeat is a lease renewal (boot id and applied revision: one statement that verifies the token, stamps its last use at most once a minute and renews the lease); every 15 s it sends its metrics (eight HDR histograms of ~1500 requests, merged on the agent; the control plane inserts the minute's rollup row as it comes and merges only into a row that exists), and one event when its deployment starts serving. Each also holds a desired-state and a jobs long-poll (25 s hold), as the real agent does.",
-        "Statements and WAL per heartbeat request come from pg_stat_statements: the heartbeat's own statement (token check, last-used stamp and lease renewal in one), per heartbeat answered; the other requests' token lookups are theirs. The WAL of commit records is not attributed to statements; the 'WAL KiB/hb' column is all WAL written in the window divided by heartbeats.",
+        "Each simulated agent has one deployment. Its heartbeat is a lease renewal (boot id and applied revision: one statement that verifies the token, stamps its last use at most once a minute and renews the lease, shared by the heartbeats a replica received while its previous one ran, on the replica's lease connection); every 15 s it sends its metrics (eight HDR histograms of ~1500 requests, merged on the agent; the control plane inserts the minute's rollup row as it comes and merges only into a row that exists), and one event when its deployment starts serving. Each also holds a desired-state and a jobs long-poll (25 s hold), as the real agent does.",
+        "Statements and WAL per heartbeat request come from pg_stat_statements: the heartbeats' grouped statement (token checks, last-used stamps and lease renewals), per heartbeat answered, so below 1 when heartbeats share a statement; the other requests' token lookups are theirs. The WAL of commit records is not attributed to statements; the 'WAL KiB/hb' column is all WAL written in the window divided by heartbeats.",
         ...results
           .filter((r) => r.fiveHundreds > 0)
           .map(
@@ -1075,6 +1092,7 @@ const bench: Benchmark = {
         `Heartbeats only: the last row has the same agents on one replica with their long-polls and metrics stopped, so the control plane's CPU per heartbeat there is what a lease renewal costs (with the replica's background work: job runner, alert evaluator over ${threeAt} deployments).`,
         `Three replicas were measured at ${threeAt} agents (the largest healthy one-replica step), spread round-robin; on this 2-core machine the three share the same cores, so they show the per-replica cost, not more capacity.`,
         ...(growthNote ? [growthNote] : []),
+        ...(holdNote ? [holdNote] : []),
         `Largest N measured: ${largest.agents} agents; ${serverErrors.length} error lines in the control plane's log over the run.`,
         ...(capacity
           ? [

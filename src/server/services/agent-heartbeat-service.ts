@@ -22,10 +22,11 @@ import {
 } from "@/contracts/deployment-columns";
 import { DEFAULT_ESTIMATOR_PARAMS } from "@/core/estimator/params";
 import { db } from "@/server/db/client";
-import { pgPool } from "@/server/db/pg-pool";
+import { leasePool, pgPool } from "@/server/db/pg-pool";
 import { conflict, invalidInput, notFound } from "@/server/errors/domain-errors";
 import { log } from "@/server/log";
 import { releaseAgentJobs } from "./agent-restart-hooks";
+import { leaseRenewals } from "./lease-renewals";
 import { recordEstimatorProposal, withdrawSettledEstimatorProposal } from "./estimator-proposals-service";
 import { advanceSweeps } from "./batching-sweeps-service";
 import { maintainMetricsPartitions, type MetricsPartitionsResult } from "./metrics-partitions-service";
@@ -52,70 +53,27 @@ function registered(identity: AgentIdentity): string {
   return identity.agentId;
 }
 
-interface LeaseRow {
-  agentId: string | null;
-  hostName: string | null;
-  agentFound: boolean;
-  decommissioned: boolean;
-  previousBootId: string | null;
-  revision: number | null;
-}
-
 /**
- * The token check and the lease renewal in one statement: the token is looked up by its hash (not revoked), its
- * last-used stamp written when older than TOKEN_LAST_USED_RESOLUTION_MS (as authenticateAgentToken does), and its
- * agent's lease renewed unless decommissioned. Timestamps are UTC in `timestamp` columns, as Prisma writes them.
- * The previous boot id is read, not locked (a lock is one more WAL record per heartbeat): one agent's heartbeats
- * come one at a time, and the update itself still waits for, and re-checks, a concurrent one.
- */
-const TOKEN_AND_LEASE_SQL = `
-WITH token AS (
-  SELECT id, "agentId", "lastUsedAt" FROM agent_token WHERE "tokenHash" = $1 AND "revokedAt" IS NULL
-), stamp AS (
-  UPDATE agent_token t SET "lastUsedAt" = $2::timestamp
-  FROM token
-  WHERE t.id = token.id AND t."revokedAt" IS NULL AND (token."lastUsedAt" IS NULL OR token."lastUsedAt" < $3::timestamp)
-  RETURNING t.id
-), previous AS (
-  SELECT a.id, a."bootId", a."hostName", a."decommissionedAt" FROM agent a JOIN token ON a.id = token."agentId"
-), lease AS (
-  UPDATE agent a SET "lastHeartbeatAt" = $2::timestamp, "appliedRevision" = $4, "bootId" = $5
-  FROM previous
-  WHERE a.id = previous.id AND a."decommissionedAt" IS NULL
-  RETURNING previous."bootId" AS "previousBootId", a.revision
-)
-SELECT token."agentId", previous."hostName", previous.id IS NOT NULL AS "agentFound",
-  previous."decommissionedAt" IS NOT NULL AS decommissioned, lease."previousBootId", lease.revision
-FROM token LEFT JOIN previous ON true LEFT JOIN lease ON true`;
-
-/**
- * POST /heartbeat on the hot path: the bearer token verified and the lease renewed in one statement on the shared
- * pool, with no other statement unless something is wrong or the agent restarted. Null: the token is unknown or
+ * POST /heartbeat on the hot path: the bearer token verified and the lease renewed in one statement on the lease
+ * connection, grouped with the other heartbeats that came meanwhile (lease-renewals.ts), with no other statement unless
+ * something is wrong or the agent restarted. Null: the token is unknown or
  * revoked (401). Otherwise as recordHeartbeat: 409 for a token not registered yet or a decommissioned agent, and a
  * changed boot id releases the agent's running jobs.
  */
 export async function recordHeartbeatWithToken(
   token: string,
   body: HeartbeatRequest,
-  pool: pg.Pool = pgPool(),
+  pool: pg.Pool = leasePool(),
   prisma: PrismaClient = db(),
 ): Promise<{ ok: true; revision: number } | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
   const now = new Date();
-  // Named: each pooled connection parses and plans it once, not on every heartbeat.
-  const { rows } = await pool.query<LeaseRow>({
-    name: "packrat_heartbeat_token_lease",
-    text: TOKEN_AND_LEASE_SQL,
-    values: [
-      hashAgentToken(token),
-      now.toISOString(),
-      new Date(now.getTime() - TOKEN_LAST_USED_RESOLUTION_MS).toISOString(),
-      body.revision,
-      body.bootId,
-    ],
+  const row = await leaseRenewals(pool, TOKEN_LAST_USED_RESOLUTION_MS).renew({
+    tokenHash: hashAgentToken(token),
+    revision: body.revision,
+    bootId: body.bootId,
   });
-  const row = rows[0];
-  if (!row) return null;
+  if (!row.tokenFound) return null;
   if (!row.agentId) throw conflict("this token has not registered an agent yet: POST /register first");
   if (!row.agentFound) throw notFound("agent", row.agentId);
   if (row.decommissioned || row.revision === null) throw conflict(`agent ${row.hostName} was decommissioned`);

@@ -15,6 +15,9 @@ import { planBatchSize, servingPlanSchema } from "@/contracts/serving-plan";
 import { alertSnapshot } from "@/server/services/alerts-evaluation-service";
 import { deployModel } from "@/server/services/deployments-service";
 import type { ServiceCaller } from "@/server/services/users-service";
+import pg from "pg";
+import { hashAgentToken } from "@/server/services/agent-tokens-service";
+import { LeaseRenewals } from "@/server/services/lease-renewals";
 import { testEnv } from "../../../test/test-env";
 import { agentApiRoutes, insertModelVersion, startRouteServer } from "../../../test/control-plane-harness";
 
@@ -368,5 +371,68 @@ describe("agent report streams", () => {
     expect((await call(agent.token, "/heartbeat", { bootId: agent.bootId, revision: 0 })).status).toBe(200);
     const restamped = (await db().agentToken.findUniqueOrThrow({ where: { id: agent.tokenId } })).lastUsedAt!;
     expect(restamped.getTime()).toBeGreaterThan(minuteAgo.getTime() + 30_000);
+  });
+
+  it("heartbeats that arrive while a renewal runs go in one statement, each answered for itself, a token at most once", async () => {
+    const [a1, a2, a3, gone] = await Promise.all(
+      ["streams-group-1", "streams-group-2", "streams-group-3", "streams-group-gone"].map(registeredAgent),
+    );
+    await db().agent.update({ where: { id: gone!.agentId }, data: { decommissionedAt: new Date() } });
+    const unregistered = await createTestAgentToken(caller, { name: "streams-group-unregistered" });
+    // A pool that counts its statements: the grouping is what this test is about.
+    const statements: number[] = [];
+    const pool = new pg.Pool({ connectionString: testEnv.DATABASE_URL, max: 2 });
+    const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+    pool.query = ((config: pg.QueryConfig) => {
+      statements.push((config.values?.[0] as unknown[] | undefined)?.length ?? 0);
+      return query(config);
+    }) as typeof pool.query;
+    try {
+      const renewals = new LeaseRenewals(pool, { tokenLastUsedResolutionMs: 60_000 });
+      const [firstBoot, secondBoot] = [crypto.randomUUID(), crypto.randomUUID()];
+      const renew = (token: string, revision: number, bootId: string) =>
+        renewals.renew({ tokenHash: hashAgentToken(token), revision, bootId });
+      // All in one tick: the first is sent alone at once, the rest wait for it and go together, except a2's second
+      // heartbeat, whose token is already in that group: it goes after it.
+      const outcomes = await Promise.all([
+        renew(a1!.token, 3, a1!.bootId),
+        renew(a2!.token, 4, firstBoot),
+        renew(a2!.token, 5, secondBoot),
+        renew(a3!.token, 6, a3!.bootId),
+        renew(gone!.token, 7, gone!.bootId),
+        renew("pr_agent_unknown", 8, crypto.randomUUID()),
+        renew(unregistered.token, 9, crypto.randomUUID()),
+      ]);
+      expect(statements).toEqual([1, 5, 1]);
+      const [first, second, secondAgain, third, decommissioned, unknown, notRegistered] = outcomes;
+      expect(first).toMatchObject({ tokenFound: true, agentId: a1!.agentId, agentFound: true, decommissioned: false });
+      expect(first!.previousBootId).toBe(a1!.bootId);
+      expect(second).toMatchObject({ agentId: a2!.agentId, previousBootId: a2!.bootId, decommissioned: false });
+      // The later heartbeat saw the earlier one's boot id: it ran after it.
+      expect(secondAgain).toMatchObject({ agentId: a2!.agentId, previousBootId: firstBoot });
+      expect(third).toMatchObject({ agentId: a3!.agentId, agentFound: true });
+      for (const renewed of [first, second, secondAgain, third]) expect(renewed!.revision).toEqual(expect.any(Number));
+      expect(decommissioned).toMatchObject({ agentId: gone!.agentId, decommissioned: true, revision: null });
+      expect(unknown).toEqual({
+        tokenFound: false,
+        agentId: null,
+        hostName: null,
+        agentFound: false,
+        decommissioned: false,
+        previousBootId: null,
+        revision: null,
+      });
+      expect(notRegistered).toMatchObject({ tokenFound: true, agentId: null, agentFound: false });
+      const rows = await db().agent.findMany({
+        where: { id: { in: [a1!.agentId, a2!.agentId, a3!.agentId, gone!.agentId] } },
+      });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(byId.get(a1!.agentId)!.appliedRevision).toBe(3);
+      expect(byId.get(a2!.agentId)).toMatchObject({ appliedRevision: 5, bootId: secondBoot });
+      expect(byId.get(a3!.agentId)!.appliedRevision).toBe(6);
+      expect(byId.get(gone!.agentId)!.appliedRevision).toBe(0);
+    } finally {
+      await pool.end();
+    }
   });
 });
