@@ -10,10 +10,15 @@ const holder = globalThis as unknown as { packratPgPool?: pg.Pool; packratLeaseP
 /** How long a request waits for a pooled connection before it is answered 503 (retry later) rather than queueing on. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-function newPool(max: number): pg.Pool {
+function newPool(max: number, options?: string): pg.Pool {
   const { DATABASE_URL } = env();
   if (!DATABASE_URL) throw new Error("DATABASE_URL is not set (npm start sets it for the embedded database)");
-  const pool = new pg.Pool({ connectionString: DATABASE_URL, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString: DATABASE_URL,
+    max,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(options ? { options } : {}),
+  });
   // An idle connection the server dropped: the pool replaces it; without a listener the process would exit.
   pool.on("error", () => {});
   return pool;
@@ -27,10 +32,12 @@ export function pgPool(): pg.Pool {
  * The agents' lease renewals have a connection of their own (their grouped statements go one at a time): liveness
  * never waits in the pool's queue behind metrics, long-polls or a dashboard's burst, so a loaded replica answers
  * heartbeats late rather than letting leases expire. Kubernetes gives node leases a priority level of their own for
- * the same reason.
+ * the same reason. It runs one prepared statement, whose generic plan (an index lookup per token and agent) is the
+ * right one for any group: planning it anew for each group's array, as PostgreSQL otherwise keeps doing, cost as
+ * much again as running it.
  */
 export function leasePool(): pg.Pool {
-  return (holder.packratLeasePool ??= newPool(1));
+  return (holder.packratLeasePool ??= newPool(1, "-c plan_cache_mode=force_generic_plan"));
 }
 
 /** Tests point DATABASE_URL at another database or role; production never calls this. */

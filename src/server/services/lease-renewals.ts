@@ -28,32 +28,32 @@ export interface LeaseOutcome {
 /**
  * The token checks and lease renewals of a group, in one statement: each token looked up by its hash (not revoked),
  * its last-used stamp written when older than $3, and its agent's lease renewed unless decommissioned. Timestamps are
- * UTC in `timestamp` columns, as Prisma writes them. The previous boot id is read, not locked (a lock is one more WAL
- * record per heartbeat): one agent's heartbeats come one at a time, and the update itself still waits for, and
- * re-checks, a concurrent one. One row per renewal, by its position k.
+ * UTC in `timestamp` columns, as Prisma writes them. The answer reads the agent rows as they were before the
+ * statement (its snapshot), so the boot id it reports is the one the renewal replaced; it is read, not locked (a lock
+ * is one more WAL record per heartbeat): one agent's heartbeats come one at a time, and the update itself still
+ * waits for, and re-checks, a concurrent one. One row per renewal, by its position k.
  */
 const RENEW_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $4::int[], $5::text[]) WITH ORDINALITY AS i("tokenHash", revision, "bootId", k)
 ), token AS (
-  SELECT i.k, t.id, t."agentId", t."lastUsedAt" FROM input i
+  SELECT i.k, i.revision, i."bootId", t.id, t."agentId", t."lastUsedAt" FROM input i
   JOIN agent_token t ON t."tokenHash" = i."tokenHash" AND t."revokedAt" IS NULL
 ), stamp AS (
   UPDATE agent_token t SET "lastUsedAt" = $2::timestamp
   FROM token
   WHERE t.id = token.id AND t."revokedAt" IS NULL AND (token."lastUsedAt" IS NULL OR token."lastUsedAt" < $3::timestamp)
-  RETURNING t.id
-), previous AS (
-  SELECT token.k, a.id, a."bootId", a."hostName", a."decommissionedAt" FROM token JOIN agent a ON a.id = token."agentId"
 ), lease AS (
-  UPDATE agent a SET "lastHeartbeatAt" = $2::timestamp, "appliedRevision" = i.revision, "bootId" = i."bootId"
-  FROM previous JOIN input i ON i.k = previous.k
-  WHERE a.id = previous.id AND a."decommissionedAt" IS NULL
-  RETURNING previous.k, previous."bootId" AS "previousBootId", a.revision
+  UPDATE agent a SET "lastHeartbeatAt" = $2::timestamp, "appliedRevision" = token.revision, "bootId" = token."bootId"
+  FROM token
+  WHERE a.id = token."agentId" AND a."decommissionedAt" IS NULL
+  RETURNING token.k, a.revision
 )
-SELECT i.k, token.id IS NOT NULL AS "tokenFound", token."agentId", previous."hostName", previous.id IS NOT NULL AS "agentFound",
-  previous."decommissionedAt" IS NOT NULL AS decommissioned, lease."previousBootId", lease.revision
-FROM input i LEFT JOIN token ON token.k = i.k LEFT JOIN previous ON previous.k = i.k LEFT JOIN lease ON lease.k = i.k
+SELECT i.k, token.id IS NOT NULL AS "tokenFound", token."agentId", a."hostName", a.id IS NOT NULL AS "agentFound",
+  a."decommissionedAt" IS NOT NULL AS decommissioned,
+  CASE WHEN lease.k IS NOT NULL THEN a."bootId" END AS "previousBootId", lease.revision
+FROM input i LEFT JOIN token ON token.k = i.k LEFT JOIN agent a ON a.id = token."agentId"
+  LEFT JOIN lease ON lease.k = i.k
 ORDER BY i.k`;
 
 /** A group's size cap: past it the arrays and the result stay a few tens of KiB; the rest waits for the next. */
