@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zooEntry } from "@/modelzoo/registry";
 import { FileArtifactStore } from "@/server/artifacts/artifact-store";
 import { useArtifactStoreForTests } from "@/server/artifacts/default-store";
-import { createTestAgentToken, insertTestUser } from "@/server/auth/test-support";
+import { createTestAgentToken, createTestEnrollmentToken, insertTestUser } from "@/server/auth/test-support";
 import { db } from "@/server/db/client";
 import { env, resetEnvForTests } from "@/server/env";
 import { notifyHub } from "@/server/realtime/notify-hub";
@@ -277,6 +277,49 @@ describe("the agent front", () => {
     expect(await response.json()).toMatchObject({ error: { code: "UNAUTHORIZED" } });
     expect(notifyHub().waiterCount("packrat_desired", agentId)).toBe(0);
     expect(notifyHub().waiterCount("packrat_agent_token_revoked", tokenId)).toBe(0);
+  });
+
+  it("checks a long-poll's token in the database once a minute, not on every poll; a revocation heard ends that at once", async () => {
+    const { admin, token, tokenId, agentId } = await registeredAgent("front-poll-verified");
+    const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
+    await db().agent.update({ where: { id: agentId }, data: { revision: revision + 1 } });
+    const poll = () => fetch(`${url}/api/agent/v1/desired?after=${revision}`, { headers: bearer(token) });
+    expect((await poll()).status).toBe(200); // checked in the database: its last use stamped
+    // A last use long ago: a poll that asked the database would stamp it anew; the next polls do not ask.
+    const long = new Date(0);
+    await db().agentToken.update({ where: { id: tokenId }, data: { lastUsedAt: long } });
+    for (let i = 0; i < 3; i++) expect((await poll()).status).toBe(200);
+    expect((await db().agentToken.findUniqueOrThrow({ where: { id: tokenId } })).lastUsedAt).toEqual(long);
+    // Revoked (the service NOTIFYs it): once this replica has heard it, the very next poll is refused.
+    const revokedAt = performance.now();
+    await revokeAgentToken({ user: admin, requestId: "agent-front" }, { id: tokenId });
+    while (!notifyHub().revokedSince(tokenId, revokedAt)) await new Promise((r) => setTimeout(r, 10));
+    expect((await poll()).status).toBe(401);
+  });
+
+  it("forgets a token replaced by a new enrollment of its host: the old token's polls are refused", async () => {
+    const { token, tokenId, agentId, bootId } = await registeredAgent("front-poll-reenrolled");
+    const { revision } = await db().agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } });
+    await db().agent.update({ where: { id: agentId }, data: { revision: revision + 1 } });
+    const poll = () => fetch(`${url}/api/agent/v1/desired?after=${revision}`, { headers: bearer(token) });
+    expect((await poll()).status).toBe(200);
+    // Offline long enough that its host name may be enrolled again.
+    const { hostName } = await db().agent.update({ where: { id: agentId }, data: { lastHeartbeatAt: new Date(0) } });
+    // The same host enrolls again (a reinstalled node): its old token is revoked, and NOTIFYd as every revocation.
+    const enrollment = await createTestEnrollmentToken(
+      { user: await insertTestUser(db(), "admin"), requestId: "agent-front" },
+      { name: "front-reenroll" },
+    );
+    const replacedAt = performance.now();
+    const again = await fetch(`${url}/api/agent/v1/register`, {
+      method: "POST",
+      headers: { ...bearer(enrollment.token), ...json },
+      body: JSON.stringify(registration(hostName, bootId)),
+    });
+    expect(again.status).toBe(200);
+    expect((await db().agentToken.findUniqueOrThrow({ where: { id: tokenId } })).revokedAt).not.toBeNull();
+    while (!notifyHub().revokedSince(tokenId, replacedAt)) await new Promise((r) => setTimeout(r, 10));
+    expect((await poll()).status).toBe(401);
   });
 
   it("streams an artifact to the agent it is deployed to, with its length and hash", async () => {

@@ -15,7 +15,8 @@ import { BodyTooLargeError, bodyTooLargeResponse, readLimitedText } from "@/serv
 import { log, requestIdFrom } from "@/server/log";
 import { notifyHub } from "@/server/realtime/notify-hub";
 import type { RegisteringCaller } from "@/server/services/agent-registration-service";
-import { agentTokenRevoked, authenticateAgentToken, type AgentIdentity } from "@/server/services/agent-tokens-service";
+import { agentTokenRevoked, type AgentIdentity } from "@/server/services/agent-tokens-service";
+import { longPollIdentity } from "./long-poll-identities";
 import { bearerToken, missingBearerResponse, unauthorizedResponse, verifyAgentBearer } from "./verify-agent-bearer";
 
 /**
@@ -418,12 +419,12 @@ export function agentLongPoll<Q>(
     if (!query.success) return undefined;
     const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     const headers = { "cache-control": "no-store", "x-request-id": requestId };
-    const checkedFrom = performance.now();
     let stopWatching: (() => void) | undefined;
     try {
       let agent: AgentIdentity | null;
+      let checkedFrom: number;
       try {
-        agent = await authenticateAgentToken(token);
+        ({ agent, checkedFrom } = await longPollIdentity(token));
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;
         return undefined; // the ordinary path answers an outage (503) as on every route

@@ -9,7 +9,7 @@ import { recordAudit } from "@/server/audit/record-audit";
 import { db } from "@/server/db/client";
 import { env } from "@/server/env";
 import { conflict, DomainError } from "@/server/errors/domain-errors";
-import { generateAgentToken, type AgentIdentity } from "./agent-tokens-service";
+import { generateAgentToken, notifyTokenRevoked, type AgentIdentity } from "./agent-tokens-service";
 import { consumeEnrollmentToken } from "./enrollment-tokens-service";
 import { onAgentRestarted } from "./agent-restart-hooks";
 import { agentTopologyColumn } from "@/contracts/host-topology";
@@ -131,7 +131,16 @@ export async function registerWithEnrollmentToken(
       const replaced = await agentToReplace(tx, body.hostName);
       const agentId = replaced?.id ?? randomUUID();
       if (replaced) {
-        await tx.agentToken.updateMany({ where: { agentId, revokedAt: null }, data: { revokedAt: new Date() } });
+        // Revoked as every revocation is: NOTIFYd, so a replica ends the old token's long-polls and forgets it.
+        const revoked = await tx.agentToken.updateManyAndReturn({
+          where: { agentId, revokedAt: null },
+          data: { revokedAt: new Date() },
+          select: { id: true },
+        });
+        await notifyTokenRevoked(
+          tx,
+          revoked.map((t) => t.id),
+        );
         await tx.agent.update({ where: { id: agentId }, data: agentData(body) });
       } else {
         await tx.agent.create({ data: { id: agentId, ...agentData(body) } });
