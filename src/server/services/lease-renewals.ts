@@ -1,7 +1,7 @@
-// Lease renewals, grouped: the heartbeats a replica receives within LEASE_GATHER_MS of the first, and those that come
-// while a renewal statement runs, go to PostgreSQL together, as one statement over arrays. A statement, its commit
-// (a WAL flush) and its round trip then serve many agents: what a heartbeat costs the database and the replica falls
-// as the fleet grows, for a few milliseconds of a 5 s lease.
+// Lease renewals, grouped: the heartbeats a replica receives while its previous renewal statement is still running
+// go to PostgreSQL together, as one statement over arrays, when that one returns. Alone, a heartbeat is sent at once
+// (no timer, nothing added to its latency); under load, a statement, a commit and a round trip serve many agents, so
+// what a heartbeat costs the database and the replica falls as the fleet grows instead of queueing on the pool.
 import type pg from "pg";
 
 /** One agent's renewal: its bearer token's hash and what its heartbeat says. */
@@ -59,14 +59,6 @@ ORDER BY i.k`;
 /** A group's size cap: past it the arrays and the result stay a few tens of KiB; the rest waits for the next. */
 export const MAX_RENEWALS_PER_STATEMENT = 500;
 
-/**
- * How long the first heartbeat waits for others before its statement goes. Measured on this project's 2-CPU machine
- * (heartbeats only, 3 000 agents): a renewal statement cost PostgreSQL ≈ 0.5 ms of CPU whether it carried one lease or
- * fourteen, so at 600 heartbeats/s groups of about one kept a quarter of a core busy and groups of fourteen a
- * twentieth. 5 ms gathers three at 600/s and five at 1 000/s.
- */
-export const LEASE_GATHER_MS = 5;
-
 type Pending = {
   renewal: LeaseRenewal;
   resolve: (outcome: LeaseOutcome) => void;
@@ -82,7 +74,7 @@ export class LeaseRenewals {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly options: { tokenLastUsedResolutionMs: number; gatherMs?: number; now?: () => Date },
+    private readonly options: { tokenLastUsedResolutionMs: number; now?: () => Date },
   ) {}
 
   /** Renews one lease, in the next statement this replica sends. */
@@ -93,15 +85,10 @@ export class LeaseRenewals {
     });
   }
 
-  /**
-   * Sends what is queued, a group at a time, until nothing is: the first after the gathering wait, the next at once
-   * (what came while a statement ran has waited for it).
-   */
+  /** Sends what is queued, a group at a time, until nothing is. */
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      const gatherMs = this.options.gatherMs ?? LEASE_GATHER_MS;
-      if (gatherMs > 0) await new Promise((resolve) => setTimeout(resolve, gatherMs));
       while (this.queue.length > 0) {
         const group = this.takeGroup();
         try {
