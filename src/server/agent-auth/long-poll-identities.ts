@@ -52,8 +52,3 @@ export async function longPollIdentity(token: string): Promise<{ agent: AgentIde
   }
   return { agent, checkedFrom };
 }
-
-/** Tests: forget what was verified. */
-export function forgetLongPollIdentitiesForTests(): void {
-  verified.clear();
-}

@@ -68,7 +68,7 @@ export async function recordHeartbeatWithToken(
 ): Promise<{ ok: true; revision: number } | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
   const now = new Date();
-  const row = await leaseRenewals(pool, TOKEN_LAST_USED_RESOLUTION_MS).renew({
+  const row = await leaseRenewals(pool).renew({
     tokenHash: hashAgentToken(token),
     revision: body.revision,
     bootId: body.bootId,

@@ -388,7 +388,7 @@ describe("agent report streams", () => {
       return query(config);
     }) as typeof pool.query;
     try {
-      const renewals = new LeaseRenewals(pool, { tokenLastUsedResolutionMs: 60_000 });
+      const renewals = new LeaseRenewals(pool);
       const [firstBoot, secondBoot] = [crypto.randomUUID(), crypto.randomUUID()];
       const renew = (token: string, revision: number, bootId: string) =>
         renewals.renew({ tokenHash: hashAgentToken(token), revision, bootId });

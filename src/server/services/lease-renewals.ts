@@ -3,6 +3,7 @@
 // (no timer, nothing added to its latency); under load, a statement, a commit and a round trip serve many agents, so
 // what a heartbeat costs the database and the replica falls as the fleet grows instead of queueing on the pool.
 import type pg from "pg";
+import { TOKEN_LAST_USED_RESOLUTION_MS } from "./agent-tokens-service";
 
 /** One agent's renewal: its bearer token's hash and what its heartbeat says. */
 export interface LeaseRenewal {
@@ -27,7 +28,7 @@ export interface LeaseOutcome {
 
 /**
  * The token checks and lease renewals of a group, in one statement: each token looked up by its hash (not revoked),
- * its last-used stamp written when older than $3, and its agent's lease renewed unless decommissioned. Timestamps are
+ * its last-used stamp written when older than TOKEN_LAST_USED_RESOLUTION_MS ($3), and its agent's lease renewed unless decommissioned. Timestamps are
  * UTC in `timestamp` columns, as Prisma writes them. The answer reads the agent rows as they were before the
  * statement (its snapshot), so the boot id it reports is the one the renewal replaced; it is read, not locked (a lock
  * is one more WAL record per heartbeat): one agent's heartbeats come one at a time, and the update itself still
@@ -57,7 +58,7 @@ FROM input i LEFT JOIN token ON token.k = i.k LEFT JOIN agent a ON a.id = token.
 ORDER BY i.k`;
 
 /** A group's size cap: past it the arrays and the result stay a few tens of KiB; the rest waits for the next. */
-export const MAX_RENEWALS_PER_STATEMENT = 500;
+const MAX_RENEWALS_PER_STATEMENT = 500;
 
 type Pending = {
   renewal: LeaseRenewal;
@@ -72,10 +73,7 @@ export class LeaseRenewals {
   private queue: Pending[] = [];
   private running = false;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly options: { tokenLastUsedResolutionMs: number; now?: () => Date },
-  ) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   /** Renews one lease, in the next statement this replica sends. */
   renew(renewal: LeaseRenewal): Promise<LeaseOutcome> {
@@ -133,7 +131,7 @@ export class LeaseRenewals {
   }
 
   private async statement(renewals: readonly LeaseRenewal[]): Promise<LeaseOutcome[]> {
-    const now = (this.options.now ?? (() => new Date()))();
+    const now = new Date();
     // Named: each pooled connection parses and plans it once, not on every group.
     const { rows } = await this.pool.query<LeaseOutcome & { k: string }>({
       name: "packrat_lease_renewals",
@@ -141,7 +139,7 @@ export class LeaseRenewals {
       values: [
         renewals.map((r) => r.tokenHash),
         now.toISOString(),
-        new Date(now.getTime() - this.options.tokenLastUsedResolutionMs).toISOString(),
+        new Date(now.getTime() - TOKEN_LAST_USED_RESOLUTION_MS).toISOString(),
         renewals.map((r) => r.revision),
         renewals.map((r) => r.bootId),
       ],
@@ -157,8 +155,8 @@ export class LeaseRenewals {
 const byPool = new WeakMap<pg.Pool, LeaseRenewals>();
 
 /** The replica's renewals on this pool (one group in flight per pool). */
-export function leaseRenewals(pool: pg.Pool, tokenLastUsedResolutionMs: number): LeaseRenewals {
+export function leaseRenewals(pool: pg.Pool): LeaseRenewals {
   let renewals = byPool.get(pool);
-  if (!renewals) byPool.set(pool, (renewals = new LeaseRenewals(pool, { tokenLastUsedResolutionMs })));
+  if (!renewals) byPool.set(pool, (renewals = new LeaseRenewals(pool)));
   return renewals;
 }
